@@ -1,0 +1,94 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, the same for every command.
+const (
+	ExitOK         = 0 // nothing at Deny level
+	ExitViolations = 1 // violations, or breaking changes
+	ExitUsage      = 2 // usage error or unreadable input
+	ExitInternal   = 3 // crdguard itself failed
+)
+
+// Streams are the standard streams a command reads and writes.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// exitError carries an exit code out of a command with the message to print.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func inputError(err error) error { return &exitError{code: ExitUsage, err: err} }
+
+// exitCode ends a command that ran to completion with a verdict.
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit code %d", int(c)) }
+
+// Run runs crdguard with args and returns the process exit code.
+func Run(ctx context.Context, args []string, streams Streams) (code int) {
+	defer func() {
+		// A bug must not look like a verdict: report it as an internal error.
+		if r := recover(); r != nil {
+			fmt.Fprintf(streams.Err, "crdguard: internal error: %v\n", r)
+			code = ExitInternal
+		}
+	}()
+	root := newRootCommand(streams)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	var verdict exitCode
+	var exit *exitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &verdict):
+		return int(verdict)
+	case errors.As(err, &exit):
+		fmt.Fprintf(streams.Err, "crdguard: %v\n", exit.err)
+		return exit.code
+	default:
+		// cobra's own errors: unknown flags, commands and bad flag values.
+		fmt.Fprintf(streams.Err, "crdguard: %v\nRun 'crdguard --help' for usage.\n", err)
+		return ExitUsage
+	}
+}
+
+func newRootCommand(streams Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "crdguard",
+		Short: "Stop unsafe custom resources and CRD changes before they reach your controllers",
+		Long: `crdguard validates custom resources against their CRD schemas with kube-apiserver's
+own validation code (OpenAPI, CEL, list types, metadata, ratcheting), reports the
+unknown fields the server would silently drop, and runs the same checks offline,
+in CI and in an admission webhook.
+
+Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
+3 internal error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.Err)
+	root.AddCommand(newValidateCommand(streams), newVersionCommand(streams))
+	return root
+}

@@ -1,0 +1,215 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/report"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// Values of --missing-schemas.
+const (
+	missingSkip  = "skip"
+	missingError = "error"
+)
+
+type validateOptions struct {
+	crds           []string
+	old            []string
+	missingSchemas string
+	output         report.Format
+	quiet          bool
+}
+
+func newValidateCommand(streams Streams) *cobra.Command {
+	o := &validateOptions{missingSchemas: missingSkip, output: report.Text}
+	cmd := &cobra.Command{
+		Use:   "validate [flags] PATH...",
+		Short: "Validate objects against CRD schemas as kube-apiserver would",
+		Long: `Validate custom resources in files, directories (walked for .yaml, .yml and .json)
+or stdin ("-") against the CRDs given with --crds. Every object gets the verdict
+kube-apiserver would give it on create, or on update when --old holds its
+previous version (transition rules and ratcheting apply), plus the unknown
+fields the server would reject under strict field validation or silently drop.`,
+		Example: `  crdguard validate --crds config/crd/bases config/samples
+  crdguard validate --crds crds/ --old main/objects/ objects/ -o json
+  kubectl get widgets -A -o yaml | crdguard validate --crds crds/ -`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), args, streams)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable)")
+	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
+	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
+	f.VarP(&o.output, "output", "o", "output format: text, json, sarif or junit")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only objects with findings")
+	return cmd
+}
+
+func (o *validateOptions) run(ctx context.Context, paths []string, streams Streams) error {
+	if o.missingSchemas != missingSkip && o.missingSchemas != missingError {
+		return usageError("--missing-schemas must be %q or %q, not %q", missingSkip, missingError, o.missingSchemas)
+	}
+	registry, err := loadRegistry(ctx, streams, o.crds)
+	if err != nil {
+		return err
+	}
+	olds, err := loadOldObjects(streams, registry, o.old)
+	if err != nil {
+		return err
+	}
+	docs, err := manifest.ReadPaths(streams.In, paths...)
+	if err != nil {
+		return inputError(err)
+	}
+
+	results := make([]report.Result, len(docs))
+	progress := startProgress(streams.Err, len(docs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(docs) {
+					return
+				}
+				results[i] = o.evaluate(ctx, registry, docs[i], olds)
+				progress.done()
+			}
+		})
+	}
+	wg.Wait()
+	progress.stop()
+	if ctx.Err() != nil {
+		return &exitError{code: ExitInternal, err: ctx.Err()}
+	}
+
+	rep := report.New(results)
+	warnSkipped(streams, rep.Results)
+	if err := report.Write(streams.Out, o.output, rep, report.Options{Quiet: o.quiet, ToolVersion: Version(), Command: "validate"}); err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	switch {
+	case rep.Summary.Errors > 0:
+		return exitCode(ExitUsage)
+	case rep.Summary.Denied > 0:
+		return exitCode(ExitViolations)
+	}
+	return nil
+}
+
+func loadRegistry(ctx context.Context, streams Streams, paths []string) (*schema.Registry, error) {
+	docs, err := manifest.ReadPaths(streams.In, paths...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	crds, err := schema.CRDsFromDocuments(ctx, docs)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	registry, err := schema.NewRegistry(crds...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return registry, nil
+}
+
+// objectKey identifies an object across the old and new inputs.
+type objectKey struct {
+	apiVersion, kind, namespace, name string
+}
+
+func keyOf(registry *schema.Registry, obj *unstructured.Unstructured) objectKey {
+	return objectKey{obj.GetAPIVersion(), obj.GetKind(), registry.Namespace(obj), obj.GetName()}
+}
+
+func loadOldObjects(streams Streams, registry *schema.Registry, paths []string) (map[objectKey]*unstructured.Unstructured, error) {
+	docs, err := manifest.ReadPaths(streams.In, paths...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	olds := make(map[objectKey]*unstructured.Unstructured, len(docs))
+	for _, doc := range docs {
+		if doc.Err != nil {
+			return nil, inputError(fmt.Errorf("%s: %w", doc.Position(), doc.Err))
+		}
+		key := keyOf(registry, doc.Object)
+		if _, dup := olds[key]; dup {
+			return nil, usageError("%s: %s %s/%s appears twice in --old", doc.Position(), key.kind, key.namespace, key.name)
+		}
+		olds[key] = doc.Object
+	}
+	return olds, nil
+}
+
+// evaluate gives one document its verdict.
+func (o *validateOptions) evaluate(ctx context.Context, registry *schema.Registry, doc manifest.Document, olds map[objectKey]*unstructured.Unstructured) report.Result {
+	res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line}
+	if doc.Err != nil {
+		res.Error = doc.Err.Error()
+		return res
+	}
+	obj := doc.Object
+	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), registry.Namespace(obj), obj.GetName()
+	if res.Name == "" {
+		res.Name = obj.GetGenerateName()
+	}
+	old := olds[keyOf(registry, obj)]
+	res.Operation = "CREATE"
+	if old != nil {
+		res.Operation = "UPDATE"
+	}
+
+	errs, err := registry.Validate(ctx, obj, old)
+	var noSchema *schema.NoSchemaError
+	switch {
+	case errors.As(err, &noSchema) && o.missingSchemas == missingSkip:
+		res.Skipped, res.SkipReason = true, err.Error()
+	case errors.As(err, &noSchema):
+		res.Violations = []report.Finding{{
+			Field: "kind", Type: "FieldValueNotFound", Policy: "schema", Rule: "missing-schema", Enforcement: report.Deny,
+			Message: fmt.Sprintf("Not found: %v; pass the CRD with --crds", err),
+		}}
+	case err != nil:
+		res.Error = err.Error()
+	default:
+		res.Violations = schemaFindings(errs)
+	}
+	return res
+}
+
+// warnSkipped tells on stderr which kinds were not validated, so a missing
+// --crds does not pass as a clean run.
+func warnSkipped(streams Streams, results []report.Result) {
+	counts := map[string]int{}
+	for _, r := range results {
+		if r.Skipped {
+			counts[r.APIVersion+" "+r.Kind]++
+		}
+	}
+	if len(counts) == 0 {
+		return
+	}
+	kinds := make([]string, 0, len(counts))
+	total := 0
+	for k, n := range counts {
+		kinds = append(kinds, fmt.Sprintf("%s (%d)", k, n))
+		total += n
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(streams.Err, "crdguard: warning: skipped %d objects whose kind no CRD defines: %s\n", total, strings.Join(kinds, ", "))
+}

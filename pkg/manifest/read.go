@@ -1,0 +1,253 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+)
+
+// MaxSourceBytes bounds how much of one source is read, so a wrong path (a
+// disk image, a log) fails fast instead of filling memory. The API server
+// itself refuses request bodies over 3 MiB; a manifest bundle may hold many.
+const MaxSourceBytes = 64 << 20
+
+// Extensions are the file endings read when walking a directory.
+var Extensions = []string{".yaml", ".yml", ".json"}
+
+// ReadPaths reads every path in order: files, directories (walked
+// recursively for Extensions, in lexical order) and "-" for stdin. A path
+// that cannot be read at all is an error; a document that cannot be decoded
+// is returned with its Err set.
+func ReadPaths(stdin io.Reader, paths ...string) ([]Document, error) {
+	var docs []Document
+	for _, path := range paths {
+		if path == "-" {
+			d, err := Read(stdin, "-")
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, d...)
+			continue
+		}
+		files, err := expand(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, file := range files {
+			d, err := ReadFile(file)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, d...)
+		}
+	}
+	return docs, nil
+}
+
+func expand(path string) ([]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && hasManifestExtension(p) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files, err
+}
+
+func hasManifestExtension(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, e := range Extensions {
+		if ext == e {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadFile reads the documents of one file.
+func ReadFile(path string) ([]Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads the documents of one source.
+func Read(r io.Reader, source string) ([]Document, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSourceBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if len(data) > MaxSourceBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB; split it into smaller files", source, MaxSourceBytes>>20)
+	}
+	if isBinary(data) {
+		return nil, fmt.Errorf("%s: binary data, not a YAML or JSON manifest", source)
+	}
+	var docs []Document
+	for i, chunk := range split(data) {
+		docs = append(docs, decode(source, i, chunk)...)
+	}
+	return docs, nil
+}
+
+// isBinary looks for a NUL byte near the start, as git does: text formats
+// never contain one, so nothing after it can be a manifest either.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0
+}
+
+type chunk struct {
+	line int // 1-based line of the chunk's first line
+	data []byte
+}
+
+// split cuts a YAML stream at "---" separator lines, as kubectl does, keeping
+// the line each document's content starts at. A chunk with nothing but
+// comments and blank lines is not a document.
+func split(data []byte) []chunk {
+	var chunks []chunk
+	var cur bytes.Buffer
+	start, line := 0, 0
+	flush := func() {
+		if start > 0 {
+			chunks = append(chunks, chunk{line: start, data: bytes.Clone(cur.Bytes())})
+		}
+		cur.Reset()
+		start = 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), MaxSourceBytes)
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if isSeparator(text) {
+			flush()
+			continue
+		}
+		if start == 0 {
+			if !isContent(text) {
+				continue // leading comments are not part of a document's position
+			}
+			start = line
+		}
+		cur.Write(text)
+		cur.WriteByte('\n')
+	}
+	flush()
+	return chunks
+}
+
+func isSeparator(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("---")) {
+		return false
+	}
+	rest := bytes.TrimSpace(line[3:])
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+func isContent(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("..."))
+}
+
+// yamlLine finds the line number the YAML parser puts in its errors, which
+// counts from the start of the document, not of the file.
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+func decode(source string, index int, c chunk) []Document {
+	doc := Document{Source: source, Index: index, Line: c.line}
+	obj, err := decodeObject(c.data)
+	if err != nil {
+		doc.Err = errors.New(yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
+			n, _ := strconv.Atoi(m[len("line "):])
+			return "line " + strconv.Itoa(c.line+n-1)
+		}))
+		return []Document{doc}
+	}
+	doc.Object = obj
+	if !obj.IsList() {
+		if err := checkTypeMeta(obj.Object); err != nil {
+			doc.Object, doc.Err = nil, err
+		}
+		return []Document{doc}
+	}
+	return listItems(doc, obj)
+}
+
+func decodeObject(data []byte) (*unstructured.Unstructured, error) {
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, err
+	}
+	var content map[string]any
+	if err := utiljson.Unmarshal(j, &content); err != nil {
+		return nil, fmt.Errorf("not an object: %w", err)
+	}
+	if content == nil {
+		return nil, errors.New("not an object: null document")
+	}
+	return &unstructured.Unstructured{Object: content}, nil
+}
+
+func listItems(list Document, obj *unstructured.Unstructured) []Document {
+	items, _, err := unstructured.NestedSlice(obj.Object, "items")
+	if err != nil {
+		list.Object, list.Err = nil, fmt.Errorf("%s items: %w", obj.GetKind(), err)
+		return []Document{list}
+	}
+	docs := make([]Document, len(items))
+	for i, item := range items {
+		doc := Document{Source: list.Source, Index: list.Index, Line: list.Line}
+		if m, ok := item.(map[string]any); !ok {
+			doc.Err = fmt.Errorf("items[%d]: not an object", i)
+		} else if err := checkTypeMeta(m); err != nil {
+			doc.Err = fmt.Errorf("items[%d]: %w", i, err)
+		} else {
+			doc.Object = &unstructured.Unstructured{Object: m}
+		}
+		docs[i] = doc
+	}
+	return docs
+}
+
+// checkTypeMeta rejects what the API server could not route: without
+// apiVersion and kind there is no schema to validate against.
+func checkTypeMeta(obj map[string]any) error {
+	var missing []string
+	if v, ok := obj["apiVersion"].(string); !ok || v == "" {
+		missing = append(missing, "apiVersion")
+	}
+	if v, ok := obj["kind"].(string); !ok || v == "" {
+		missing = append(missing, "kind")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("object has no %s", strings.Join(missing, " or "))
+	}
+	return nil
+}

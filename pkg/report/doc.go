@@ -1,0 +1,12 @@
+// Package report is crdguard's one finding model rendered as text, JSON,
+// SARIF 2.1.0 and JUnit XML; it is used by validate, diff and lint.
+//
+// Producers fill in one Result per document, hand the slice to New, and pass
+// the Report to Write with the Format the user asked for. Keeping a single
+// model means every output format and the exit code agree on what was
+// allowed, denied, skipped or broken.
+//
+// Document indexes are 0-based in the model and in JSON, because that is
+// what programs consume; the text and JUnit outputs print them 1-based
+// because people read those.
+package report

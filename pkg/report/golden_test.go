@@ -1,0 +1,87 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
+
+// sampleResults covers every outcome and every marking in one report, so
+// that each golden file shows how a format renders all of them side by side.
+func sampleResults() []Result {
+	return []Result{
+		{
+			Source: "deploy/mysql.yaml", Document: 0, Line: 12,
+			APIVersion: "db.example.com/v1", Kind: "MySQLCluster", Namespace: "default", Name: "prod",
+			Operation: "CREATE",
+			Violations: []Finding{
+				{Field: "spec.replicas", Type: "FieldValueInvalid", Message: "Invalid value: 10: spec.replicas in body should be less than or equal to 5", Policy: "schema", Rule: "maximum", Enforcement: Deny},
+				{Field: "spec.storageSize", Type: "FieldValueNotSupported", Message: `Unsupported value: "storageSize": unknown field`, Policy: "schema", Rule: "unknown-field", Enforcement: Deny},
+				{Field: "spec.backup.schedule", Type: "FieldValueRequired", Message: "Required value: production clusters must be backed up", Policy: "require-backup", Rule: "schedule", Enforcement: Deny},
+				{Field: "metadata.labels[team]", Type: "FieldValueRequired", Message: "Required value: every object needs an owning team", Policy: "labels", Rule: "team", Enforcement: Warn},
+				{Field: "spec.image", Type: "FieldValueInvalid", Message: `Invalid value: "mysql:latest": tags like "latest" & "stable" move; use a digest <sha256:...>`, Policy: "images", Rule: "pinned", Enforcement: Audit},
+			},
+			Warnings: []string{"db.example.com/v1 MySQLCluster is deprecated; use db.example.com/v2 MySQLCluster"},
+		},
+		{
+			Source: "deploy/mysql.yaml", Document: 1, Line: 40,
+			APIVersion: "db.example.com/v1", Kind: "MySQLCluster", Namespace: "default", Name: "staging",
+			Operation: "CREATE",
+		},
+		{
+			Source: "cluster/issuer.yaml", Document: 0, Line: 1,
+			APIVersion: "cert-manager.io/v1", Kind: "ClusterIssuer", Name: "letsencrypt",
+			Operation: "UPDATE",
+			Violations: []Finding{
+				{Field: "spec.acme.email", Type: "FieldValueRequired", Message: "Required value: expiry notices go nowhere without it", Policy: "issuers", Rule: "contact", Enforcement: Warn},
+			},
+			Warnings: []string{`metadata.finalizers: "cleanup": prefer a domain-qualified finalizer name`},
+		},
+		{
+			Source: "deploy/app.yaml", Document: 0, Line: 1,
+			APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web",
+			Operation: "CREATE",
+			Skipped:   true, SkipReason: "no schema for apps/v1, Kind=Deployment",
+		},
+		{
+			Source: "deploy/broken.yaml", Document: 2, Line: 7,
+			Error: "yaml: line 9: mapping values are not allowed in this context",
+		},
+	}
+}
+
+func sampleReport() Report { return New(sampleResults()) }
+
+func render(t *testing.T, f Format, rep Report, opts Options) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, f, rep, opts); err != nil {
+		t.Fatalf("Write(%s): %v", f, err)
+	}
+	return buf.Bytes()
+}
+
+func assertGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run `go test ./pkg/report/ -update` to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run `go test ./pkg/report/ -update` if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}

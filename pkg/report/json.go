@@ -1,0 +1,70 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// JSONVersion identifies the JSON report schema below. It changes only when
+// a change would break a consumer (a field removed, renamed or retyped);
+// added fields keep it.
+const JSONVersion = "crdguard.dev/report/v1"
+
+// writeJSON writes the report as one JSON document, indented by two spaces
+// and ending in a newline:
+//
+//	{
+//	  "version": "crdguard.dev/report/v1",
+//	  "results": [
+//	    {
+//	      "source": "deploy/db.yaml",   // file, "-" for stdin
+//	      "document": 0,                // 0-based index within source
+//	      "line": 12,                   // 1-based line the document starts on, 0 if unknown
+//	      "apiVersion": "db.example.com/v1", // omitted when empty
+//	      "kind": "MySQLCluster",       // omitted when empty
+//	      "namespace": "default",       // omitted when empty (cluster-scoped)
+//	      "name": "prod",               // omitted when empty
+//	      "operation": "CREATE",        // omitted when empty
+//	      "allowed": false,
+//	      "skipped": true,              // omitted when false
+//	      "skipReason": "...",          // omitted when empty
+//	      "violations": [               // always an array, possibly empty
+//	        {
+//	          "field": "spec.replicas",
+//	          "type": "FieldValueInvalid",
+//	          "message": "Invalid value: 10: ...",
+//	          "policy": "schema",       // GuardPolicy name, or "schema"
+//	          "rule": "maximum",
+//	          "enforcement": "Deny"     // "Deny", "Warn" or "Audit"
+//	        }
+//	      ],
+//	      "warnings": ["..."],          // always an array, possibly empty
+//	      "error": "..."                // omitted when empty
+//	    }
+//	  ],
+//	  "summary": {"objects": 3, "allowed": 1, "denied": 1, "skipped": 1, "errors": 0}
+//	}
+//
+// Every result is counted in exactly one summary bucket: error, else
+// skipped, else allowed or denied by "allowed". Arrays are never null so
+// that consumers such as jq can iterate without guarding against null.
+func writeJSON(buf *bytes.Buffer, rep Report) error {
+	rep.Version = JSONVersion
+	results := make([]Result, len(rep.Results))
+	copy(results, rep.Results)
+	for i := range results {
+		if results[i].Violations == nil {
+			results[i].Violations = []Finding{}
+		}
+		if results[i].Warnings == nil {
+			results[i].Warnings = []string{}
+		}
+	}
+	rep.Results = results
+	enc := json.NewEncoder(buf)
+	enc.SetIndent("", "  ")
+	// Messages quote field values verbatim; escaping <, > and & as \u003c
+	// would make them unreadable for no benefit outside HTML.
+	enc.SetEscapeHTML(false)
+	return enc.Encode(rep)
+}

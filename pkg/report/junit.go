@@ -1,0 +1,148 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strconv"
+	"strings"
+)
+
+// The JUnit XML dialect has no standard; these elements and attributes are
+// the subset that Jenkins, GitLab and GitHub test reporters all read.
+type junitTestSuites struct {
+	XMLName  xml.Name         `xml:"testsuites"`
+	Tests    int              `xml:"tests,attr"`
+	Failures int              `xml:"failures,attr"`
+	Errors   int              `xml:"errors,attr"`
+	Skipped  int              `xml:"skipped,attr"`
+	Suites   []junitTestSuite `xml:"testsuite"`
+}
+
+type junitTestSuite struct {
+	Name      string          `xml:"name,attr"`
+	Tests     int             `xml:"tests,attr"`
+	Failures  int             `xml:"failures,attr"`
+	Errors    int             `xml:"errors,attr"`
+	Skipped   int             `xml:"skipped,attr"`
+	TestCases []junitTestCase `xml:"testcase"`
+}
+
+type junitTestCase struct {
+	ClassName string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut *junitText    `xml:"system-out,omitempty"`
+}
+
+// junitText is multi-line free text. CDATA keeps its line breaks and quotes
+// readable in the file; encoding/xml would otherwise write them as &#xA; and
+// &#34;.
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",cdata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr,omitempty"`
+}
+
+// writeJUnit writes one test case per document so that CI test reporters
+// show each object as a passed, failed, errored or skipped test, grouped by
+// file through classname.
+func writeJUnit(buf *bytes.Buffer, rep Report, suiteName string) error {
+	s := rep.Summary
+	suite := junitTestSuite{
+		Name:      suiteName,
+		Tests:     s.Objects,
+		Failures:  s.Denied,
+		Errors:    s.Errors,
+		Skipped:   s.Skipped,
+		TestCases: make([]junitTestCase, 0, len(rep.Results)),
+	}
+	for i := range rep.Results {
+		suite.TestCases = append(suite.TestCases, junitCase(&rep.Results[i]))
+	}
+	doc := junitTestSuites{
+		Tests:    s.Objects,
+		Failures: s.Denied,
+		Errors:   s.Errors,
+		Skipped:  s.Skipped,
+		Suites:   []junitTestSuite{suite},
+	}
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(buf)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	buf.WriteString("\n")
+	return nil
+}
+
+func junitCase(r *Result) junitTestCase {
+	tc := junitTestCase{ClassName: r.Source, Name: junitCaseName(r)}
+	switch r.outcome() {
+	case outcomeError:
+		tc.Error = &junitProblem{Message: r.Error, Type: "InputError", Text: xmlSafe(r.Error)}
+	case outcomeSkipped:
+		tc.Skipped = &junitSkipped{Message: r.SkipReason}
+	case outcomeDenied:
+		deny := r.denials()
+		lines := make([]string, len(deny))
+		for i, f := range deny {
+			lines[i] = findingLine(f, false)
+		}
+		tc.Failure = &junitProblem{
+			Message: plural(len(deny), "violation"),
+			Type:    string(Deny),
+			Text:    xmlSafe(strings.Join(lines, "\n")),
+		}
+	}
+	// Findings that did not deny still matter to whoever reads the test
+	// report, and system-out is where reporters show free text.
+	var out []string
+	for _, f := range r.Violations {
+		if f.Enforcement != Deny {
+			out = append(out, findingLine(f, true))
+		}
+	}
+	for _, w := range r.Warnings {
+		out = append(out, "Warning: "+w)
+	}
+	if len(out) > 0 {
+		tc.SystemOut = &junitText{Text: xmlSafe(strings.Join(out, "\n"))}
+	}
+	return tc
+}
+
+// xmlSafe replaces the characters XML 1.0 cannot carry at all, which
+// encoding/xml passes through unchanged in CDATA. Messages quote user input,
+// and one stray control character would make the whole report unparseable.
+func xmlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		default:
+			return '\uFFFD'
+		}
+	}, s)
+}
+
+func junitCaseName(r *Result) string {
+	doc := "document " + strconv.Itoa(r.Document+1)
+	if r.Kind == "" && r.Name == "" {
+		return doc
+	}
+	return objectRef(r) + " (" + doc + ")"
+}

@@ -1,0 +1,199 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"path/filepath"
+	"strings"
+)
+
+const (
+	sarifSchema  = "https://json.schemastore.org/sarif-2.1.0.json"
+	sarifVersion = "2.1.0"
+	toolURI      = "https://github.com/crdguard/crdguard"
+
+	// Results that are not findings still need a rule for code scanning
+	// services to file them under.
+	inputErrorRule = "crdguard/input-error"
+	warningRule    = "crdguard/warning"
+)
+
+// Only the SARIF 2.1.0 properties crdguard fills in; the format has many
+// more, none of which code scanning services require.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	InformationURI string      `json:"informationUri"`
+	Version        string      `json:"version,omitempty"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID string `json:"id"`
+}
+
+type sarifResult struct {
+	RuleID string `json:"ruleId"`
+	// No omitempty: index 0 is the first rule, not "unset".
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
+	LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
+}
+
+type sarifPhysicalLocation struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	// A pointer so that an unknown line leaves region out: SARIF requires
+	// startLine >= 1.
+	Region *sarifRegion `json:"region,omitempty"`
+}
+
+type sarifArtifactLocation struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+type sarifLogicalLocation struct {
+	Name               string `json:"name,omitempty"`
+	FullyQualifiedName string `json:"fullyQualifiedName"`
+	Kind               string `json:"kind,omitempty"`
+}
+
+// writeSARIF writes one SARIF run for code scanning services. Each
+// policy/rule pair becomes a reporting rule, so findings can be filtered and
+// dismissed per rule; Warn and Audit findings and API warnings are included
+// at lower levels rather than dropped, because code scanning is where teams
+// triage them.
+func writeSARIF(buf *bytes.Buffer, rep Report, toolVersion string) error {
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{
+			Name:           "crdguard",
+			InformationURI: toolURI,
+			Version:        toolVersion,
+			Rules:          []sarifRule{},
+		}},
+		Results: []sarifResult{},
+	}
+	ruleIndex := map[string]int{}
+	add := func(ruleID, level, text string, r *Result, field string) {
+		idx, ok := ruleIndex[ruleID]
+		if !ok {
+			idx = len(run.Tool.Driver.Rules)
+			ruleIndex[ruleID] = idx
+			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: ruleID})
+		}
+		run.Results = append(run.Results, sarifResult{
+			RuleID:    ruleID,
+			RuleIndex: idx,
+			Level:     level,
+			Message:   sarifMessage{Text: text},
+			Locations: []sarifLocation{sarifLocationOf(r, field)},
+		})
+	}
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		if r.Error != "" {
+			add(inputErrorRule, "error", r.Error, r, "")
+		}
+		for _, f := range r.Violations {
+			add(f.RuleID(), sarifLevel(f.Enforcement), findingLine(f, false), r, f.Field)
+		}
+		for _, w := range r.Warnings {
+			add(warningRule, "warning", w, r, "")
+		}
+	}
+	enc := json.NewEncoder(buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+}
+
+// sarifLevel maps an enforcement that is not one of the three known ones to
+// warning: it did not reject the object, yet someone flagged it.
+func sarifLevel(e Enforcement) string {
+	switch e {
+	case Deny:
+		return "error"
+	case Audit:
+		return "note"
+	default:
+		return "warning"
+	}
+}
+
+func sarifLocationOf(r *Result, field string) sarifLocation {
+	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
+		ArtifactLocation: sarifArtifactLocation{URI: artifactURI(r.Source)},
+	}}
+	if r.Line > 0 {
+		loc.PhysicalLocation.Region = &sarifRegion{StartLine: r.Line}
+	}
+	if ll, ok := logicalLocation(r, field); ok {
+		loc.LogicalLocations = []sarifLogicalLocation{ll}
+	}
+	return loc
+}
+
+// artifactURI keeps relative paths relative, so that code scanning services
+// resolve them against the repository root, and percent-encodes them as the
+// URI the property must be. Absolute paths become file URIs because a
+// relative reference starting with "/" would mean the repository root.
+func artifactURI(source string) string {
+	p := filepath.ToSlash(source)
+	if filepath.IsAbs(source) {
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // Windows drive paths: C:/x -> /C:/x
+		}
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: p}).String()
+}
+
+// logicalLocation names the object and field as "Kind/namespace/name.field"
+// ("Kind/name.field" when cluster-scoped), since a line number alone cannot
+// say which field of a multi-line document is at fault.
+func logicalLocation(r *Result, field string) (sarifLogicalLocation, bool) {
+	if r.Kind == "" && r.Name == "" {
+		return sarifLogicalLocation{}, false
+	}
+	object := r.Kind
+	if r.Namespace != "" {
+		object += "/" + r.Namespace
+	}
+	if r.Name != "" {
+		object += "/" + r.Name
+	}
+	// "<nil>" is how field.Path prints the root: the finding is about the
+	// whole object.
+	if field == "" || field == "<nil>" {
+		return sarifLogicalLocation{Name: r.Name, FullyQualifiedName: object, Kind: "resource"}, true
+	}
+	return sarifLogicalLocation{Name: field, FullyQualifiedName: object + "." + field, Kind: "property"}, true
+}

@@ -1,0 +1,124 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// writeText renders the report the way kubectl reports a rejected apply, so
+// that people who know kubectl's errors can read it without learning a new
+// layout, and so that editors can jump to "file:line" prefixes.
+func writeText(buf *bytes.Buffer, rep Report, quiet bool) {
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		if quiet && !worthReporting(r) {
+			continue
+		}
+		writeTextResult(buf, r)
+	}
+	s := rep.Summary
+	fmt.Fprintf(buf, "%s: %d allowed, %d denied, %d skipped, %s\n",
+		plural(s.Objects, "object"), s.Allowed, s.Denied, s.Skipped, plural(s.Errors, "error"))
+}
+
+// worthReporting says whether quiet mode keeps a result. Skipped objects are
+// left out because in a real repository most skips are core kinds crdguard
+// has no schema for, and listing them would bury the problems.
+func worthReporting(r *Result) bool {
+	switch r.outcome() {
+	case outcomeError, outcomeDenied:
+		return true
+	case outcomeAllowed:
+		return len(r.Violations) > 0 || len(r.Warnings) > 0
+	default:
+		return false
+	}
+}
+
+func writeTextResult(buf *bytes.Buffer, r *Result) {
+	buf.WriteString(textLocation(r))
+	buf.WriteString(": ")
+	hasDetails := len(r.Violations) > 0 || len(r.Warnings) > 0
+	switch r.outcome() {
+	case outcomeError:
+		buf.WriteString("error: " + r.Error)
+	case outcomeSkipped:
+		buf.WriteString(objectRef(r) + " skipped")
+		if r.SkipReason != "" {
+			buf.WriteString(": " + r.SkipReason)
+		}
+	default:
+		verdict := " is valid"
+		if r.outcome() == outcomeDenied {
+			verdict = " is invalid"
+		}
+		buf.WriteString(objectRef(r) + verdict)
+		if r.Operation != "" {
+			buf.WriteString(" (" + r.Operation + ")")
+		}
+		// The colon announces the list below, as kubectl's does.
+		if hasDetails {
+			buf.WriteString(":")
+		}
+	}
+	buf.WriteString("\n")
+	for _, f := range r.Violations {
+		buf.WriteString("  * " + findingLine(f, true) + "\n")
+	}
+	for _, w := range r.Warnings {
+		buf.WriteString("  Warning: " + w + "\n")
+	}
+}
+
+// textLocation leaves the line out when it is unknown (0) rather than print
+// a "file:0" that editors would take at face value.
+func textLocation(r *Result) string {
+	loc := r.Source
+	if r.Line > 0 {
+		loc += ":" + strconv.Itoa(r.Line)
+	}
+	return loc + " (document " + strconv.Itoa(r.Document+1) + ")"
+}
+
+// objectRef names an object the way kubectl does: "Kind ns/name", or
+// "Kind name" for cluster-scoped objects. Documents that failed early may
+// lack a name or even a kind, so it degrades to what is known.
+func objectRef(r *Result) string {
+	kind := r.Kind
+	if kind == "" {
+		kind = "object"
+	}
+	switch {
+	case r.Name == "":
+		return kind
+	case r.Namespace == "":
+		return kind + " " + r.Name
+	default:
+		return kind + " " + r.Namespace + "/" + r.Name
+	}
+}
+
+// findingLine formats "<field>: <message>". With marks, it prefixes the
+// enforcement when it does not deny (a reader would otherwise take every
+// line as a rejection) and the policy/rule when a GuardPolicy rather than
+// the schema raised it (so the reader knows whom to ask).
+func findingLine(f Finding, marks bool) string {
+	var prefix string
+	if marks {
+		if f.Enforcement != Deny && f.Enforcement != "" {
+			prefix += "[" + string(f.Enforcement) + "] "
+		}
+		if f.Policy != "schema" && f.Policy != "" {
+			prefix += "[" + f.RuleID() + "] "
+		}
+	}
+	return prefix + f.Field + ": " + f.Message
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -1,0 +1,92 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
+)
+
+var crdGVK = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+
+// InvalidCRDError is a CRD that kube-apiserver would refuse to create.
+type InvalidCRDError struct {
+	Position string
+	Name     string
+	Errs     field.ErrorList
+}
+
+func (e *InvalidCRDError) Error() string {
+	return fmt.Sprintf("%s: CustomResourceDefinition %q is invalid: %v", e.Position, e.Name, e.Errs.ToAggregate())
+}
+
+// CRDsFromDocuments picks the CustomResourceDefinitions out of documents,
+// ignoring other kinds (a CRD folder often holds a kustomization too). Every
+// CRD is decoded strictly and validated as the API server validates a CRD on
+// create; the first document that cannot be read or is not a valid CRD is
+// returned as an error naming its file, CRD and fields.
+func CRDsFromDocuments(ctx context.Context, docs []manifest.Document) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, doc := range docs {
+		if doc.Err != nil {
+			return nil, fmt.Errorf("%s: %w", doc.Position(), doc.Err)
+		}
+		gvk := doc.Object.GroupVersionKind()
+		if gvk.GroupKind() != crdGVK.GroupKind() {
+			continue
+		}
+		if gvk.Version != crdGVK.Version {
+			return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %s is not served by Kubernetes since 1.22; convert it to %s",
+				doc.Position(), doc.Object.GetName(), gvk.GroupVersion(), crdGVK.GroupVersion())
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(doc.Object.Object, crd, true); err != nil {
+			return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %w", doc.Position(), doc.Object.GetName(), err)
+		}
+		if errs := ValidateCRD(ctx, crd); len(errs) > 0 {
+			return nil, &InvalidCRDError{Position: doc.Position(), Name: crd.Name, Errs: errs}
+		}
+		crds = append(crds, crd)
+	}
+	return crds, nil
+}
+
+// crdScheme types the internal CRD objects for the CRD registry strategy.
+var crdScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	s.AddKnownTypes(schema.GroupVersion{Group: apiextensions.GroupName, Version: runtime.APIVersionInternal}, &apiextensions.CustomResourceDefinition{})
+	return s
+}()
+
+// ValidateCRD returns the errors kube-apiserver reports when crd is created,
+// from the server's own CRD strategy (structural schema, CEL compilation and
+// cost estimation, names, versions). crd is not modified.
+func ValidateCRD(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	internal, err := toInternal(crd)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	strategy := customresourcedefinition.NewStrategy(crdScheme)
+	strategy.PrepareForCreate(ctx, internal)
+	return rest.ValidateCreate(ctx, internal, strategy)
+}
+
+// toInternal converts to the internal version the server's validation works
+// on, after the v1 defaults the server applies when decoding.
+func toInternal(crd *apiextensionsv1.CustomResourceDefinition) (*apiextensions.CustomResourceDefinition, error) {
+	defaulted := crd.DeepCopy()
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(defaulted)
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(defaulted, internal, nil); err != nil {
+		return nil, err
+	}
+	return internal, nil
+}

@@ -1,0 +1,64 @@
+package schema
+
+import (
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// unknownFieldOrigin marks unknown-field errors. The server has no field
+// error for them (it fails decoding with a 400); they are Forbidden, which
+// says what they mean: the field is not allowed here.
+const unknownFieldOrigin = "crdguard.dev/unknown-field"
+
+// unknownFieldDetail is the message of an unknown-field error.
+const unknownFieldDetail = "unknown field: not declared in the schema; kube-apiserver rejects it with fieldValidation=Strict and silently drops it otherwise"
+
+// decode does in place what the API server's custom resource decoder does
+// after JSON decoding (the handler's unstructuredSchemaCoercer, then the
+// codec's defaulter): read ObjectMeta, prune unknown fields and nulls,
+// coerce embedded ObjectMeta, apply defaults. It returns the paths of the
+// unknown fields it pruned, or an error when the server could not decode the
+// object at all.
+func (v *Validator) decode(u *unstructured.Unstructured) ([]string, *field.Error) {
+	kind, apiVersion := u.GetKind(), u.GetAPIVersion()
+	objectMeta, foundObjectMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(u.Object, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return nil, field.Invalid(field.NewPath("metadata"), u.Object["metadata"], err.Error())
+	}
+	unknown = append(unknown, structuralpruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	fieldErr, embeddedUnknown := schemaobjectmeta.CoerceWithOptions(nil, u.Object, v.structural, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+	if fieldErr != nil {
+		return nil, fieldErr
+	}
+	unknown = append(unknown, embeddedUnknown...)
+
+	// Restore the implicit fields the schema need not declare.
+	u.SetKind(kind)
+	u.SetAPIVersion(apiVersion)
+	if foundObjectMeta {
+		if err := schemaobjectmeta.SetObjectMeta(u.Object, objectMeta); err != nil {
+			return nil, field.Invalid(field.NewPath("metadata"), u.Object["metadata"], err.Error())
+		}
+	}
+	structuraldefaulting.Default(u.Object, v.structural)
+	return unknown, nil
+}
+
+// unknownFieldErrors turns pruned paths into errors at those paths.
+func unknownFieldErrors(paths []string) field.ErrorList {
+	errs := make(field.ErrorList, 0, len(paths))
+	for _, path := range paths {
+		errs = append(errs, &field.Error{Type: field.ErrorTypeForbidden, Field: path, Detail: unknownFieldDetail, Origin: unknownFieldOrigin})
+	}
+	return errs
+}
+
+// IsUnknownField tells whether err reports a field the schema does not declare.
+func IsUnknownField(err *field.Error) bool {
+	return err.Origin == unknownFieldOrigin
+}

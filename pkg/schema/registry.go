@@ -1,0 +1,123 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// NoSchemaError says that no loaded CRD defines an object's kind.
+type NoSchemaError struct {
+	GroupVersionKind schema.GroupVersionKind
+}
+
+func (e *NoSchemaError) Error() string {
+	return fmt.Sprintf("no CustomResourceDefinition defines %s", e.GroupVersionKind)
+}
+
+// Registry holds the validators of a set of CRDs, one per served
+// group/version/kind, each compiled on first use and then shared. It is safe
+// for concurrent use.
+type Registry struct {
+	validators map[schema.GroupVersionKind]func() (*Validator, error)
+	// served lists the served versions of each group/kind, so an object of an
+	// unserved version gets the server's answer rather than "no schema".
+	served map[schema.GroupKind][]string
+	// namespaced records each group/kind's scope.
+	namespaced map[schema.GroupKind]bool
+}
+
+// NewRegistry indexes crds; they must be valid (see CRDsFromDocuments). Two
+// CRDs defining the same kind are an error: which one applies would be a guess.
+func NewRegistry(crds ...*apiextensionsv1.CustomResourceDefinition) (*Registry, error) {
+	r := &Registry{
+		validators: map[schema.GroupVersionKind]func() (*Validator, error){},
+		served:     map[schema.GroupKind][]string{},
+		namespaced: map[schema.GroupKind]bool{},
+	}
+	owner := map[schema.GroupKind]string{}
+	for _, crd := range crds {
+		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		if prev, ok := owner[gk]; ok && prev != crd.Name {
+			return nil, fmt.Errorf("CustomResourceDefinitions %q and %q both define %s", prev, crd.Name, gk)
+		} else if ok {
+			return nil, fmt.Errorf("CustomResourceDefinition %q is given twice", crd.Name)
+		}
+		owner[gk] = crd.Name
+		r.namespaced[gk] = crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+		for _, version := range crd.Spec.Versions {
+			if !version.Served {
+				continue
+			}
+			r.served[gk] = append(r.served[gk], version.Name)
+			r.validators[gk.WithVersion(version.Name)] = sync.OnceValues(func() (*Validator, error) {
+				return NewValidator(crd, version.Name)
+			})
+		}
+	}
+	return r, nil
+}
+
+// Validator returns the compiled validator for gvk, or a *NoSchemaError.
+func (r *Registry) Validator(gvk schema.GroupVersionKind) (*Validator, error) {
+	compile, ok := r.validators[gvk]
+	if !ok {
+		return nil, &NoSchemaError{GroupVersionKind: gvk}
+	}
+	return compile()
+}
+
+// Validate validates obj (old == nil: a create; else an update of old) with
+// the validator of obj's kind. An object of a version its CRD does not serve
+// fails as it would against the server; an object whose kind no CRD defines
+// is a *NoSchemaError.
+func (r *Registry) Validate(ctx context.Context, obj, old *unstructured.Unstructured) (field.ErrorList, error) {
+	gvk := obj.GroupVersionKind()
+	if served, ok := r.served[gvk.GroupKind()]; ok && r.validators[gvk] == nil {
+		versions := make([]string, len(served))
+		for i, v := range served {
+			versions[i] = gvk.GroupKind().WithVersion(v).GroupVersion().String()
+		}
+		sort.Strings(versions)
+		return field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), obj.GetAPIVersion(), versions)}, nil
+	}
+	v, err := r.Validator(gvk)
+	if err != nil {
+		return nil, err
+	}
+	return v.Validate(ctx, obj, old), nil
+}
+
+// Namespace is the namespace the API server would put obj in: "default" for
+// a namespaced object that names none, "" for a cluster-scoped one, and
+// obj's own namespace when no CRD defines its kind.
+func (r *Registry) Namespace(obj *unstructured.Unstructured) string {
+	namespaced, known := r.namespaced[obj.GroupVersionKind().GroupKind()]
+	switch {
+	case !known:
+		return obj.GetNamespace()
+	case !namespaced:
+		return ""
+	case obj.GetNamespace() == "":
+		return "default"
+	default:
+		return obj.GetNamespace()
+	}
+}
+
+// Kinds lists the served group/version/kinds, sorted.
+func (r *Registry) Kinds() []schema.GroupVersionKind {
+	kinds := make([]schema.GroupVersionKind, 0, len(r.validators))
+	for gvk := range r.validators {
+		kinds = append(kinds, gvk)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return strings.Compare(kinds[i].String(), kinds[j].String()) < 0 })
+	return kinds
+}

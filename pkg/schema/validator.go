@@ -1,0 +1,216 @@
+package schema
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
+)
+
+// strategy is what the API server's custom resource strategy offers; its
+// concrete type is unexported upstream.
+type strategy interface {
+	rest.RESTCreateStrategy
+	rest.RESTUpdateStrategy
+}
+
+// Validator validates objects of one served group/version/kind. It is safe
+// for concurrent use: all compiled state (OpenAPI validator, CEL programs) is
+// read-only after NewValidator, exactly as in the API server.
+type Validator struct {
+	gvk        schema.GroupVersionKind
+	namespaced bool
+	structural *structuralschema.Structural
+	strategy   strategy
+}
+
+// NewValidator compiles the validator for one served version of crd. crd must
+// already be valid (see ValidateCRD).
+func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
+	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
+	v1Validation, err := apihelpers.GetSchemaForVersion(crd, version)
+	if err != nil {
+		return nil, err
+	}
+	if v1Validation == nil || v1Validation.OpenAPIV3Schema == nil {
+		return nil, fmt.Errorf("CustomResourceDefinition %q version %s has no schema", crd.Name, version)
+	}
+	validation := &apiextensions.CustomResourceValidation{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v1Validation, validation, nil); err != nil {
+		return nil, err
+	}
+	structural, err := structuralschema.NewStructural(validation.OpenAPIV3Schema)
+	if err != nil {
+		return nil, fmt.Errorf("CustomResourceDefinition %q version %s: %w", crd.Name, version, err)
+	}
+	// Like the server, prune defaults of unknown fields once so defaulting
+	// can never add what pruning would remove.
+	if err := structuraldefaulting.PruneDefaults(structural); err != nil {
+		return nil, fmt.Errorf("CustomResourceDefinition %q version %s: %w", crd.Name, version, err)
+	}
+	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(validation.OpenAPIV3Schema)
+	if err != nil {
+		return nil, err
+	}
+
+	subresources, err := apihelpers.GetSubresourcesForVersion(crd, version)
+	if err != nil {
+		return nil, err
+	}
+	var status *apiextensions.CustomResourceSubresourceStatus
+	var statusValidator apiservervalidation.SchemaValidator
+	var scale *apiextensions.CustomResourceSubresourceScale
+	if subresources != nil && subresources.Status != nil {
+		status = &apiextensions.CustomResourceSubresourceStatus{}
+		if statusSchema, ok := validation.OpenAPIV3Schema.Properties["status"]; ok {
+			if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&statusSchema); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if subresources != nil && subresources.Scale != nil {
+		scale = &apiextensions.CustomResourceSubresourceScale{}
+		if err := apiextensionsv1.Convert_v1_CustomResourceSubresourceScale_To_apiextensions_CustomResourceSubresourceScale(subresources.Scale, scale, nil); err != nil {
+			return nil, err
+		}
+	}
+	var selectableFields []apiextensionsv1.SelectableField
+	for _, v := range crd.Spec.Versions {
+		if v.Name == version {
+			selectableFields = v.SelectableFields
+		}
+	}
+
+	namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+	return &Validator{
+		gvk:        gvk,
+		namespaced: namespaced,
+		structural: structural,
+		strategy: customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), namespaced, gvk,
+			schemaValidator, statusValidator, structural, status, scale, selectableFields),
+	}, nil
+}
+
+// GroupVersionKind is the kind this validator validates.
+func (v *Validator) GroupVersionKind() schema.GroupVersionKind { return v.gvk }
+
+// Namespaced tells whether objects of this kind live in a namespace.
+func (v *Validator) Namespaced() bool { return v.namespaced }
+
+// Validate returns what kube-apiserver reports for creating obj (old == nil)
+// or for updating old to obj, plus the unknown fields the server would reject
+// under fieldValidation=Strict or silently drop otherwise. Neither argument is
+// modified.
+func (v *Validator) Validate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList {
+	obj = obj.DeepCopy()
+	unknown, decodeErr := v.decode(obj)
+	if decodeErr != nil {
+		return field.ErrorList{decodeErr} // the server stops here too
+	}
+	errs := unknownFieldErrors(unknown)
+	if old == nil {
+		v.prepareForCreate(ctx, obj)
+		return normalize(append(errs, rest.ValidateCreate(ctx, obj, v.strategy)...))
+	}
+	// The stored object was pruned when it was written: its unknown fields
+	// are gone, not errors of this update.
+	old = old.DeepCopy()
+	if _, decodeErr := v.decode(old); decodeErr != nil {
+		decodeErr.Detail = "old object: " + decodeErr.Detail
+		return field.ErrorList{decodeErr}
+	}
+	v.prepareForUpdate(ctx, obj, old)
+	return normalize(append(errs, rest.ValidateUpdate(ctx, obj, old, v.strategy)...))
+}
+
+// normalize orders errs by field path, then type and detail, and drops exact
+// repeats. The server's order follows Go map iteration and changes from call
+// to call; a stable order keeps reports diffable. Errors without a path
+// ("<nil>") go last, where the server puts its "some validation rules were
+// not checked" marker. Repeats come from the server's update path, which
+// validates metadata twice (its own error message drops them as well).
+func normalize(errs field.ErrorList) field.ErrorList {
+	slices.SortStableFunc(errs, func(a, b *field.Error) int {
+		if (a.Field == "<nil>") != (b.Field == "<nil>") {
+			if a.Field == "<nil>" {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(cmp.Compare(a.Field, b.Field), cmp.Compare(a.Type, b.Type), cmp.Compare(a.Detail, b.Detail))
+	})
+	return slices.CompactFunc(errs, func(a, b *field.Error) bool {
+		return a.Field == b.Field && a.Type == b.Type && a.Detail == b.Detail && a.Error() == b.Error()
+	})
+}
+
+// Default applies the schema's defaults to obj in place, as the server does
+// while decoding a request (after pruning nulls that have no default).
+func (v *Validator) Default(obj *unstructured.Unstructured) {
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj.Object, v.structural)
+	structuraldefaulting.Default(obj.Object, v.structural)
+}
+
+// prepareForCreate does what the API server does between decoding and
+// validation of a create: fill the namespace the request is sent to, generate
+// a name, and let the strategy drop what a create may not set (status).
+func (v *Validator) prepareForCreate(ctx context.Context, obj *unstructured.Unstructured) {
+	v.fixNamespace(obj)
+	if obj.GetName() == "" && obj.GetGenerateName() != "" {
+		obj.SetName(v.strategy.GenerateName(obj.GetGenerateName()))
+	}
+	v.strategy.PrepareForCreate(ctx, obj)
+}
+
+// prepareForUpdate mirrors rest.BeforeUpdate up to validation.
+func (v *Validator) prepareForUpdate(ctx context.Context, obj, old *unstructured.Unstructured) {
+	v.fixNamespace(obj)
+	v.fixNamespace(old)
+	// A stored object always has a resourceVersion, and an update without one
+	// is applied to the current object (as kubectl apply and patches are).
+	if old.GetResourceVersion() == "" {
+		old.SetResourceVersion("1")
+	}
+	if obj.GetResourceVersion() == "" {
+		obj.SetResourceVersion(old.GetResourceVersion())
+	}
+	obj.SetGeneration(old.GetGeneration())
+	v.strategy.PrepareForUpdate(ctx, obj, old)
+	if obj.GetUID() == "" {
+		obj.SetUID(old.GetUID())
+	}
+	if ts := old.GetCreationTimestamp(); !ts.IsZero() {
+		obj.SetCreationTimestamp(ts)
+	}
+	if ts := old.GetDeletionTimestamp(); ts != nil {
+		obj.SetDeletionTimestamp(ts)
+	}
+	if s := old.GetDeletionGracePeriodSeconds(); s != nil && obj.GetDeletionGracePeriodSeconds() == nil {
+		obj.SetDeletionGracePeriodSeconds(s)
+	}
+}
+
+// fixNamespace sets what kubectl and the server would: namespaced objects
+// without a namespace go to "default"; a cluster-scoped object's namespace
+// is ignored.
+func (v *Validator) fixNamespace(obj *unstructured.Unstructured) {
+	switch {
+	case v.namespaced && obj.GetNamespace() == "":
+		obj.SetNamespace("default")
+	case !v.namespaced:
+		obj.SetNamespace("")
+	}
+}
