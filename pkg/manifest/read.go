@@ -236,6 +236,9 @@ func listItems(list Document, obj *unstructured.Unstructured) []Document {
 	return docs
 }
 
+// ErrNoTypeMeta is the error of a document without apiVersion or kind.
+var ErrNoTypeMeta = errors.New("apiVersion and kind are required")
+
 // checkTypeMeta rejects what the API server could not route: without
 // apiVersion and kind there is no schema to validate against.
 func checkTypeMeta(obj map[string]any) error {
@@ -247,7 +250,7 @@ func checkTypeMeta(obj map[string]any) error {
 		missing = append(missing, "kind")
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("object has no %s", strings.Join(missing, " or "))
+		return fmt.Errorf("%w: %s missing", ErrNoTypeMeta, strings.Join(missing, " and "))
 	}
 	return nil
 }

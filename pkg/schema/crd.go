@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -29,13 +30,16 @@ func (e *InvalidCRDError) Error() string {
 }
 
 // CRDsFromDocuments picks the CustomResourceDefinitions out of documents,
-// ignoring other kinds (a CRD folder often holds a kustomization too). Every
+// ignoring other objects (a CRD folder often holds a kustomization too). Every
 // CRD is decoded strictly and validated as the API server validates a CRD on
 // create; the first document that cannot be read or is not a valid CRD is
 // returned as an error naming its file, CRD and fields.
 func CRDsFromDocuments(ctx context.Context, docs []manifest.Document) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	for _, doc := range docs {
+		if errors.Is(doc.Err, manifest.ErrNoTypeMeta) {
+			continue // not a CRD: kustomization.yaml files often have neither field
+		}
 		if doc.Err != nil {
 			return nil, fmt.Errorf("%s: %w", doc.Position(), doc.Err)
 		}

@@ -79,10 +79,18 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	results := make([]report.Result, len(docs))
 	progress := startProgress(streams.Err, len(docs))
 	var next atomic.Int64
+	var crashed atomic.Pointer[error]
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			// A panic here would bypass Run's recover: it runs on this goroutine.
+			defer func() {
+				if r := recover(); r != nil {
+					err := fmt.Errorf("internal error: %v", r)
+					crashed.Store(&err)
+				}
+			}()
+			for ctx.Err() == nil && crashed.Load() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(docs) {
 					return
@@ -94,6 +102,9 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	}
 	wg.Wait()
 	progress.stop()
+	if err := crashed.Load(); err != nil {
+		return &exitError{code: ExitInternal, err: *err}
+	}
 	if ctx.Err() != nil {
 		return &exitError{code: ExitInternal, err: ctx.Err()}
 	}

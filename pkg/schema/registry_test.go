@@ -1,0 +1,168 @@
+package schema_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
+	crdschema "github.com/crdguard/crdguard/pkg/schema"
+)
+
+func TestCRDsFromDocumentsRejectsWhatTheServerRejects(t *testing.T) {
+	valid := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.example.io}
+spec:
+  group: example.io
+  names: {kind: Thing, plural: things}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.a > 0"
+            properties:
+              a: {type: integer}
+`
+	tests := []struct {
+		name, in, want string
+	}{
+		{
+			name: "other kinds are ignored",
+			in:   valid + "---\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n",
+		},
+		{
+			name: "name must be plural.group",
+			in:   strings.Replace(valid, "things.example.io", "thing.example.io", 1),
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "thing.example.io" is invalid: metadata.name: Invalid value: "thing.example.io": must be spec.names.plural+"."+spec.group`,
+		},
+		{
+			name: "CEL that does not compile",
+			in:   strings.Replace(valid, "self.a > 0", "self.b > 0", 1),
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.b \u003e 0","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:5: undefined field 'b'` + "\n | self.b > 0\n | ....^",
+		},
+		{
+			// The server validates the internal version, where one schema
+			// shared by all versions sits at spec.validation; it prints that path.
+			name: "non-structural schema",
+			in:   strings.Replace(valid, "a: {type: integer}", "a: {}", 1),
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid: spec.validation.openAPIV3Schema.properties[spec].properties[a].type: Required value: must not be empty for specified object fields`,
+		},
+		{
+			name: "unknown field in the CRD",
+			in:   strings.Replace(valid, "scope: Namespaced", "scope: Namespaced\n  scoop: x", 1),
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io": strict decoding error: unknown field "spec.scoop"`,
+		},
+		{
+			name: "v1beta1",
+			in:   strings.Replace(valid, "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1", 1),
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io": apiextensions.k8s.io/v1beta1 is not served by Kubernetes since 1.22; convert it to apiextensions.k8s.io/v1`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, err := manifest.Read(strings.NewReader(tt.in), "crds.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			crds, err := crdschema.CRDsFromDocuments(t.Context(), docs)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("error\n got: %s\nwant: %s", got, tt.want)
+			}
+			if err == nil && len(crds) != 1 {
+				t.Errorf("got %d CRDs, want 1", len(crds))
+			}
+		})
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	registry := widgets(t)
+	if got := registry.Kinds(); len(got) != 1 || got[0].String() != "test.crdguard.dev/v1, Kind=Widget" {
+		t.Errorf("Kinds() = %v, want only the served version", got)
+	}
+
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"}}}
+	_, err := registry.Validate(t.Context(), cm, nil)
+	var noSchema *crdschema.NoSchemaError
+	if !errors.As(err, &noSchema) || err.Error() != "no CustomResourceDefinition defines /v1, Kind=ConfigMap" {
+		t.Errorf("ConfigMap: err = %v, want a NoSchemaError", err)
+	}
+
+	for _, tt := range []struct{ ns, want string }{{"", "default"}, {"team-a", "team-a"}} {
+		w := readObject(t, "testdata/cases/valid-minimal/new.yaml")
+		w.SetNamespace(tt.ns)
+		if got := registry.Namespace(w); got != tt.want {
+			t.Errorf("Namespace(%q) = %q, want %q", tt.ns, got, tt.want)
+		}
+	}
+}
+
+func TestNewRegistryRejectsTwoCRDsForOneKind(t *testing.T) {
+	docs, err := manifest.ReadFile("testdata/widgets-crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := crdschema.CRDsFromDocuments(t.Context(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := crds[0].DeepCopy()
+	other.Name = "gadgets.test.crdguard.dev"
+	_, err = crdschema.NewRegistry(crds[0], other)
+	if want := `CustomResourceDefinitions "widgets.test.crdguard.dev" and "gadgets.test.crdguard.dev" both define Widget.test.crdguard.dev`; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	_, err = crdschema.NewRegistry(crds[0], crds[0])
+	if want := `CustomResourceDefinition "widgets.test.crdguard.dev" is given twice`; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
+func TestDefault(t *testing.T) {
+	v, err := widgets(t).Validator(schema.GroupVersionKind{Group: "test.crdguard.dev", Version: "v1", Kind: "Widget"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := readObject(t, "testdata/cases/valid-minimal/new.yaml")
+	obj.Object["spec"].(map[string]any)["users"] = []any{map[string]any{"name": "a"}}
+	obj.Object["spec"].(map[string]any)["ratio"] = nil
+	obj.Object["spec"].(map[string]any)["name"] = nil
+	v.Default(obj)
+	got, _ := obj.MarshalJSON()
+	got = bytes.TrimSpace(got)
+	want := `{"apiVersion":"test.crdguard.dev/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"ratio":null,"replicas":1,"size":"small","users":[{"name":"a","role":"reader"}]}}`
+	if string(got) != want {
+		t.Errorf("defaulted\n got: %s\nwant: %s", got, want)
+	}
+}
+
+func TestValidateUpdateWithUndecodableOldObject(t *testing.T) {
+	registry := widgets(t)
+	obj := readObject(t, "testdata/cases/valid-minimal/new.yaml")
+	old := obj.DeepCopy()
+	old.Object["metadata"] = map[string]any{"name": "w", "labels": "not-a-map"}
+	errs, err := registry.Validate(t.Context(), obj, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != 1 || errs[0].Field != "metadata" || !strings.HasPrefix(errs[0].Detail, "old object: ") {
+		t.Errorf("errs = %v, want one metadata error about the old object", errs)
+	}
+}
