@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
 // NoSchemaError says that no loaded CRD defines an object's kind.
@@ -32,6 +34,20 @@ type Registry struct {
 	served map[schema.GroupKind][]string
 	// namespaced records each group/kind's scope.
 	namespaced map[schema.GroupKind]bool
+}
+
+// RegistryFromFiles reads the CRDs in paths (files or directories of YAML or
+// JSON) and indexes them: the one call an operator's own tests need.
+func RegistryFromFiles(ctx context.Context, paths ...string) (*Registry, error) {
+	docs, err := manifest.ReadPaths(nil, paths...)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := CRDsFromDocuments(ctx, docs)
+	if err != nil {
+		return nil, err
+	}
+	return NewRegistry(crds...)
 }
 
 // NewRegistry indexes crds; they must be valid (see CRDsFromDocuments). Two
@@ -100,16 +116,23 @@ func (r *Registry) Validate(ctx context.Context, obj, old *unstructured.Unstruct
 // obj's own namespace when no CRD defines its kind.
 func (r *Registry) Namespace(obj *unstructured.Unstructured) string {
 	namespaced, known := r.namespaced[obj.GroupVersionKind().GroupKind()]
-	switch {
-	case !known:
-		return obj.GetNamespace()
-	case !namespaced:
-		return ""
-	case obj.GetNamespace() == "":
-		return "default"
-	default:
+	if !known {
 		return obj.GetNamespace()
 	}
+	return effectiveNamespace(namespaced, obj.GetNamespace())
+}
+
+// effectiveNamespace is where kubectl and the server put an object: a
+// namespaced object that names no namespace goes to "default"; a
+// cluster-scoped object's namespace is ignored.
+func effectiveNamespace(namespaced bool, namespace string) string {
+	switch {
+	case !namespaced:
+		return ""
+	case namespace == "":
+		return "default"
+	}
+	return namespace
 }
 
 // Kinds lists the served group/version/kinds, sorted.

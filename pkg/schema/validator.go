@@ -203,14 +203,7 @@ func (v *Validator) prepareForUpdate(ctx context.Context, obj, old *unstructured
 	}
 }
 
-// fixNamespace sets what kubectl and the server would: namespaced objects
-// without a namespace go to "default"; a cluster-scoped object's namespace
-// is ignored.
+// fixNamespace sets the namespace the request would be sent to.
 func (v *Validator) fixNamespace(obj *unstructured.Unstructured) {
-	switch {
-	case v.namespaced && obj.GetNamespace() == "":
-		obj.SetNamespace("default")
-	case !v.namespaced:
-		obj.SetNamespace("")
-	}
+	obj.SetNamespace(effectiveNamespace(v.namespaced, obj.GetNamespace()))
 }

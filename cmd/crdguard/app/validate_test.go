@@ -1,0 +1,226 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/pkg/report"
+)
+
+const (
+	exampleCRD = "../../../examples/mysql/crd.yaml"
+	goodYAML   = "../../../examples/mysql/good.yaml"
+	badYAML    = "../../../examples/mysql/bad.yaml"
+)
+
+type run struct {
+	code          int
+	stdout, stder string
+}
+
+func crdguard(t *testing.T, stdin string, args ...string) run {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(t.Context(), args, Streams{In: strings.NewReader(stdin), Out: &out, Err: &errOut})
+	return run{code, out.String(), errOut.String()}
+}
+
+func decodeReport(t *testing.T, r run) report.Report {
+	t.Helper()
+	var rep report.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("stdout is not a JSON report: %v\n%s", err, r.stdout)
+	}
+	return rep
+}
+
+// fields lists "field type rule" of every violation of a result.
+func fields(res report.Result) []string {
+	var out []string
+	for _, v := range res.Violations {
+		out = append(out, v.Field+" "+v.Type+" "+v.Rule)
+	}
+	return out
+}
+
+func TestValidateExample(t *testing.T) {
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, goodYAML, badYAML)
+	if r.code != ExitViolations {
+		t.Errorf("exit code = %d, want %d; stderr: %s", r.code, ExitViolations, r.stder)
+	}
+	for _, line := range []string{
+		"../../../examples/mysql/good.yaml:1 (document 1): MySQLCluster shop/prod is valid (CREATE)",
+		"../../../examples/mysql/bad.yaml:3 (document 1): MySQLCluster shop/staging is invalid (CREATE):",
+		"  * spec.resource: Forbidden: unknown field: not declared in the schema; kube-apiserver rejects it with fieldValidation=Strict and silently drops it otherwise",
+		`  * spec.version: Invalid value: "integer": spec.version in body must be of type string: "integer"`,
+		"../../../examples/mysql/bad.yaml:21 (document 2): MySQLCluster default/Reporting_DB is invalid (CREATE):",
+		`  * spec.storage.reclaimPolicy: Unsupported value: "Destroy": supported values: "Retain", "Delete"`,
+		"3 objects: 1 allowed, 2 denied, 0 skipped, 0 errors",
+	} {
+		if !strings.Contains(r.stdout, line+"\n") {
+			t.Errorf("output lacks line %q\n%s", line, r.stdout)
+		}
+	}
+	if r.stder != "" {
+		t.Errorf("stderr = %q, want nothing", r.stder)
+	}
+
+	if r := crdguard(t, "", "validate", "--crds", exampleCRD, goodYAML); r.code != ExitOK {
+		t.Errorf("good example: exit code = %d, want 0\n%s%s", r.code, r.stdout, r.stder)
+	}
+}
+
+func TestValidateJSON(t *testing.T) {
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "json", badYAML)
+	if r.code != ExitViolations {
+		t.Fatalf("exit code = %d, want 1; stderr: %s", r.code, r.stder)
+	}
+	rep := decodeReport(t, r)
+	if rep.Version != report.JSONVersion || rep.Summary != (report.Summary{Objects: 2, Denied: 2}) {
+		t.Errorf("version %q summary %+v", rep.Version, rep.Summary)
+	}
+	want := []string{
+		"spec.resource FieldValueForbidden unknown-field",
+		"spec.storage.size FieldValueInvalid validation",
+		"spec.users[0].privileges[1] FieldValueDuplicate validation",
+		"spec.users[1] FieldValueDuplicate validation",
+		"spec.version FieldValueTypeInvalid validation",
+		"<nil> FieldValueInvalid validation",
+	}
+	got := fields(rep.Results[0])
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("violations\n got: %q\nwant: %q", got, want)
+	}
+	res := rep.Results[0]
+	if res.Source != badYAML || res.Document != 0 || res.Line != 3 || res.Namespace != "shop" || res.Name != "staging" || res.Operation != "CREATE" || res.Allowed {
+		t.Errorf("result header = %+v", res)
+	}
+	if v := res.Violations[0]; v.Policy != "schema" || v.Enforcement != report.Deny {
+		t.Errorf("violation = %+v, want policy schema, enforcement Deny", v)
+	}
+}
+
+func TestValidateUpdate(t *testing.T) {
+	// good.yaml moves spec.version from 8.4.0 back to 8.0.36: the CRD's
+	// transition rule forbids it, and only on update.
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "--old", "testdata/old-good.yaml", "-o", "json", goodYAML)
+	if r.code != ExitViolations {
+		t.Fatalf("exit code = %d, want 1; stderr: %s", r.code, r.stder)
+	}
+	res := decodeReport(t, r).Results[0]
+	if res.Operation != "UPDATE" {
+		t.Errorf("operation = %q, want UPDATE", res.Operation)
+	}
+	if len(res.Violations) != 1 || res.Violations[0].Field != "spec.version" || res.Violations[0].Message != `Invalid value: "8.0.36": the MySQL version may not be downgraded` {
+		t.Errorf("violations = %+v", res.Violations)
+	}
+}
+
+func TestValidateBadInput(t *testing.T) {
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "json", "testdata/broken.yaml")
+	if r.code != ExitUsage {
+		t.Errorf("exit code = %d, want 2", r.code)
+	}
+	rep := decodeReport(t, r)
+	if rep.Summary != (report.Summary{Objects: 4, Allowed: 1, Skipped: 1, Errors: 2}) {
+		t.Errorf("summary = %+v", rep.Summary)
+	}
+	wantErrors := []string{
+		"",
+		"yaml: line 13: did not find expected ',' or ']'",
+		"apiVersion and kind are required: apiVersion and kind missing",
+		"",
+	}
+	for i, want := range wantErrors {
+		if got := rep.Results[i].Error; got != want {
+			t.Errorf("result %d error = %q, want %q", i, got, want)
+		}
+	}
+	if want := "crdguard: warning: skipped 1 objects whose kind no CRD defines: v1 ConfigMap (1)\n"; r.stder != want {
+		t.Errorf("stderr = %q, want %q", r.stder, want)
+	}
+}
+
+func TestValidateMissingSchemas(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+	r := crdguard(t, cm, "validate", "--crds", exampleCRD, "--missing-schemas", "error", "-o", "json", "-")
+	if r.code != ExitViolations {
+		t.Fatalf("exit code = %d, want 1; stderr %s", r.code, r.stder)
+	}
+	v := decodeReport(t, r).Results[0].Violations
+	if len(v) != 1 || v[0].Field != "kind" || v[0].Rule != "missing-schema" || v[0].Message != "Not found: no CustomResourceDefinition defines /v1, Kind=ConfigMap; pass the CRD with --crds" {
+		t.Errorf("violations = %+v", v)
+	}
+	if r := crdguard(t, cm, "validate", "--crds", exampleCRD, "-"); r.code != ExitOK || !strings.Contains(r.stdout, "-:1 (document 1): ConfigMap c skipped: no CustomResourceDefinition defines /v1, Kind=ConfigMap") {
+		t.Errorf("skip: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestValidateUsageErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no path", []string{"validate"}, "crdguard: requires at least 1 arg(s), only received 0\nRun 'crdguard --help' for usage.\n"},
+		{"unknown flag", []string{"validate", "--nope", "x"}, "crdguard: unknown flag: --nope\nRun 'crdguard --help' for usage.\n"},
+		{"bad format", []string{"validate", "-o", "yaml", "x"}, "crdguard: invalid argument \"yaml\" for \"-o, --output\" flag: unknown output format \"yaml\": valid formats are text, json, sarif, junit\nRun 'crdguard --help' for usage.\n"},
+		{"bad missing-schemas", []string{"validate", "--missing-schemas", "ignore", goodYAML}, "crdguard: --missing-schemas must be \"skip\" or \"error\", not \"ignore\"\n"},
+		{"missing file", []string{"validate", "--crds", exampleCRD, "nope.yaml"}, "crdguard: stat nope.yaml: no such file or directory\n"},
+		{"invalid CRD", []string{"validate", "--crds", "testdata/invalid-crd.yaml", goodYAML}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
+		{"old object twice", []string{"validate", "--crds", exampleCRD, "--old", "testdata/old-good.yaml", "--old", "testdata/old-good.yaml", goodYAML}, "crdguard: testdata/old-good.yaml:1 (document 1): MySQLCluster shop/prod appears twice in --old\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := crdguard(t, "", tt.args...)
+			if r.code != ExitUsage || r.stder != tt.stderr || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr\n got: %q\nwant: %q", r.code, r.stdout, r.stder, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestValidateOutputFormats(t *testing.T) {
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "junit", goodYAML, badYAML)
+	var suites struct {
+		Suites []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(r.stdout), &suites); err != nil || len(suites.Suites) != 1 || suites.Suites[0].Tests != 3 || suites.Suites[0].Failures != 2 {
+		t.Errorf("junit: %v %+v\n%s", err, suites, r.stdout)
+	}
+	r = crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "sarif", badYAML)
+	var sarif struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 {
+		t.Fatalf("sarif: %v\n%s", err, r.stdout)
+	}
+	res := sarif.Runs[0].Results
+	if len(res) != 9 || res[0].RuleID != "schema/unknown-field" || res[0].Locations[0].PhysicalLocation.Region.StartLine != 3 || res[8].Locations[0].PhysicalLocation.Region.StartLine != 21 {
+		t.Errorf("sarif results = %+v", res)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	if r := crdguard(t, "", "version"); r.code != ExitOK || strings.TrimSpace(r.stdout) == "" {
+		t.Errorf("version: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
