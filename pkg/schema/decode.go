@@ -15,7 +15,7 @@ import (
 const unknownFieldOrigin = "crdguard.dev/unknown-field"
 
 // unknownFieldDetail is the message of an unknown-field error.
-const unknownFieldDetail = "unknown field: not declared in the schema; kube-apiserver rejects it with fieldValidation=Strict and silently drops it otherwise"
+const unknownFieldDetail = "unknown field: the schema does not declare it, so kube-apiserver drops it (and rejects the object only with fieldValidation=Strict)"
 
 // decode does in place what the API server's custom resource decoder does
 // after JSON decoding (the handler's unstructuredSchemaCoercer, then the

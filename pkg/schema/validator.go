@@ -157,6 +157,16 @@ func normalize(errs field.ErrorList) field.ErrorList {
 	})
 }
 
+// Warnings returns the warnings kube-apiserver sends with a successful
+// create (old == nil) or update of obj, such as finalizer names that are not
+// domain-qualified. Neither argument is modified.
+func (v *Validator) Warnings(ctx context.Context, obj, old *unstructured.Unstructured) []string {
+	if old == nil {
+		return v.strategy.WarningsOnCreate(ctx, obj)
+	}
+	return v.strategy.WarningsOnUpdate(ctx, obj, old)
+}
+
 // Default applies the schema's defaults to obj in place, as the server does
 // while decoding a request (after pruning nulls that have no default).
 func (v *Validator) Default(obj *unstructured.Unstructured) {

@@ -197,8 +197,13 @@ func (o *validateOptions) evaluate(ctx context.Context, registry *schema.Registr
 		}}
 	case err != nil:
 		res.Error = err.Error()
-	default:
+	case len(errs) > 0:
 		res.Violations = schemaFindings(errs)
+	default:
+		// The server sends its warnings only with a request it accepts.
+		if v, err := registry.Validator(obj.GroupVersionKind()); err == nil {
+			res.Warnings = v.Warnings(ctx, obj, old)
+		}
 	}
 	return res
 }

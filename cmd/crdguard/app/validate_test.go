@@ -54,7 +54,7 @@ func TestValidateExample(t *testing.T) {
 	for _, line := range []string{
 		"../../../examples/mysql/good.yaml:1 (document 1): MySQLCluster shop/prod is valid (CREATE)",
 		"../../../examples/mysql/bad.yaml:3 (document 1): MySQLCluster shop/staging is invalid (CREATE):",
-		"  * spec.resource: Forbidden: unknown field: not declared in the schema; kube-apiserver rejects it with fieldValidation=Strict and silently drops it otherwise",
+		"  * spec.resource: Forbidden: unknown field: the schema does not declare it, so kube-apiserver drops it (and rejects the object only with fieldValidation=Strict)",
 		`  * spec.version: Invalid value: "integer": spec.version in body must be of type string: "integer"`,
 		"../../../examples/mysql/bad.yaml:21 (document 2): MySQLCluster default/Reporting_DB is invalid (CREATE):",
 		`  * spec.storage.reclaimPolicy: Unsupported value: "Destroy": supported values: "Retain", "Delete"`,
@@ -222,5 +222,26 @@ func TestValidateOutputFormats(t *testing.T) {
 func TestVersion(t *testing.T) {
 	if r := crdguard(t, "", "version"); r.code != ExitOK || strings.TrimSpace(r.stdout) == "" {
 		t.Errorf("version: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestValidateWarnings(t *testing.T) {
+	obj := `apiVersion: db.example.io/v1
+kind: MySQLCluster
+metadata:
+  name: prod
+  finalizers: [cleanup]
+spec:
+  version: "8.0.36"
+  image: mysql:8.0.36
+  storage: {size: 10Gi}
+`
+	r := crdguard(t, obj, "validate", "--crds", exampleCRD, "-o", "json", "-")
+	if r.code != ExitOK {
+		t.Fatalf("exit code = %d; %s", r.code, r.stder)
+	}
+	want := `metadata.finalizers: "cleanup": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`
+	if w := decodeReport(t, r).Results[0].Warnings; len(w) != 1 || w[0] != want {
+		t.Errorf("warnings = %q, want [%q]", w, want)
 	}
 }
