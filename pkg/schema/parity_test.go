@@ -24,15 +24,7 @@ func upstreamCases(t testing.TB) string {
 
 func TestUpstreamParityCorpus(t *testing.T) {
 	dir := upstreamCases(t)
-	crdDocs, err := manifest.ReadPaths(nil, filepath.Join(dir, "crds"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := schema.CRDsFromDocuments(t.Context(), crdDocs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	registry, err := schema.NewRegistry(crds...)
+	registry, err := schema.RegistryFromFiles(t.Context(), filepath.Join(dir, "crds"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,15 +18,7 @@ var update = flag.Bool("update", false, "rewrite the want.txt files from the cur
 // widgets compiles the test CRD, which exercises every validation class.
 func widgets(t testing.TB) *schema.Registry {
 	t.Helper()
-	docs, err := manifest.ReadFile("testdata/widgets-crd.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := schema.CRDsFromDocuments(t.Context(), docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	registry, err := schema.NewRegistry(crds...)
+	registry, err := schema.RegistryFromFiles(t.Context(), "testdata/widgets-crd.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
