@@ -36,8 +36,15 @@ bench: tools ## Benchmarks: per-object validation, and CLI throughput against ku
 	$(GO) test ./pkg/schema/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5
 	$(GO) run ./bench
 
+.PHONY: generate
+generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controller-gen.
+	CG="$$($(TOOLS) controller-gen)" && $$CG object paths=./pkg/apis/... && \
+		$$CG crd paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
+	cp config/crd/bases/crdguard.dev_guardpolicies.yaml pkg/apis/crdguard/v1alpha1/crd.yaml
+
 .PHONY: verify
-verify: ## Fail on gofmt, go vet, untidy go.mod or stale generated files.
+verify: generate ## Fail on gofmt, go vet, untidy go.mod or stale generated files.
+	@git diff --exit-code -- pkg/apis config/crd || { echo "generated files are stale: run make generate and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	$(GO) mod tidy -diff

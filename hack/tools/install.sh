@@ -7,6 +7,7 @@
 #   kube-apiserver | kubectl | etcd   bin/k8s/<k8s-version>-<goos>-<goarch>/NAME
 #   envtest        all three above; prints the directory (KUBEBUILDER_ASSETS)
 #   kubeconform    bin/kubeconform-<version>/kubeconform
+#   controller-gen bin/controller-gen-<version>/controller-gen
 #   openapi2jsonschema  prints the path of kubeconform's python script
 #                       (scripts/openapi2jsonschema.py) in the module cache
 #   corpus MODULE  prints the source dir of a CRD corpus module pinned in
@@ -16,6 +17,7 @@
 # Versions come from the go.mod files beside this script:
 #   go.mod          k8s.io/kubernetes (kube-apiserver, kubectl), kubeconform
 #   etcd/go.mod     go.etcd.io/etcd/server/v3 (etcd)
+#   controller-gen/go.mod  sigs.k8s.io/controller-tools (controller-gen)
 #   corpora/go.mod  cert-manager, gateway-api, prometheus-operator (CRD YAML)
 # Override the output root with BIN_DIR (default: <repo>/bin).
 set -eu
@@ -99,7 +101,16 @@ install_kubeconform() {
 	echo "$dir/kubeconform"
 }
 
-[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|openapi2jsonschema|corpus MODULE|all ..."
+install_controller_gen() {
+	v=$(modversion "$TOOLS_DIR/controller-gen" sigs.k8s.io/controller-tools)
+	dir=$BIN_DIR/controller-gen-$v
+	if [ ! -x "$dir/controller-gen" ]; then
+		gobuild "$TOOLS_DIR/controller-gen" "$dir" "-s -w -X sigs.k8s.io/controller-tools/pkg/version.version=$v" sigs.k8s.io/controller-tools/cmd/controller-gen
+	fi
+	echo "$dir/controller-gen"
+}
+
+[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|openapi2jsonschema|corpus MODULE|all ..."
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -111,6 +122,7 @@ while [ $# -gt 0 ]; do
 		envtest_dir
 		;;
 	kubeconform) install_kubeconform ;;
+	controller-gen) install_controller_gen ;;
 	openapi2jsonschema)
 		f=$(moddir "$TOOLS_DIR" github.com/yannh/kubeconform)/scripts/openapi2jsonschema.py
 		[ -f "$f" ] || die "not found: $f"
@@ -125,6 +137,7 @@ while [ $# -gt 0 ]; do
 		install_k8s kube-apiserver kubectl
 		install_etcd
 		install_kubeconform
+		install_controller_gen
 		;;
 	*) die "unknown tool: $1" ;;
 	esac

@@ -157,6 +157,17 @@ func normalize(errs field.ErrorList) field.ErrorList {
 	})
 }
 
+// Decode returns obj as the API server would store it and show it to
+// admission webhooks: unknown fields pruned, defaults applied. When the
+// server could not decode obj at all, Decode returns an unchanged copy.
+func (v *Validator) Decode(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	decoded := obj.DeepCopy()
+	if _, err := v.decode(decoded); err != nil {
+		return obj.DeepCopy()
+	}
+	return decoded
+}
+
 // Warnings returns the warnings kube-apiserver sends with a successful
 // create (old == nil) or update of obj, such as finalizer names that are not
 // domain-qualified. Neither argument is modified.

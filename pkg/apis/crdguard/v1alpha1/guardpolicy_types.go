@@ -1,0 +1,373 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ApproveAnnotation on an object asks for an exception:
+// "<rule>[,<rule>...]: <reason>". It lifts the named rules' Deny findings
+// when the requesting user is one of the policy's approvers.
+const ApproveAnnotation = "crdguard.dev/approve"
+
+// GuardPolicy runs built-in rules on the requests it matches.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=gp,categories=crdguard
+// +kubebuilder:printcolumn:name="Enforcement",type=string,JSONPath=`.spec.enforcement`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type GuardPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec GuardPolicySpec `json:"spec"`
+}
+
+// GuardPolicyList is a list of GuardPolicies.
+//
+// +kubebuilder:object:root=true
+type GuardPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []GuardPolicy `json:"items"`
+}
+
+// GuardPolicySpec is what a GuardPolicy checks and how.
+type GuardPolicySpec struct {
+	// Match selects the requests the policy applies to.
+	Match Match `json:"match"`
+
+	// Enforcement of the rules that set none. Default: Deny.
+	// +kubebuilder:default=Deny
+	// +optional
+	Enforcement Enforcement `json:"enforcement,omitempty"`
+
+	// Approvers may lift this policy's Deny findings for one request with
+	// the crdguard.dev/approve annotation. Default: nobody.
+	// +optional
+	Approvers *Approvers `json:"approvers,omitempty"`
+
+	// Rules are the checks, each with a name unique in the policy.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Rules []Rule `json:"rules"`
+}
+
+// Enforcement says what a finding does to the request.
+// +kubebuilder:validation:Enum=Deny;Warn;Audit
+type Enforcement string
+
+const (
+	// Deny rejects the request.
+	Deny Enforcement = "Deny"
+	// Warn accepts the request and returns an admission warning.
+	Warn Enforcement = "Warn"
+	// Audit accepts the request and records an audit annotation.
+	Audit Enforcement = "Audit"
+)
+
+// Operation is an admission operation.
+// +kubebuilder:validation:Enum=CREATE;UPDATE;DELETE
+type Operation string
+
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+	Delete Operation = "DELETE"
+)
+
+// Match selects requests. All of its fields must match.
+type Match struct {
+	// Resources are the kinds the policy applies to; any one must match.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Resources []ResourceMatch `json:"resources"`
+
+	// Operations the policy applies to. Default: CREATE, UPDATE and DELETE.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=3
+	// +optional
+	Operations []Operation `json:"operations,omitempty"`
+
+	// NamespaceSelector matches the labels of the object's namespace.
+	// Cluster-scoped objects match only an empty selector. Default: all.
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+
+	// ObjectSelector matches the object's labels (the old object's on
+	// DELETE). Default: all.
+	// +optional
+	ObjectSelector *metav1.LabelSelector `json:"objectSelector,omitempty"`
+
+	// ExcludedNamespaces are never matched.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +optional
+	ExcludedNamespaces []string `json:"excludedNamespaces,omitempty"`
+}
+
+// ResourceMatch names kinds of one API group.
+type ResourceMatch struct {
+	// Group is the API group; "" is the core group, "*" any group.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Group string `json:"group,omitempty"`
+
+	// Versions of the group; "*" or none means every version.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Versions []string `json:"versions,omitempty"`
+
+	// Kinds, as in an object's "kind" field; "*" means every kind.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Kinds []string `json:"kinds"`
+}
+
+// Approvers are the identities allowed to approve exceptions.
+type Approvers struct {
+	// Users by name.
+	// +listType=set
+	// +optional
+	Users []string `json:"users,omitempty"`
+	// Groups by name; a user in any of them is an approver.
+	// +listType=set
+	// +optional
+	Groups []string `json:"groups,omitempty"`
+	// ServiceAccounts as "namespace/name".
+	// +listType=set
+	// +optional
+	ServiceAccounts []string `json:"serviceAccounts,omitempty"`
+}
+
+// Rule is one named check. Exactly one of its rule fields is set.
+// +kubebuilder:validation:XValidation:rule="[has(self.resources), has(self.imageVersion), has(self.transitions), has(self.deletion), has(self.cel), has(self.defaults)].filter(x, x).size() == 1",message="exactly one of resources, imageVersion, transitions, deletion, cel and defaults must be set"
+type Rule struct {
+	// Name identifies the rule in findings and approvals.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// Enforcement of this rule's findings. Default: the policy's.
+	// +optional
+	Enforcement Enforcement `json:"enforcement,omitempty"`
+
+	// Resources checks requests, limits and their ratio.
+	// +optional
+	Resources *ResourcesRule `json:"resources,omitempty"`
+	// ImageVersion checks that images agree with a version field.
+	// +optional
+	ImageVersion *ImageVersionRule `json:"imageVersion,omitempty"`
+	// Transitions restrict how fields may change on UPDATE.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Transitions []FieldTransition `json:"transitions,omitempty"`
+	// Deletion protects objects from DELETE.
+	// +optional
+	Deletion *DeletionRule `json:"deletion,omitempty"`
+	// CEL is a custom rule.
+	// +optional
+	CEL *CELRule `json:"cel,omitempty"`
+	// Defaults fills in missing values (mutating webhook, --show-patches).
+	// +optional
+	Defaults *DefaultsRule `json:"defaults,omitempty"`
+}
+
+// ResourcesPreset names a set of paths to ResourceRequirements.
+// +kubebuilder:validation:Enum=Workloads
+type ResourcesPreset string
+
+// Workloads covers the containers and initContainers of Pods, Deployments,
+// StatefulSets, DaemonSets, ReplicaSets, ReplicationControllers, Jobs and
+// CronJobs.
+const Workloads ResourcesPreset = "Workloads"
+
+// ResourcesRule checks ResourceRequirements-shaped objects: maps "requests"
+// and "limits" from resource name to quantity.
+// +kubebuilder:validation:XValidation:rule="has(self.paths) || has(self.preset)",message="paths or preset is required"
+type ResourcesRule struct {
+	// Paths to ResourceRequirements objects, like field paths; "[*]" stands
+	// for every item of a list: "spec.template.spec.containers[*].resources".
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Paths []string `json:"paths,omitempty"`
+	// Preset adds the paths of a known set of kinds.
+	// +optional
+	Preset ResourcesPreset `json:"preset,omitempty"`
+	// RequireRequests lists resources every path must request.
+	// +listType=set
+	// +optional
+	RequireRequests []string `json:"requireRequests,omitempty"`
+	// RequireLimits lists resources every path must limit.
+	// +listType=set
+	// +optional
+	RequireLimits []string `json:"requireLimits,omitempty"`
+	// Ratios bound limit/request per resource, where both are set.
+	// +listType=map
+	// +listMapKey=resource
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Ratios []RatioBand `json:"ratios,omitempty"`
+}
+
+// RatioBand bounds limit/request for one resource.
+// +kubebuilder:validation:XValidation:rule="has(self.min) || has(self.max)",message="min or max is required"
+type RatioBand struct {
+	// Resource name, like cpu or memory.
+	Resource string `json:"resource"`
+	// Min is the lowest allowed ratio, inclusive unless MinExclusive.
+	// +optional
+	Min *resource.Quantity `json:"min,omitempty"`
+	// +optional
+	MinExclusive bool `json:"minExclusive,omitempty"`
+	// Max is the highest allowed ratio, inclusive unless MaxExclusive.
+	// +optional
+	Max *resource.Quantity `json:"max,omitempty"`
+	// +optional
+	MaxExclusive bool `json:"maxExclusive,omitempty"`
+}
+
+// VersionCompare says when an image tag agrees with a version.
+// +kubebuilder:validation:Enum=Exact;Semver;TagPrefix
+type VersionCompare string
+
+const (
+	// CompareExact: the tag equals the version.
+	CompareExact VersionCompare = "Exact"
+	// CompareSemver: equal as semantic versions ("v" prefix and build
+	// metadata ignored).
+	CompareSemver VersionCompare = "Semver"
+	// CompareTagPrefix: the tag is the version, optionally followed by "-"
+	// and a variant ("8.0.36-debian12" agrees with "8.0.36").
+	CompareTagPrefix VersionCompare = "TagPrefix"
+)
+
+// ImageVersionRule checks that images carry the version an object declares.
+// +kubebuilder:validation:XValidation:rule="has(self.imagePaths) || has(self.containersPath)",message="imagePaths or containersPath is required"
+type ImageVersionRule struct {
+	// VersionPath is the path of the declared version, like spec.version.
+	VersionPath string `json:"versionPath"`
+	// ImagePaths are paths of image references, like spec.image.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	ImagePaths []string `json:"imagePaths,omitempty"`
+	// ContainersPath is the path of a container list, like
+	// spec.template.spec.containers; each item's image is checked.
+	// +optional
+	ContainersPath string `json:"containersPath,omitempty"`
+	// ContainerName restricts the check to one container of the list.
+	// +optional
+	ContainerName string `json:"containerName,omitempty"`
+	// ExcludeContainers are skipped by name (sidecars).
+	// +listType=set
+	// +optional
+	ExcludeContainers []string `json:"excludeContainers,omitempty"`
+	// Compare says when a tag agrees with the version. Default: Semver.
+	// +kubebuilder:default=Semver
+	// +optional
+	Compare VersionCompare `json:"compare,omitempty"`
+	// DigestOnly is the enforcement for an image pinned by digest alone,
+	// whose version cannot be read. Default: Deny.
+	// +kubebuilder:validation:Enum=Deny;Warn
+	// +kubebuilder:default=Deny
+	// +optional
+	DigestOnly Enforcement `json:"digestOnly,omitempty"`
+}
+
+// TransitionCheck is a restriction on how a value may change.
+// +kubebuilder:validation:Enum=Immutable;NoDecrease;NoIncrease;NoDowngrade;MaxMinorSkip;NoRemoval
+type TransitionCheck string
+
+const (
+	// Immutable: the value may not change once set.
+	Immutable TransitionCheck = "Immutable"
+	// NoDecrease: a number or quantity may not go down.
+	NoDecrease TransitionCheck = "NoDecrease"
+	// NoIncrease: a number or quantity may not go up.
+	NoIncrease TransitionCheck = "NoIncrease"
+	// NoDowngrade: a semantic version may not go down.
+	NoDowngrade TransitionCheck = "NoDowngrade"
+	// MaxMinorSkip: a semantic version may skip at most MaxMinorSkip minor
+	// versions, and not change its major version.
+	MaxMinorSkip TransitionCheck = "MaxMinorSkip"
+	// NoRemoval: list items (by key) and map keys may not be removed.
+	NoRemoval TransitionCheck = "NoRemoval"
+)
+
+// FieldTransition restricts one field on UPDATE.
+// +kubebuilder:validation:XValidation:rule="self.check != 'MaxMinorSkip' || has(self.maxMinorSkip)",message="maxMinorSkip is required for check MaxMinorSkip"
+type FieldTransition struct {
+	// Path of the field; "[*]" matches list items by Keys.
+	Path string `json:"path"`
+	// Check is the restriction.
+	Check TransitionCheck `json:"check"`
+	// MaxMinorSkip is the most minor versions one update may skip.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MaxMinorSkip *int32 `json:"maxMinorSkip,omitempty"`
+	// Keys identify list items for "[*]" and NoRemoval. Default: the
+	// list's x-kubernetes-list-map-keys in the CRD, else "name".
+	// +listType=set
+	// +optional
+	Keys []string `json:"keys,omitempty"`
+}
+
+// DeletionRule protects objects from DELETE.
+type DeletionRule struct {
+	// Condition is a CEL expression over "object" (the object being
+	// deleted); deletion is denied only when it is true. Default: always.
+	// +optional
+	Condition string `json:"condition,omitempty"`
+	// Message explains the denial.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// CELRule is a custom check in the Kubernetes CEL environment, with
+// "object", "oldObject" (null unless UPDATE or DELETE) and "request"
+// (operation, userInfo, namespace, name).
+type CELRule struct {
+	// Expression must evaluate to true for the request to pass.
+	Expression string `json:"expression"`
+	// Message explains a failure.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// MessageExpression computes the message; it wins over Message.
+	// +optional
+	MessageExpression string `json:"messageExpression,omitempty"`
+	// FieldPath is where findings are reported, like spec.replicas.
+	// Default: the object.
+	// +optional
+	FieldPath string `json:"fieldPath,omitempty"`
+}
+
+// DefaultsRule fills in what is missing.
+// +kubebuilder:validation:XValidation:rule="has(self.paths) || has(self.preset)",message="paths or preset is required"
+type DefaultsRule struct {
+	// Paths to ResourceRequirements objects, as in ResourcesRule.
+	// +listType=set
+	// +optional
+	Paths []string `json:"paths,omitempty"`
+	// Preset adds the paths of a known set of kinds.
+	// +optional
+	Preset ResourcesPreset `json:"preset,omitempty"`
+	// Limits fills a missing limit from the request.
+	// +listType=map
+	// +listMapKey=resource
+	// +kubebuilder:validation:MinItems=1
+	Limits []LimitDefault `json:"limits"`
+}
+
+// LimitDefault sets limits[resource] = requests[resource] × RequestMultiplier
+// where the limit is missing and the request is set.
+type LimitDefault struct {
+	Resource          string            `json:"resource"`
+	RequestMultiplier resource.Quantity `json:"requestMultiplier"`
+}

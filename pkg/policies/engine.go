@@ -1,0 +1,233 @@
+package policies
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// SchemaPolicy is the Policy of findings from CRD schema validation.
+const SchemaPolicy = "schema"
+
+// InvalidPolicyError is a GuardPolicy that cannot be compiled.
+type InvalidPolicyError struct {
+	Name string
+	Errs field.ErrorList
+}
+
+func (e *InvalidPolicyError) Error() string {
+	return fmt.Sprintf("GuardPolicy %q is invalid: %v", e.Name, e.Errs.ToAggregate())
+}
+
+// Engine evaluates requests against CRD schemas and GuardPolicies. It is
+// immutable and safe for concurrent use; build a new one when policies or
+// CRDs change.
+type Engine struct {
+	schemas  *schema.Registry
+	policies []*policy
+}
+
+// NewEngine compiles the policies. schemas may be nil: then only policies
+// are evaluated. A policy that does not compile is an *InvalidPolicyError.
+func NewEngine(schemas *schema.Registry, guardPolicies ...*v1alpha1.GuardPolicy) (*Engine, error) {
+	e := &Engine{schemas: schemas}
+	env := &compileEnv{schemas: schemas}
+	for _, gp := range guardPolicies {
+		p, errs := compilePolicy(gp, env)
+		if len(errs) > 0 {
+			return nil, &InvalidPolicyError{Name: gp.Name, Errs: errs}
+		}
+		e.policies = append(e.policies, p)
+	}
+	// Policies run in name order, so findings come out in the same order
+	// whatever order the policies were loaded in.
+	slices.SortFunc(e.policies, func(a, b *policy) int { return cmp.Compare(a.name, b.name) })
+	return e, nil
+}
+
+// Evaluate decides a request. An error means the request could not be
+// evaluated (a CRD schema that does not compile, say): the caller must not
+// treat that as allowed.
+func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
+	var res Result
+	if req.subject() == nil {
+		return res, errors.New("the request has no object")
+	}
+	view := req
+	if req.Operation != v1alpha1.Delete && e.schemas != nil {
+		validator, err := e.schemas.Validator(req.Object.GroupVersionKind())
+		var noSchema *schema.NoSchemaError
+		switch {
+		case errors.As(err, &noSchema):
+		case err != nil:
+			return res, err
+		default:
+			res.Schema = true
+			errs, err := e.schemas.Validate(ctx, req.Object, req.OldObject)
+			if err != nil {
+				return res, err
+			}
+			res.Violations = append(res.Violations, schemaViolations(errs)...)
+			// Policies see what admission webhooks see: the object pruned
+			// and defaulted by the API server.
+			view.Object = validator.Decode(req.Object)
+			if req.OldObject != nil {
+				view.OldObject = validator.Decode(req.OldObject)
+			}
+		}
+	}
+
+	var matched []*policy
+	for _, p := range e.policies {
+		ok, warning := p.matches(&view)
+		if warning != "" {
+			res.Warnings = append(res.Warnings, warning)
+		}
+		if ok {
+			matched = append(matched, p)
+			res.Policies = append(res.Policies, p.name)
+		}
+	}
+	if err := e.mutate(ctx, &view, matched, &res); err != nil {
+		return res, err
+	}
+	for _, p := range matched {
+		for _, r := range p.rules {
+			if !slices.Contains(r.operations(), req.Operation) {
+				continue
+			}
+			for _, f := range r.check(ctx, &view) {
+				res.Violations = append(res.Violations, Violation{
+					Field:       f.Field,
+					Type:        string(f.Type),
+					Message:     f.ErrorBody(),
+					Policy:      p.name,
+					Rule:        r.name,
+					Enforcement: cmp.Or(f.enforcement, r.enforcement),
+				})
+			}
+		}
+	}
+	e.applyApproval(&view, matched, &res)
+	report(&res)
+	return res, nil
+}
+
+// mutate collects the patches of the matched policies' mutating rules and
+// applies them to the view, so the checks see the object as the mutating
+// webhook leaves it.
+func (e *Engine) mutate(ctx context.Context, view *Request, matched []*policy, res *Result) error {
+	if view.Operation == v1alpha1.Delete {
+		return nil
+	}
+	for _, p := range matched {
+		for _, r := range p.rules {
+			if m, ok := r.rule.(mutator); ok && slices.Contains(r.operations(), view.Operation) {
+				res.Patches = append(res.Patches, m.mutate(ctx, view)...)
+			}
+		}
+	}
+	if len(res.Patches) == 0 {
+		return nil
+	}
+	patched, err := applyPatches(view.Object, res.Patches)
+	if err != nil {
+		return fmt.Errorf("applying default patches: %w", err)
+	}
+	view.Object = patched
+	return nil
+}
+
+// schemaViolations turns the API server's field errors into violations.
+// The message is the cause message kube-apiserver sends, so output reads
+// as kubectl's does.
+func schemaViolations(errs field.ErrorList) []Violation {
+	out := make([]Violation, len(errs))
+	for i, e := range errs {
+		rule := "validation"
+		if schema.IsUnknownField(e) {
+			rule = "unknown-field"
+		}
+		out[i] = Violation{Field: e.Field, Type: string(e.Type), Message: e.ErrorBody(), Policy: SchemaPolicy, Rule: rule, Enforcement: v1alpha1.Deny}
+	}
+	return out
+}
+
+// applyApproval lifts the Deny findings an approver's annotation names.
+func (e *Engine) applyApproval(view *Request, matched []*policy, res *Result) {
+	value, ok := view.subject().GetAnnotations()[v1alpha1.ApproveAnnotation]
+	if !ok {
+		return
+	}
+	a, err := parseApproval(value)
+	if err != nil {
+		res.Warnings = append(res.Warnings, "ignored: "+err.Error())
+		return
+	}
+	known := map[string]bool{}
+	for _, p := range matched {
+		for _, r := range p.rules {
+			known[r.name], known[p.name+"/"+r.name] = true, true
+		}
+	}
+	for _, r := range a.rules {
+		if !known[r] {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s names rule %q, which no matching policy has", v1alpha1.ApproveAnnotation, r))
+		}
+	}
+	user := view.UserInfo.Username
+	var lifted []string
+	for i := range res.Violations {
+		v := &res.Violations[i]
+		if v.Enforcement != v1alpha1.Deny || v.Policy == SchemaPolicy || !a.names(v.Policy, v.Rule) {
+			continue
+		}
+		p := matched[slices.IndexFunc(matched, func(p *policy) bool { return p.name == v.Policy })]
+		if !isApprover(p.spec.Approvers, view.UserInfo) {
+			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user, p.name, describeApprovers(p.spec.Approvers))
+			continue
+		}
+		v.Enforcement = v1alpha1.Audit
+		if id := v.Policy + "/" + v.Rule; !slices.Contains(lifted, id) {
+			lifted = append(lifted, id)
+		}
+	}
+	if len(lifted) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("approved by %s: %s: %s", user, strings.Join(lifted, ", "), a.reason))
+		setAuditAnnotation(res, ApprovalAuditAnnotation, fmt.Sprintf("user=%s rules=%s reason=%s", user, strings.Join(lifted, ","), a.reason))
+	}
+}
+
+// report turns Warn findings into admission warnings and Audit findings
+// into audit annotations, one per policy and rule.
+func report(res *Result) {
+	for _, v := range res.Violations {
+		switch v.Enforcement {
+		case v1alpha1.Warn:
+			res.Warnings = append(res.Warnings, fmt.Sprintf("[%s/%s] %s: %s", v.Policy, v.Rule, v.Field, v.Message))
+		case v1alpha1.Audit:
+			key := v.Policy + "." + v.Rule
+			entry := v.Field + ": " + v.Message
+			if prev, ok := res.AuditAnnotations[key]; ok {
+				entry = prev + "; " + entry
+			}
+			setAuditAnnotation(res, key, entry)
+		}
+	}
+}
+
+func setAuditAnnotation(res *Result, key, value string) {
+	if res.AuditAnnotations == nil {
+		res.AuditAnnotations = map[string]string{}
+	}
+	res.AuditAnnotations[key] = value
+}
+

@@ -1,0 +1,79 @@
+package policies
+
+import (
+	"gomodules.xyz/jsonpatch/v2"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// Request is one admission request, as the webhook receives it or the CLI
+// simulates it.
+type Request struct {
+	Operation v1alpha1.Operation
+	// Object is the object after the operation; nil on DELETE.
+	Object *unstructured.Unstructured
+	// OldObject is the stored object on UPDATE and DELETE.
+	OldObject *unstructured.Unstructured
+	// Namespace the object is in; "" for cluster-scoped objects.
+	Namespace string
+	// NamespaceLabels are the labels of Namespace; nil when unknown, which
+	// makes a policy with a namespaceSelector match against no labels (and
+	// say so in a warning).
+	NamespaceLabels map[string]string
+	UserInfo        authenticationv1.UserInfo
+	// DryRun requests are evaluated exactly like real ones.
+	DryRun bool
+}
+
+// subject is the object the request is about: the new object, or the
+// stored one on DELETE.
+func (r *Request) subject() *unstructured.Unstructured {
+	if r.Object != nil {
+		return r.Object
+	}
+	return r.OldObject
+}
+
+// Violation is one finding: where, what, which policy and rule, and what it
+// does to the request.
+type Violation struct {
+	// Field is the field path as the API server prints it.
+	Field string
+	// Type is the field.ErrorType, like FieldValueInvalid.
+	Type string
+	// Message is the cause message, like "Invalid value: 3: ...".
+	Message string
+	// Policy is the GuardPolicy name, or "schema".
+	Policy      string
+	Rule        string
+	Enforcement v1alpha1.Enforcement
+}
+
+// Result is the verdict on a request.
+type Result struct {
+	// Violations at every enforcement level, schema findings first.
+	Violations []Violation
+	// Warnings go back to the client as admission warnings.
+	Warnings []string
+	// AuditAnnotations go to the API server's audit log.
+	AuditAnnotations map[string]string
+	// Patches are the mutations the defaults rules propose (and schema
+	// defaults, when asked for).
+	Patches []jsonpatch.Operation
+	// Schema tells whether a CRD schema validated the object.
+	Schema bool
+	// Policies names the policies that matched the request.
+	Policies []string
+}
+
+// Allowed is false when any violation is at Deny level.
+func (r *Result) Allowed() bool {
+	for _, v := range r.Violations {
+		if v.Enforcement == v1alpha1.Deny {
+			return false
+		}
+	}
+	return true
+}

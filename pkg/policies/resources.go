@@ -1,0 +1,211 @@
+package policies
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"math/big"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// resourcesKind checks ResourceRequirements: required requests and limits,
+// and the limit/request ratio of each resource.
+var resourcesKind = ruleKind{
+	name:       "resources",
+	configured: func(r *v1alpha1.Rule) bool { return r.Resources != nil },
+	compile:    compileResources,
+}
+
+type resourcesRule struct {
+	paths           []objectPath
+	preset          v1alpha1.ResourcesPreset
+	requireRequests []string
+	requireLimits   []string
+	ratios          []ratioBand
+}
+
+// ratioBand holds its bounds as exact rationals: a ratio at the boundary
+// (exactly 4× with a max of 4) is decided without float rounding.
+type ratioBand struct {
+	resource                   string
+	min, max                   *big.Rat
+	minExclusive, maxExclusive bool
+}
+
+func compileResources(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (rule, field.ErrorList) {
+	cfg := spec.Resources
+	path = path.Child("resources")
+	paths, errs := parsePaths(cfg.Paths, path.Child("paths"))
+	r := &resourcesRule{paths: paths, preset: cfg.Preset, requireRequests: cfg.RequireRequests, requireLimits: cfg.RequireLimits}
+	if len(cfg.Paths) == 0 && cfg.Preset == "" {
+		errs = append(errs, field.Required(path.Child("paths"), "paths or preset is required"))
+	}
+	for i, b := range cfg.Ratios {
+		at := path.Child("ratios").Index(i)
+		band := ratioBand{resource: b.Resource, minExclusive: b.MinExclusive, maxExclusive: b.MaxExclusive}
+		if b.Min != nil {
+			band.min = quantityRat(*b.Min)
+		}
+		if b.Max != nil {
+			band.max = quantityRat(*b.Max)
+		}
+		switch {
+		case band.min == nil && band.max == nil:
+			errs = append(errs, field.Required(at, "min or max is required"))
+		case band.min != nil && band.min.Sign() <= 0:
+			errs = append(errs, field.Invalid(at.Child("min"), b.Min.String(), "must be greater than 0"))
+		case band.min != nil && band.max != nil && band.min.Cmp(band.max) > 0:
+			errs = append(errs, field.Invalid(at.Child("max"), b.Max.String(), "must not be less than min "+b.Min.String()))
+		}
+		r.ratios = append(r.ratios, band)
+	}
+	return r, errs
+}
+
+func (r *resourcesRule) operations() []v1alpha1.Operation { return createUpdate }
+
+func (r *resourcesRule) check(_ context.Context, req *Request) []finding {
+	obj := req.Object
+	var out []finding
+	for _, p := range resourcePaths(r.paths, r.preset, obj.GetKind()) {
+		p.visit(obj.Object, func(path *field.Path, value any, found bool) {
+			out = append(out, findings(r.checkRequirements(path, value, found)...)...)
+		})
+	}
+	return out
+}
+
+func (r *resourcesRule) checkRequirements(path *field.Path, value any, found bool) field.ErrorList {
+	var reqs map[string]any
+	if found {
+		var ok bool
+		if reqs, ok = value.(map[string]any); !ok {
+			return field.ErrorList{field.TypeInvalid(path, value, "must be an object with requests and limits")}
+		}
+	}
+	requests, errs := quantities(reqs["requests"], path.Child("requests"))
+	limits, limitErrs := quantities(reqs["limits"], path.Child("limits"))
+	errs = append(errs, limitErrs...)
+
+	for _, name := range r.requireRequests {
+		if _, ok := requests[name]; !ok {
+			errs = append(errs, field.Required(path.Child("requests", name), fmt.Sprintf("no %s request; this policy requires requests for %s", name, strings.Join(r.requireRequests, ", "))))
+		}
+	}
+	for _, name := range r.requireLimits {
+		if _, ok := limits[name]; !ok {
+			errs = append(errs, field.Required(path.Child("limits", name), fmt.Sprintf("no %s limit; this policy requires limits for %s", name, strings.Join(r.requireLimits, ", "))))
+		}
+	}
+	for _, band := range r.ratios {
+		request, hasRequest := requests[band.resource]
+		limit, hasLimit := limits[band.resource]
+		if hasRequest && hasLimit {
+			if msg := band.violation(request, limit); msg != "" {
+				errs = append(errs, field.Invalid(path.Child("limits", band.resource), field.OmitValueType{}, msg))
+			}
+		}
+	}
+	return errs
+}
+
+// violation says how limit/request breaks the band, or "" when it does not.
+func (b ratioBand) violation(request, limit quantity) string {
+	req, lim := quantityRat(request.Quantity), quantityRat(limit.Quantity)
+	if req.Sign() == 0 {
+		if lim.Sign() == 0 || b.max == nil {
+			return "" // nothing requested and nothing, or anything, allowed
+		}
+		return fmt.Sprintf("limits.%s %s over requests.%s %s is an unbounded ratio; allowed %s", b.resource, limit.raw, b.resource, request.raw, b.describe())
+	}
+	ratio := new(big.Rat).Quo(lim, req)
+	tooLow := b.min != nil && (ratio.Cmp(b.min) < 0 || b.minExclusive && ratio.Cmp(b.min) == 0)
+	tooHigh := b.max != nil && (ratio.Cmp(b.max) > 0 || b.maxExclusive && ratio.Cmp(b.max) == 0)
+	if !tooLow && !tooHigh {
+		return ""
+	}
+	return fmt.Sprintf("limits.%s %s is %s× requests.%s %s; allowed %s", b.resource, limit.raw, formatRatio(ratio), b.resource, request.raw, b.describe())
+}
+
+// describe renders the band: "1.5×–4×", or with exclusive bounds
+// "more than 1.5× and less than 4×".
+func (b ratioBand) describe() string {
+	if b.min != nil && b.max != nil && !b.minExclusive && !b.maxExclusive {
+		return formatBound(b.min) + "×–" + formatBound(b.max) + "×"
+	}
+	var parts []string
+	if b.min != nil {
+		parts = append(parts, map[bool]string{true: "more than ", false: "at least "}[b.minExclusive]+formatBound(b.min)+"×")
+	}
+	if b.max != nil {
+		parts = append(parts, map[bool]string{true: "less than ", false: "at most "}[b.maxExclusive]+formatBound(b.max)+"×")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// formatRatio prints a ratio with at most two decimals and at least one:
+// 8 → "8.0", 1.5 → "1.5", 10/3 → "3.33".
+func formatRatio(r *big.Rat) string {
+	s := strings.TrimRight(r.FloatString(2), "0")
+	if strings.HasSuffix(s, ".") {
+		s += "0"
+	}
+	return s
+}
+
+// formatBound prints a configured bound as short as it is exact: 4, 1.5.
+func formatBound(r *big.Rat) string {
+	return strings.TrimSuffix(strings.TrimRight(r.FloatString(6), "0"), ".")
+}
+
+// quantityRat is q as an exact rational: a decimal quantity's digits are
+// parsed, never rounded through a float.
+func quantityRat(q resource.Quantity) *big.Rat {
+	r, _ := new(big.Rat).SetString(q.AsDec().String()) // AsDec converts q in place: q is our copy
+	return r
+}
+
+// quantity is a parsed quantity and how the object wrote it, which is what
+// messages show ("1000M", not the canonical "1G").
+type quantity struct {
+	resource.Quantity
+	raw string
+}
+
+// quantities reads a map of resource name to quantity.
+func quantities(value any, path *field.Path) (map[string]quantity, field.ErrorList) {
+	if value == nil {
+		return nil, nil
+	}
+	m, ok := value.(map[string]any)
+	if !ok {
+		return nil, field.ErrorList{field.TypeInvalid(path, value, "must be a map of resource names to quantities")}
+	}
+	out := make(map[string]quantity, len(m))
+	var errs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		var raw string
+		switch v := m[name].(type) {
+		case string:
+			raw = v
+		case int64, float64:
+			raw = fmt.Sprint(v)
+		default:
+			errs = append(errs, field.TypeInvalid(path.Child(name), v, "must be a quantity"))
+			continue
+		}
+		q, err := resource.ParseQuantity(raw)
+		if err != nil {
+			errs = append(errs, field.Invalid(path.Child(name), m[name], err.Error()))
+			continue
+		}
+		out[name] = quantity{Quantity: q, raw: raw}
+	}
+	return out, errs
+}

@@ -1,0 +1,5 @@
+package policies
+
+import "testing"
+
+func TestResources(t *testing.T) { runCases(t, "resources") }

@@ -1,0 +1,64 @@
+package policies
+
+import (
+	"context"
+
+	"gomodules.xyz/jsonpatch/v2"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// rule is a compiled check. It reports what is wrong as field errors; the
+// engine adds the policy, the rule name and the enforcement.
+type rule interface {
+	// operations are the operations the rule has an opinion on.
+	operations() []v1alpha1.Operation
+	check(ctx context.Context, req *Request) []finding
+}
+
+// mutator is a rule that proposes changes to the object.
+type mutator interface {
+	mutate(ctx context.Context, req *Request) []jsonpatch.Operation
+}
+
+// finding is a rule's report of one problem.
+type finding struct {
+	*field.Error
+	// enforcement, when set, replaces the rule's: a rule's configuration
+	// may say how one class of its findings is enforced (imageVersion's
+	// digestOnly).
+	enforcement v1alpha1.Enforcement
+}
+
+func findings(errs ...*field.Error) []finding {
+	out := make([]finding, len(errs))
+	for i, e := range errs {
+		out[i] = finding{Error: e}
+	}
+	return out
+}
+
+// compileEnv is what rules may use while compiling.
+type compileEnv struct {
+	// schemas answers list-map keys; nil when no CRDs are loaded.
+	schemas *schema.Registry
+}
+
+// ruleKind is one kind of rule: how to recognise its configuration in a
+// v1alpha1.Rule and how to compile it.
+type ruleKind struct {
+	name string
+	// configured tells whether spec configures this kind.
+	configured func(spec *v1alpha1.Rule) bool
+	// compile validates the configuration at path and builds the rule.
+	compile func(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) (rule, field.ErrorList)
+}
+
+var (
+	createUpdate       = []v1alpha1.Operation{v1alpha1.Create, v1alpha1.Update}
+	onlyUpdate         = []v1alpha1.Operation{v1alpha1.Update}
+	onlyDelete         = []v1alpha1.Operation{v1alpha1.Delete}
+	createUpdateDelete = []v1alpha1.Operation{v1alpha1.Create, v1alpha1.Update, v1alpha1.Delete}
+)
