@@ -61,33 +61,9 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	if req.subject() == nil {
 		return res, errors.New("the request has no object")
 	}
-	view := req
-	if req.Operation != v1alpha1.Delete && e.schemas != nil {
-		validator, err := e.schemas.Validator(req.Object.GroupVersionKind())
-		var noSchema *schema.NoSchemaError
-		switch {
-		case errors.As(err, &noSchema):
-		case err != nil:
-			return res, err
-		default:
-			res.Schema = true
-			errs, err := e.schemas.Validate(ctx, req.Object, req.OldObject)
-			if err != nil {
-				return res, err
-			}
-			res.Violations = append(res.Violations, schemaViolations(errs)...)
-			// Policies see what admission webhooks see: the object pruned
-			// and defaulted by the API server.
-			view.Object = validator.Decode(req.Object)
-			if req.OldObject != nil {
-				view.OldObject = validator.Decode(req.OldObject)
-			}
-		}
-	}
-
 	var matched []*policy
 	for _, p := range e.policies {
-		ok, warning := p.matches(&view)
+		ok, warning := p.matches(&req)
 		if warning != "" {
 			res.Warnings = append(res.Warnings, warning)
 		}
@@ -96,6 +72,30 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 			res.Policies = append(res.Policies, p.name)
 		}
 	}
+
+	view := req
+	if req.Operation != v1alpha1.Delete && e.schemas != nil {
+		errs, err := e.schemas.Validate(ctx, req.Object, req.OldObject)
+		var noSchema *schema.NoSchemaError
+		switch {
+		case errors.As(err, &noSchema):
+		case err != nil:
+			return res, err
+		default:
+			res.Schema = true
+			res.Violations = append(res.Violations, schemaViolations(errs)...)
+			// Policies see what admission webhooks see: the object pruned
+			// and defaulted by the API server. (An unserved version has no
+			// validator; its policies see the object as sent.)
+			if validator, err := e.schemas.Validator(req.Object.GroupVersionKind()); err == nil && len(matched) > 0 {
+				view.Object = validator.Decode(req.Object)
+				if req.OldObject != nil {
+					view.OldObject = validator.Decode(req.OldObject)
+				}
+			}
+		}
+	}
+
 	if err := e.mutate(ctx, &view, matched, &res); err != nil {
 		return res, err
 	}

@@ -49,9 +49,19 @@ type Result struct {
 	SkipReason string    `json:"skipReason,omitempty"`
 	Violations []Finding `json:"violations"`
 	Warnings   []string  `json:"warnings"`
+	// Patches are the changes the mutating webhook would make (shown with
+	// validate --show-patches).
+	Patches []Patch `json:"patches,omitempty"`
 	// Error is set when the document could not be evaluated at all
 	// (unparseable, no apiVersion/kind); such a document is never allowed.
 	Error string `json:"error,omitempty"`
+}
+
+// Patch is one JSON patch operation (RFC 6902).
+type Patch struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
 }
 
 // Summary counts the results by outcome. Objects = Allowed + Denied + Skipped + Errors.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -39,7 +40,7 @@ func worthReporting(r *Result) bool {
 func writeTextResult(buf *bytes.Buffer, r *Result) {
 	buf.WriteString(textLocation(r))
 	buf.WriteString(": ")
-	hasDetails := len(r.Violations) > 0 || len(r.Warnings) > 0
+	hasDetails := len(r.Violations) > 0 || len(r.Warnings) > 0 || len(r.Patches) > 0
 	switch r.outcome() {
 	case outcomeError:
 		buf.WriteString("error: " + r.Error)
@@ -68,6 +69,10 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 	}
 	for _, w := range r.Warnings {
 		buf.WriteString("  Warning: " + w + "\n")
+	}
+	for _, p := range r.Patches {
+		value, _ := json.Marshal(p.Value)
+		fmt.Fprintf(buf, "  Patch: %s %s %s\n", p.Op, p.Path, value)
 	}
 }
 

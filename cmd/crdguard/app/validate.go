@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -11,9 +10,12 @@ import (
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
@@ -26,10 +28,15 @@ const (
 
 type validateOptions struct {
 	crds           []string
+	policies       []string
 	old            []string
+	delete         bool
+	user           string
+	groups         []string
 	missingSchemas string
 	output         report.Format
 	quiet          bool
+	showPatches    bool
 }
 
 func newValidateCommand(streams Streams) *cobra.Command {
@@ -52,6 +59,11 @@ fields the server would reject under strict field validation or silently drop.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable)")
+	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable)")
+	f.BoolVar(&o.delete, "delete", false, "evaluate every object as a DELETE of that object")
+	f.StringVar(&o.user, "user", "", "the requesting user, for approvals and CEL rules")
+	f.StringSliceVar(&o.groups, "groups", nil, "the requesting user's groups (comma-separated or repeated)")
+	f.BoolVar(&o.showPatches, "show-patches", false, "show the JSON patches the mutating webhook would apply")
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
 	f.VarP(&o.output, "output", "o", "output format: text, json, sarif or junit")
@@ -63,7 +75,14 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if o.missingSchemas != missingSkip && o.missingSchemas != missingError {
 		return usageError("--missing-schemas must be %q or %q, not %q", missingSkip, missingError, o.missingSchemas)
 	}
+	if o.delete && len(o.old) > 0 {
+		return usageError("--delete and --old do not go together: a DELETE has no new object")
+	}
 	registry, err := loadRegistry(ctx, streams, o.crds)
+	if err != nil {
+		return err
+	}
+	engine, err := loadEngine(ctx, streams, registry, o.policies)
 	if err != nil {
 		return err
 	}
@@ -75,6 +94,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err != nil {
 		return inputError(err)
 	}
+	run := &validationRun{registry: registry, engine: engine, olds: olds, namespaceLabels: namespaceLabels(docs)}
 
 	results := make([]report.Result, len(docs))
 	progress := startProgress(streams.Err, len(docs))
@@ -95,7 +115,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 				if i >= len(docs) {
 					return
 				}
-				results[i] = o.evaluate(ctx, registry, docs[i], olds)
+				results[i] = o.evaluate(ctx, run, docs[i])
 				progress.done()
 			}
 		})
@@ -139,6 +159,46 @@ func loadRegistry(ctx context.Context, streams Streams, paths []string) (*schema
 	return registry, nil
 }
 
+func loadEngine(ctx context.Context, streams Streams, registry *schema.Registry, paths []string) (*policies.Engine, error) {
+	docs, err := manifest.ReadPaths(streams.In, paths...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	guardPolicies, err := policies.PoliciesFromDocuments(ctx, docs, registry)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	engine, err := policies.NewEngine(registry, guardPolicies...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return engine, nil
+}
+
+// validationRun is what every object of one run is evaluated with.
+type validationRun struct {
+	registry *schema.Registry
+	engine   *policies.Engine
+	olds     map[objectKey]*unstructured.Unstructured
+	// namespaceLabels are the labels of the Namespaces among the inputs,
+	// for policies with a namespaceSelector.
+	namespaceLabels map[string]map[string]string
+}
+
+// namespaceLabels collects the labels of the Namespace objects in docs.
+func namespaceLabels(docs []manifest.Document) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, d := range docs {
+		if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
+			out[d.Object.GetName()] = d.Object.GetLabels()
+			if out[d.Object.GetName()] == nil {
+				out[d.Object.GetName()] = map[string]string{}
+			}
+		}
+	}
+	return out
+}
+
 // objectKey identifies an object across the old and new inputs.
 type objectKey struct {
 	apiVersion, kind, namespace, name string
@@ -167,42 +227,65 @@ func loadOldObjects(streams Streams, registry *schema.Registry, paths []string) 
 	return olds, nil
 }
 
-// evaluate gives one document its verdict.
-func (o *validateOptions) evaluate(ctx context.Context, registry *schema.Registry, doc manifest.Document, olds map[objectKey]*unstructured.Unstructured) report.Result {
+// evaluate gives one document its verdict, through the same engine the
+// webhook uses.
+func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc manifest.Document) report.Result {
 	res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line}
 	if doc.Err != nil {
 		res.Error = doc.Err.Error()
 		return res
 	}
 	obj := doc.Object
-	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), registry.Namespace(obj), obj.GetName()
+	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), run.registry.Namespace(obj), obj.GetName()
 	if res.Name == "" {
 		res.Name = obj.GetGenerateName()
 	}
-	old := olds[keyOf(registry, obj)]
-	res.Operation = "CREATE"
-	if old != nil {
-		res.Operation = "UPDATE"
+	req := policies.Request{
+		Operation:       v1alpha1.Create,
+		Object:          obj,
+		Namespace:       res.Namespace,
+		NamespaceLabels: run.namespaceLabels[res.Namespace],
+		UserInfo:        authenticationv1.UserInfo{Username: o.user, Groups: o.groups},
 	}
+	if old := run.olds[keyOf(run.registry, obj)]; old != nil {
+		req.Operation, req.OldObject = v1alpha1.Update, old
+	}
+	if o.delete {
+		req.Operation, req.Object, req.OldObject = v1alpha1.Delete, nil, obj
+	}
+	res.Operation = string(req.Operation)
 
-	errs, err := registry.Validate(ctx, obj, old)
-	var noSchema *schema.NoSchemaError
-	switch {
-	case errors.As(err, &noSchema) && o.missingSchemas == missingSkip:
-		res.Skipped, res.SkipReason = true, err.Error()
-	case errors.As(err, &noSchema):
-		res.Violations = []report.Finding{{
-			Field: "kind", Type: "FieldValueNotFound", Policy: "schema", Rule: "missing-schema", Enforcement: report.Deny,
-			Message: fmt.Sprintf("Not found: %v; pass the CRD with --crds", err),
-		}}
-	case err != nil:
+	out, err := run.engine.Evaluate(ctx, req)
+	if err != nil {
 		res.Error = err.Error()
-	case len(errs) > 0:
-		res.Violations = schemaFindings(errs)
-	default:
-		// The server sends its warnings only with a request it accepts.
-		if v, err := registry.Validator(obj.GroupVersionKind()); err == nil {
-			res.Warnings = v.Warnings(ctx, obj, old)
+		return res
+	}
+	noSchema := !out.Schema && req.Operation != v1alpha1.Delete
+	switch {
+	case noSchema && o.missingSchemas == missingError:
+		res.Violations = append(res.Violations, report.Finding{
+			Field: "kind", Type: "FieldValueNotFound", Policy: policies.SchemaPolicy, Rule: "missing-schema", Enforcement: report.Deny,
+			Message: fmt.Sprintf("Not found: no CustomResourceDefinition defines %s; pass the CRD with --crds", obj.GroupVersionKind()),
+		})
+	case noSchema && len(out.Policies) == 0:
+		res.Skipped, res.SkipReason = true, fmt.Sprintf("no CustomResourceDefinition defines %s", obj.GroupVersionKind())
+		return res
+	}
+	for _, v := range out.Violations {
+		res.Violations = append(res.Violations, report.Finding{
+			Field: v.Field, Type: v.Type, Message: v.Message, Policy: v.Policy, Rule: v.Rule, Enforcement: report.Enforcement(v.Enforcement),
+		})
+	}
+	res.Warnings = out.Warnings
+	// The server adds its own warnings only to a request it accepts.
+	if out.Schema && out.Allowed() {
+		if v, err := run.registry.Validator(obj.GroupVersionKind()); err == nil {
+			res.Warnings = append(v.Warnings(ctx, obj, req.OldObject), res.Warnings...)
+		}
+	}
+	if o.showPatches {
+		for _, p := range out.Patches {
+			res.Patches = append(res.Patches, report.Patch{Op: p.Operation, Path: p.Path, Value: p.Value})
 		}
 	}
 	return res
