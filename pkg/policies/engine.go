@@ -230,4 +230,3 @@ func setAuditAnnotation(res *Result, key, value string) {
 	}
 	res.AuditAnnotations[key] = value
 }
-

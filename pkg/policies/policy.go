@@ -105,4 +105,3 @@ func selector(s *metav1.LabelSelector) (labels.Selector, error) {
 	}
 	return metav1.LabelSelectorAsSelector(s)
 }
-

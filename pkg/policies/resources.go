@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"math/big"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
