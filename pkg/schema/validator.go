@@ -172,10 +172,12 @@ func (v *Validator) Decode(obj *unstructured.Unstructured) *unstructured.Unstruc
 // create (old == nil) or update of obj, such as finalizer names that are not
 // domain-qualified. Neither argument is modified.
 func (v *Validator) Warnings(ctx context.Context, obj, old *unstructured.Unstructured) []string {
+	obj = obj.DeepCopy()
+	warnings := dedupOwnerReferences(obj)
 	if old == nil {
-		return v.strategy.WarningsOnCreate(ctx, obj)
+		return append(warnings, v.strategy.WarningsOnCreate(ctx, obj)...)
 	}
-	return v.strategy.WarningsOnUpdate(ctx, obj, old)
+	return append(warnings, v.strategy.WarningsOnUpdate(ctx, obj, old)...)
 }
 
 // Default applies the schema's defaults to obj in place, as the server does
@@ -190,6 +192,8 @@ func (v *Validator) Default(obj *unstructured.Unstructured) {
 // a name, and let the strategy drop what a create may not set (status).
 func (v *Validator) prepareForCreate(ctx context.Context, obj *unstructured.Unstructured) {
 	v.fixNamespace(obj)
+	dedupOwnerReferences(obj)
+	resetManagedFields(obj, nil)
 	if obj.GetName() == "" && obj.GetGenerateName() != "" {
 		obj.SetName(v.strategy.GenerateName(obj.GetGenerateName()))
 	}
@@ -200,10 +204,16 @@ func (v *Validator) prepareForCreate(ctx context.Context, obj *unstructured.Unst
 func (v *Validator) prepareForUpdate(ctx context.Context, obj, old *unstructured.Unstructured) {
 	v.fixNamespace(obj)
 	v.fixNamespace(old)
-	// A stored object always has a resourceVersion, and an update without one
-	// is applied to the current object (as kubectl apply and patches are).
+	dedupOwnerReferences(obj)
+	resetManagedFields(obj, old)
+	// A stored object always has a resourceVersion and a creationTimestamp,
+	// and an update without a resourceVersion is applied to the current
+	// object (as kubectl apply and patches are).
 	if old.GetResourceVersion() == "" {
 		old.SetResourceVersion("1")
+	}
+	if ts := old.GetCreationTimestamp(); ts.IsZero() {
+		old.SetCreationTimestamp(storedCreationTimestamp)
 	}
 	if obj.GetResourceVersion() == "" {
 		obj.SetResourceVersion(old.GetResourceVersion())

@@ -1,0 +1,393 @@
+package e2e
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// target is one object compared between crdguard and the server.
+type target struct {
+	name string // subtest name
+
+	// crdguard's side.
+	set    string // CRD set passed with --crds
+	source string // the file crdguard validates, as given on its command line
+	old    string // --old file when the object is an update
+	key    objectKey
+	// generateName of an object without a name: the server and crdguard
+	// each generate a random suffix, which messages quote.
+	generateName string
+
+	// The server's side.
+	file      string // single-object file sent with kubectl -f
+	namespace string // kubectl --namespace; empty when the file names one or the kind is cluster-scoped
+	update    bool   // kubectl replace (the stored object must exist) instead of kubectl create
+
+	// want, when set, is the verdict the object was written to get; it guards
+	// the corpus itself against objects that do not test what they claim.
+	want *bool
+}
+
+// objectKey finds an object's result in crdguard's report.
+type objectKey struct {
+	source, apiVersion, kind, name string
+}
+
+// verdict is one side's answer, in comparable form.
+type verdict struct {
+	allowed bool
+	unknown []string // unknown-field paths
+	causes  []string // every other finding as "field: message"
+	// notServed: the server has no such apiVersion (kubectl cannot even map
+	// the kind; crdguard reports apiVersion Unsupported).
+	notServed bool
+	detail    string // raw output for failure messages
+}
+
+// paths is the set of field paths of all findings.
+func (v verdict) paths() []string {
+	p := slices.Clone(v.unknown)
+	for _, c := range v.causes {
+		f, _, _ := strings.Cut(c, ": ")
+		p = append(p, f)
+	}
+	return set(p)
+}
+
+// withoutGeneratedName replaces the random suffix of a generated name in
+// messages with a placeholder, so that two requests compare equal.
+func withoutGeneratedName(tg *target, causes []string) []string {
+	if tg.generateName == "" || len(causes) == 0 {
+		return causes
+	}
+	suffix := regexp.MustCompile(regexp.QuoteMeta(tg.generateName) + `[a-z0-9]{5}`)
+	out := make([]string, len(causes))
+	for i, c := range causes {
+		out[i] = suffix.ReplaceAllLiteralString(c, tg.generateName+"<random>")
+	}
+	return set(out)
+}
+
+// kubectlWorkers bounds the kubectl processes running at once: each mostly
+// waits for the server, which shares the machine's cores with them.
+var kubectlWorkers = min(8, 2*runtime.GOMAXPROCS(0))
+
+// compareAll runs crdguard and the server on every target and compares them
+// in one subtest per target. It returns the number of objects compared.
+func compareAll(t *testing.T, targets []*target) int {
+	t.Helper()
+	ctx := t.Context()
+	if len(targets) == 0 {
+		t.Fatal("no objects to compare")
+	}
+
+	ours, err := runCrdguard(ctx, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	theirs := make([]verdict, len(targets))
+	errs := make([]error, len(targets))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(kubectlWorkers, len(targets)) {
+		wg.Go(func() {
+			for i := range jobs {
+				theirs[i], errs[i] = serverVerdict(ctx, targets[i])
+			}
+		})
+	}
+	for i := range targets {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+
+	for i, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			if errs[i] != nil {
+				t.Fatalf("server side: %v", errs[i])
+			}
+			compareVerdicts(t, tg, ours[i], theirs[i])
+		})
+	}
+	return len(targets)
+}
+
+// serverVerdict asks the server twice: with fieldValidation=Strict (unknown
+// fields fail decoding, nothing else is reported) and with Ignore (unknown
+// fields are pruned, schema errors are reported).
+func serverVerdict(ctx context.Context, tg *target) (verdict, error) {
+	strict, err := kubectlDryRun(ctx, tg, "strict")
+	if err != nil {
+		return verdict{}, err
+	}
+	ignore, err := kubectlDryRun(ctx, tg, "false")
+	if err != nil {
+		return verdict{}, err
+	}
+	v := verdict{detail: strict.output + "\n" + ignore.output}
+	switch {
+	case strict.notServed || ignore.notServed:
+		if !strict.notServed || !ignore.notServed {
+			return v, fmt.Errorf("kubectl mapped the kind in only one of two calls:\n%s", v.detail)
+		}
+		v.notServed = true
+	case strict.accepted:
+		if !ignore.accepted {
+			return v, fmt.Errorf("the server accepted the object under Strict but not under Ignore:\n%s", v.detail)
+		}
+		v.allowed = true
+	case len(strict.unknown) > 0:
+		v.unknown = strict.unknown
+		v.causes = ignore.causes // nil when Ignore accepted it
+	default:
+		// No unknown fields: Strict and Ignore must report the same.
+		if !slices.Equal(strict.causes, ignore.causes) {
+			return v, fmt.Errorf("Strict and Ignore disagree although there are no unknown fields:\n%s", v.detail)
+		}
+		v.causes = strict.causes
+	}
+	return v, nil
+}
+
+// compareVerdicts fails t unless crdguard and the server agree on the
+// verdict, on the set of field paths, and on every message except
+// unknown fields' (the server has no per-field message for those).
+func compareVerdicts(t *testing.T, tg *target, ours, theirs verdict) {
+	t.Helper()
+	if tg.want != nil && theirs.allowed != *tg.want {
+		t.Errorf("corpus error: the object is meant to be allowed=%v but the server says allowed=%v\n%s", *tg.want, theirs.allowed, theirs.detail)
+	}
+	both := fmt.Sprintf("\ncrdguard: allowed=%v\n  paths: %s\n%s\nserver:   allowed=%v\n  paths: %s\n%s\nserver output:\n%s",
+		ours.allowed, strings.Join(ours.paths(), " "), listFindings(ours),
+		theirs.allowed, strings.Join(theirs.paths(), " "), listFindings(theirs), indent(theirs.detail))
+	if diff := disagreement(ours, theirs); diff != "" {
+		t.Errorf("%s%s", diff, both)
+		return
+	}
+	t.Logf("agree: allowed=%v paths=[%s]", ours.allowed, strings.Join(ours.paths(), " "))
+}
+
+// disagreement says how the two verdicts differ, or returns "".
+func disagreement(ours, theirs verdict) string {
+	switch {
+	case theirs.notServed:
+		// The server serves no such version: kubectl cannot even build the
+		// request (REST mapping fails). crdguard reports it at apiVersion.
+		if ours.allowed || len(ours.unknown) > 0 || !slices.Equal(ours.paths(), []string{"apiVersion"}) {
+			return "the server does not serve this apiVersion; crdguard should deny it at apiVersion only"
+		}
+	case ours.allowed != theirs.allowed:
+		return "verdicts differ"
+	case !slices.Equal(ours.paths(), theirs.paths()):
+		return "field paths differ"
+	case !slices.Equal(ours.unknown, theirs.unknown):
+		return "unknown fields differ"
+	case !slices.Equal(ours.causes, theirs.causes):
+		return "messages differ"
+	}
+	return ""
+}
+
+func listFindings(v verdict) string {
+	var b strings.Builder
+	for _, u := range v.unknown {
+		fmt.Fprintf(&b, "  - %s: unknown field\n", u)
+	}
+	for _, c := range v.causes {
+		fmt.Fprintf(&b, "  - %s\n", c)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// The JSON report, schema crdguard.dev/report/v1 (README). Declared here
+// rather than imported so the test reads what the CLI prints.
+type report struct {
+	Version string   `json:"version"`
+	Results []result `json:"results"`
+}
+
+type result struct {
+	Source     string    `json:"source"`
+	Document   int       `json:"document"`
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	Name       string    `json:"name"`
+	Operation  string    `json:"operation"`
+	Allowed    bool      `json:"allowed"`
+	Skipped    bool      `json:"skipped"`
+	SkipReason string    `json:"skipReason"`
+	Violations []finding `json:"violations"`
+	Error      string    `json:"error"`
+}
+
+type finding struct {
+	Field       string `json:"field"`
+	Type        string `json:"type"`
+	Message     string `json:"message"`
+	Policy      string `json:"policy"`
+	Rule        string `json:"rule"`
+	Enforcement string `json:"enforcement"`
+}
+
+// runCrdguard validates the targets with the crdguard binary: one run per
+// CRD set for creates, one run per update (each has its own --old). It
+// returns crdguard's verdict for each target.
+func runCrdguard(ctx context.Context, targets []*target) ([]verdict, error) {
+	type run struct {
+		set, old string
+		sources  []string
+	}
+	var runs []*run
+	byRun := map[[2]string]*run{}
+	for _, tg := range targets {
+		k := [2]string{tg.set, tg.old}
+		r := byRun[k]
+		if r == nil {
+			r = &run{set: tg.set, old: tg.old}
+			byRun[k] = r
+			runs = append(runs, r)
+		}
+		if !slices.Contains(r.sources, tg.source) {
+			r.sources = append(r.sources, tg.source)
+		}
+	}
+
+	results := map[objectKey]result{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, len(runs))
+	for i, r := range runs {
+		wg.Go(func() {
+			rep, err := crdguardValidate(ctx, r.set, r.old, r.sources)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, res := range rep.Results {
+				k := objectKey{res.Source, res.APIVersion, res.Kind, res.Name}
+				if r.old != "" {
+					k.source = r.old + "\x00" + k.source
+				}
+				if _, dup := results[k]; dup {
+					errs[i] = fmt.Errorf("crdguard reported %v twice", k)
+				}
+				results[k] = res
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+
+	out := make([]verdict, len(targets))
+	for i, tg := range targets {
+		k := tg.key
+		if tg.old != "" {
+			k.source = tg.old + "\x00" + k.source
+		}
+		res, ok := results[k]
+		if !ok {
+			return nil, fmt.Errorf("%s: crdguard reported no result for %s %s %q in %s", tg.name, k.apiVersion, k.kind, k.name, tg.source)
+		}
+		v, err := ourVerdict(tg, res)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", tg.name, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func ourVerdict(tg *target, res result) (verdict, error) {
+	raw, _ := json.MarshalIndent(res, "", "  ")
+	v := verdict{allowed: res.Allowed, detail: string(raw)}
+	switch {
+	case res.Error != "":
+		return v, fmt.Errorf("crdguard could not validate the object: %s", res.Error)
+	case res.Skipped:
+		return v, fmt.Errorf("crdguard skipped the object: %s", res.SkipReason)
+	case (tg.old != "") != (res.Operation == "UPDATE"):
+		return v, fmt.Errorf("crdguard validated the object as %s", res.Operation)
+	}
+	for _, f := range res.Violations {
+		if f.Policy != "schema" || f.Enforcement != "Deny" {
+			return v, fmt.Errorf("unexpected finding %+v", f)
+		}
+		if f.Rule == "unknown-field" {
+			v.unknown = append(v.unknown, f.Field)
+		} else {
+			v.causes = append(v.causes, f.Field+": "+f.Message)
+		}
+	}
+	v.unknown, v.causes = set(v.unknown), withoutGeneratedName(tg, set(v.causes))
+	if v.allowed != (len(res.Violations) == 0) {
+		return v, fmt.Errorf("allowed=%v with %d violations", v.allowed, len(res.Violations))
+	}
+	return v, nil
+}
+
+// crdguardValidate runs `crdguard validate --crds SET [--old OLD] -o json SOURCES...`.
+func crdguardValidate(ctx context.Context, set, old string, sources []string) (*report, error) {
+	args := []string{"validate", "--crds", cluster.crds[set], "-o", "json"}
+	if old != "" {
+		args = append(args, "--old", old)
+	}
+	args = append(args, sources...)
+	cmd := exec.CommandContext(ctx, cluster.crdguard, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) {
+		return nil, fmt.Errorf("crdguard %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	rep := &report{}
+	if err := json.Unmarshal(stdout.Bytes(), rep); err != nil {
+		return nil, fmt.Errorf("crdguard %s: reading its JSON report: %v\n%s", strings.Join(args, " "), err, stdout.String())
+	}
+	if rep.Version != "crdguard.dev/report/v1" {
+		return nil, fmt.Errorf("crdguard report version %q", rep.Version)
+	}
+	return rep, nil
+}
+
+// writeTemp writes data to a new file under the scratch directory.
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(cluster.tmp, "obj-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sortTargets orders targets by name so subtests run in a stable order.
+func sortTargets(targets []*target) {
+	slices.SortFunc(targets, func(a, b *target) int { return cmp.Compare(a.name, b.name) })
+}

@@ -1,0 +1,246 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdguard/crdguard/internal/corpus"
+)
+
+// The CRD sets installed in the cluster and given to crdguard with --crds.
+// Each test passes crdguard only the set its objects belong to.
+const (
+	setWidgets     = "widgets"
+	setMySQL       = "mysql"
+	setCertManager = "certmanager"
+	setGatewayAPI  = "gatewayapi"
+	setPrometheus  = "prometheus"
+)
+
+// cluster is the one environment every test in the package shares.
+var cluster struct {
+	root       string                           // repository root
+	crds       map[string]string                // CRD set -> file or directory
+	served     map[schema.GroupVersionKind]bool // served kinds -> namespaced
+	client     client.Client                    // admin client for setup (namespaces, CRD updates, stored objects)
+	kubectl    string                           // the real kubectl from KUBEBUILDER_ASSETS
+	kubeconfig string                           // kubeconfig for kubectl
+	cacheDir   string                           // kubectl's discovery cache, shared by all calls
+	crdguard   string                           // the crdguard binary under test
+	tmp        string                           // scratch files
+}
+
+// setupTimeout bounds starting the control plane, installing the CRDs and
+// building crdguard.
+const setupTimeout = 3 * time.Minute
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) (code int) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These tests compare crdguard with a real kube-apiserver, etcd and kubectl;\n"+
+			"run `make test`, or: KUBEBUILDER_ASSETS=$(sh hack/tools/install.sh envtest) go test ./test/e2e/")
+		return 1
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, "FAIL: e2e setup: "+format+"\n", args...)
+		return 1
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+
+	tmp, err := os.MkdirTemp("", "crdguard-e2e-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	cluster.tmp = tmp
+	cluster.root = corpus.Root()
+	cluster.kubectl = filepath.Join(assets, "kubectl")
+	cluster.kubeconfig = filepath.Join(tmp, "kubeconfig")
+	cluster.cacheDir = filepath.Join(tmp, "kube-cache")
+	cluster.crdguard = filepath.Join(tmp, "crdguard")
+	if _, err := os.Stat(cluster.kubectl); err != nil {
+		return fail("KUBEBUILDER_ASSETS=%s has no kubectl (run `make test`): %v", assets, err)
+	}
+
+	// Build crdguard while the control plane starts.
+	built := make(chan error, 1)
+	go func() {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", cluster.crdguard, "./cmd/crdguard")
+		cmd.Dir = cluster.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built <- fmt.Errorf("go build ./cmd/crdguard: %v\n%s", err, out)
+			return
+		}
+		built <- nil
+	}()
+
+	cluster.crds = map[string]string{
+		setWidgets: filepath.Join(cluster.root, "pkg", "schema", "testdata", "widgets-crd.yaml"),
+		setMySQL:   filepath.Join(cluster.root, "examples", "mysql", "crd.yaml"),
+	}
+	for name, set := range map[string]corpus.Set{
+		setCertManager: corpus.CertManager,
+		setGatewayAPI:  corpus.GatewayAPI,
+		setPrometheus:  corpus.PrometheusOperator,
+	} {
+		dir, err := set.Path()
+		if err != nil {
+			return fail("%v", err)
+		}
+		cluster.crds[name] = dir
+	}
+
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return fail("%v", err)
+	}
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return fail("%v", err)
+	}
+	env := &envtest.Environment{
+		Scheme:                scheme,
+		BinaryAssetsDirectory: assets,
+		ErrorIfCRDPathMissing: true,
+		CRDDirectoryPaths: []string{
+			cluster.crds[setWidgets], cluster.crds[setMySQL],
+			cluster.crds[setCertManager], cluster.crds[setGatewayAPI], cluster.crds[setPrometheus],
+		},
+		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
+		ControlPlaneStartTimeout: time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+	}
+	start := time.Now()
+	cfg, err := env.Start()
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: stopping the control plane: %v\n", err)
+			code = 1
+		}
+	}()
+	if err != nil {
+		return fail("starting kube-apiserver and etcd, installing CRDs: %v", err)
+	}
+	fmt.Fprintf(os.Stderr, "e2e: control plane up, %d CRDs installed in %s\n", len(env.CRDs), time.Since(start).Round(time.Millisecond))
+
+	cluster.client, err = client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := waitEstablished(ctx, env.CRDs); err != nil {
+		return fail("%v", err)
+	}
+	cluster.served = map[schema.GroupVersionKind]bool{}
+	for _, crd := range env.CRDs {
+		for _, v := range crd.Spec.Versions {
+			if v.Served {
+				gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+				cluster.served[gvk] = crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+			}
+		}
+	}
+
+	user, err := env.AddUser(envtest.User{Name: "crdguard-e2e", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fail("adding the kubectl user: %v", err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := os.WriteFile(cluster.kubeconfig, kubeconfig, 0o600); err != nil {
+		return fail("%v", err)
+	}
+	// Fill kubectl's discovery cache once, so the many kubectl calls that
+	// follow do not each fetch discovery.
+	if out, err := kubectl(ctx, "api-resources", "-o", "name").CombinedOutput(); err != nil {
+		return fail("kubectl api-resources: %v\n%s", err, out)
+	}
+
+	if err := <-built; err != nil {
+		return fail("%v", err)
+	}
+	fmt.Fprintf(os.Stderr, "e2e: ready in %s\n", time.Since(start).Round(time.Millisecond))
+	return m.Run()
+}
+
+// waitEstablished waits until every CRD reports Established (envtest only
+// waits for discovery).
+func waitEstablished(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition) error {
+	for _, want := range crds {
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := cluster.client.Get(ctx, client.ObjectKey{Name: want.Name}, crd); err != nil {
+				return false, err
+			}
+			for _, c := range crd.Status.Conditions {
+				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD %s not established: %w", want.Name, err)
+		}
+	}
+	return nil
+}
+
+// kubectl returns a kubectl command against the test cluster.
+func kubectl(ctx context.Context, args ...string) *exec.Cmd {
+	args = append([]string{"--kubeconfig=" + cluster.kubeconfig, "--cache-dir=" + cluster.cacheDir}, args...)
+	cmd := exec.CommandContext(ctx, cluster.kubectl, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.kubeconfig, "HOME="+cluster.tmp, "KUBECTL_COMMAND_HEADERS=false")
+	return cmd
+}
+
+// ensureNamespaces creates the namespaces that do not exist yet.
+func ensureNamespaces(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if err := cluster.client.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating namespace %s: %v", name, err)
+		}
+	}
+}
+
+// namespaceFor turns a test name into a namespace name.
+func namespaceFor(prefix, name string) string {
+	ns := strings.Trim(strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '-'
+	}, prefix+"-"+name), "-")
+	if len(ns) > 63 {
+		ns = strings.TrimRight(ns[:63], "-")
+	}
+	return ns
+}
