@@ -111,7 +111,7 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 					Message:     f.ErrorBody(),
 					Policy:      p.name,
 					Rule:        r.name,
-					Enforcement: cmp.Or(f.enforcement, r.enforcement),
+					Enforcement: weaker(f.enforcement, r.enforcement),
 				})
 			}
 		}
@@ -119,6 +119,17 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	e.applyApproval(&view, matched, &res)
 	report(&res)
 	return res, nil
+}
+
+// strictness orders enforcements; a finding's own enforcement may soften
+// its rule's but never harden it, so an Audit policy never denies.
+var strictness = map[v1alpha1.Enforcement]int{v1alpha1.Audit: 1, v1alpha1.Warn: 2, v1alpha1.Deny: 3}
+
+func weaker(finding, rule v1alpha1.Enforcement) v1alpha1.Enforcement {
+	if finding != "" && strictness[finding] < strictness[rule] {
+		return finding
+	}
+	return rule
 }
 
 // mutate collects the patches of the matched policies' mutating rules and

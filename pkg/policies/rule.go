@@ -26,9 +26,9 @@ type mutator interface {
 // finding is a rule's report of one problem.
 type finding struct {
 	*field.Error
-	// enforcement, when set, replaces the rule's: a rule's configuration
-	// may say how one class of its findings is enforced (imageVersion's
-	// digestOnly).
+	// enforcement, when set and weaker than the rule's, replaces it: a
+	// rule's configuration may soften one class of its findings
+	// (imageVersion's digestOnly: Warn).
 	enforcement v1alpha1.Enforcement
 }
 

@@ -1,0 +1,565 @@
+package policies
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// transitionsKind restricts how fields may change on UPDATE: the changes
+// no schema catches because each side is valid alone (a volume shrink, a
+// version jump, a removed user).
+//
+// Decisions:
+//   - A value that was not set may be set to anything: every check is
+//     about changing what exists.
+//   - A value that was set and is now missing is reported by every value
+//     check (Immutable, NoDecrease, NoIncrease, NoDowngrade, MaxMinorSkip):
+//     what the controller does without it cannot be known here, so the
+//     rule fails closed. Schema defaults are applied before the rule runs,
+//     so a defaulted field that is cleared is compared as its default.
+//   - An old value that cannot be read (not a quantity, not a version) is
+//     nothing sound to protect: any new value is allowed, so a bad value can
+//     be fixed. A new value that cannot be read is a finding.
+//   - "[*]" compares only list items present on both sides, matched by key:
+//     a new item has no old value, and a removed item is NoRemoval's
+//     business. Items lacking a key field are matched by position with an
+//     item at the same index that lacks one too.
+//   - Immutable compares JSON values exactly (numbers by value): "1Gi" to
+//     "1024Mi" is a change, as for the API server's self == oldSelf.
+//   - MaxMinorSkip limits upgrades and forbids any change of the major
+//     version; going down within a major version is NoDowngrade's business.
+//     From 8.0 to 8.2 skips one minor version (8.1); with maxMinorSkip 1
+//     that is allowed and 8.3 is not.
+var transitionsKind = ruleKind{
+	name:       "transitions",
+	configured: func(r *v1alpha1.Rule) bool { return len(r.Transitions) > 0 },
+	compile:    compileTransitions,
+}
+
+// defaultListKeys identify list items when neither the rule nor the CRD
+// names keys: most Kubernetes lists of objects are keyed by name.
+var defaultListKeys = []string{"name"}
+
+var transitionChecks = []v1alpha1.TransitionCheck{
+	v1alpha1.Immutable, v1alpha1.NoDecrease, v1alpha1.NoIncrease,
+	v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.NoRemoval,
+}
+
+// listMapKeysSource answers the x-kubernetes-list-map-keys of the list at
+// path (object fields and map keys; list items are stepped through) in the
+// schema of gvk, or nil when it has none or gvk is unknown.
+type listMapKeysSource interface {
+	ListMapKeys(gvk runtimeschema.GroupVersionKind, path ...string) []string
+}
+
+type transitionsRule struct {
+	transitions []*transition
+}
+
+type transition struct {
+	path         objectPath
+	check        v1alpha1.TransitionCheck
+	maxMinorSkip uint64
+	// keys are the configured list keys; nil means the CRD's or "name".
+	keys []string
+	// schemas is nil when no CRDs are loaded.
+	schemas listMapKeysSource
+	// schemaKeys caches the CRD's keys per kind and list. Kinds are known
+	// only from requests, so this is filled lazily; it holds at most one
+	// entry per served kind and wildcard list of this path.
+	schemaKeys sync.Map
+}
+
+func compileTransitions(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) (rule, field.ErrorList) {
+	path = path.Child("transitions")
+	var schemas listMapKeysSource
+	if env != nil && env.schemas != nil {
+		schemas = env.schemas
+	}
+	r := &transitionsRule{}
+	var errs field.ErrorList
+	seen := map[[2]string]int{}
+	for i, cfg := range spec.Transitions {
+		at := path.Index(i)
+		t := &transition{check: cfg.Check, keys: cfg.Keys, schemas: schemas}
+		p, err := parsePath(cfg.Path)
+		if err != nil {
+			errs = append(errs, field.Invalid(at.Child("path"), cfg.Path, err.Error()))
+		}
+		t.path = p
+		if !slices.Contains(transitionChecks, cfg.Check) {
+			errs = append(errs, field.NotSupported(at.Child("check"), cfg.Check, transitionChecks))
+		}
+		switch {
+		case cfg.Check == v1alpha1.MaxMinorSkip && cfg.MaxMinorSkip == nil:
+			errs = append(errs, field.Required(at.Child("maxMinorSkip"), "maxMinorSkip is required for check MaxMinorSkip"))
+		case cfg.Check == v1alpha1.MaxMinorSkip && *cfg.MaxMinorSkip < 0:
+			errs = append(errs, field.Invalid(at.Child("maxMinorSkip"), *cfg.MaxMinorSkip, "must be 0 or more"))
+		case cfg.Check == v1alpha1.MaxMinorSkip:
+			t.maxMinorSkip = uint64(*cfg.MaxMinorSkip)
+		case cfg.MaxMinorSkip != nil:
+			errs = append(errs, field.Forbidden(at.Child("maxMinorSkip"), "may only be set for check MaxMinorSkip"))
+		}
+		// Keys that match nothing are a misunderstanding worth reporting.
+		if len(cfg.Keys) > 0 && err == nil && !p.hasWildcard() && cfg.Check != v1alpha1.NoRemoval {
+			errs = append(errs, field.Forbidden(at.Child("keys"), "keys match list items: they may only be set for a path with [*] or for check NoRemoval"))
+		}
+		for j, k := range cfg.Keys {
+			if k == "" {
+				errs = append(errs, field.Invalid(at.Child("keys").Index(j), k, "must not be empty"))
+			}
+		}
+		id := [2]string{cfg.Path, string(cfg.Check)}
+		if prev, ok := seen[id]; ok {
+			e := field.Duplicate(at, cfg.Path)
+			e.Detail = fmt.Sprintf("transitions[%d] already checks %s on this path", prev, cfg.Check)
+			errs = append(errs, e)
+		}
+		seen[id] = i
+		r.transitions = append(r.transitions, t)
+	}
+	return r, errs
+}
+
+func (r *transitionsRule) operations() []v1alpha1.Operation { return onlyUpdate }
+
+func (r *transitionsRule) check(_ context.Context, req *Request) []finding {
+	if req.Object == nil || req.OldObject == nil {
+		return nil
+	}
+	gvk := req.Object.GroupVersionKind()
+	var errs field.ErrorList
+	for _, t := range r.transitions {
+		old := side{value: req.OldObject.Object, found: true}
+		cur := side{value: req.Object.Object, found: true}
+		t.walk(gvk, 0, old, cur, nil, func(old, cur side, schemaPath []string) {
+			errs = append(errs, t.judge(gvk, old, cur, schemaPath)...)
+		})
+	}
+	return findings(errs...)
+}
+
+// side is one object's value at a place of the path. path is where the
+// value is, or would be when it is not found.
+type side struct {
+	value any
+	found bool
+	path  *field.Path
+}
+
+// child steps into a map entry; keyed tells whether the path prints it as
+// a map key ("[app]") rather than a field (".app").
+func (s side) child(name string, keyed bool) side {
+	next := side{path: childPath(s.path, name)}
+	if keyed {
+		next.path = s.path.Key(name)
+	}
+	if m, ok := s.value.(map[string]any); ok && s.found {
+		next.value = m[name]
+		next.found = next.value != nil // null is unset, as for the API server
+	}
+	return next
+}
+
+func (s side) index(i int) side {
+	next := side{path: s.path.Index(i)}
+	if list, ok := s.value.([]any); ok && s.found && i < len(list) {
+		next.value, next.found = list[i], list[i] != nil
+	}
+	return next
+}
+
+// walk follows the path through the old and the new object together and
+// calls fn for each place it reaches in either. schemaPath is the place
+// without list indexes, for looking up list-map keys.
+func (t *transition) walk(gvk runtimeschema.GroupVersionKind, i int, old, cur side, schemaPath []string, fn func(old, cur side, schemaPath []string)) {
+	if !old.found && !cur.found {
+		return
+	}
+	if i == len(t.path.steps) {
+		fn(old, cur, schemaPath)
+		return
+	}
+	step := t.path.steps[i]
+	switch {
+	case step.field != "":
+		t.walk(gvk, i+1, old.child(step.field, false), cur.child(step.field, false), append(schemaPath[:len(schemaPath):len(schemaPath)], step.field), fn)
+	case step.index >= 0:
+		t.walk(gvk, i+1, old.index(step.index), cur.index(step.index), schemaPath, fn)
+	case step.each:
+		oldList, oldOK := old.value.([]any)
+		curList, curOK := cur.value.([]any)
+		if !old.found || !cur.found || !oldOK || !curOK {
+			return // items on one side only have nothing to compare
+		}
+		for _, m := range matchItems(oldList, curList, t.listKeys(gvk, schemaPath)) {
+			if m.old >= 0 && m.cur >= 0 {
+				t.walk(gvk, i+1, old.index(m.old), cur.index(m.cur), schemaPath, fn)
+			}
+		}
+	default:
+		t.walk(gvk, i+1, old.child(step.key, true), cur.child(step.key, true), append(schemaPath[:len(schemaPath):len(schemaPath)], step.key), fn)
+	}
+}
+
+// listKeys are the keys that identify the items of the list at
+// schemaPath: the rule's, else the CRD's list-map keys, else "name".
+func (t *transition) listKeys(gvk runtimeschema.GroupVersionKind, schemaPath []string) []string {
+	if len(t.keys) > 0 {
+		return t.keys
+	}
+	if t.schemas == nil {
+		return defaultListKeys
+	}
+	id := gvk.String() + "\x00" + strings.Join(schemaPath, "\x00")
+	if keys, ok := t.schemaKeys.Load(id); ok {
+		return keys.([]string)
+	}
+	keys := t.schemas.ListMapKeys(gvk, schemaPath...)
+	if len(keys) == 0 {
+		keys = defaultListKeys
+	}
+	t.schemaKeys.Store(id, keys)
+	return keys
+}
+
+// itemMatch pairs an old list item with a new one; -1 marks an item that
+// is on one side only.
+type itemMatch struct {
+	old, cur int
+	// key describes the item's key (`name "app"`), "" when it has none.
+	key string
+}
+
+// matchItems matches list items by keys: items that have every key field
+// (with a scalar value) by key, the others by position with an item of the
+// same shape (object or scalar) that has no key either.
+// Matches come in the new list's order, then the old items left over.
+// Items with the same key (which a list-map forbids, but a list keyed by
+// the rule may have) match in their order.
+func matchItems(oldList, curList []any, keys []string) []itemMatch {
+	oldByKey := map[string][]int{}
+	oldKeys := make([]string, len(oldList))
+	for i, item := range oldList {
+		id, desc := itemKey(item, keys)
+		oldKeys[i] = desc
+		if desc != "" {
+			oldByKey[id] = append(oldByKey[id], i)
+		}
+	}
+	used := make([]bool, len(oldList))
+	var out []itemMatch
+	for j, item := range curList {
+		m := itemMatch{old: -1, cur: j}
+		id, desc := itemKey(item, keys)
+		if same := oldByKey[id]; desc != "" && len(same) > 0 {
+			m.old, m.key = same[0], desc
+			oldByKey[id] = same[1:]
+		} else if desc == "" && j < len(oldList) && oldKeys[j] == "" && !used[j] && isScalar(oldList[j]) == isScalar(item) {
+			m.old = j
+		}
+		if m.old >= 0 {
+			used[m.old] = true
+		}
+		out = append(out, m)
+	}
+	for i := range oldList {
+		if !used[i] {
+			out = append(out, itemMatch{old: i, cur: -1, key: oldKeys[i]})
+		}
+	}
+	return out
+}
+
+// itemKey is an item's identity under keys and its description for
+// messages; both are "" when the item lacks a key field.
+func itemKey(item any, keys []string) (id, desc string) {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return "", ""
+	}
+	values := make([]any, len(keys))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v, ok := m[k]
+		if !ok || !isScalar(v) || v == nil {
+			return "", ""
+		}
+		values[i], parts[i] = v, k+" "+showValue(v)
+	}
+	b, _ := json.Marshal(values) // scalars always marshal
+	return string(b), strings.Join(parts, " and ")
+}
+
+// judge applies the check to one place.
+func (t *transition) judge(gvk runtimeschema.GroupVersionKind, old, cur side, schemaPath []string) field.ErrorList {
+	if !old.found {
+		return nil // setting a value the first time is not a transition
+	}
+	if t.check == v1alpha1.NoRemoval {
+		return t.judgeRemoval(gvk, old, cur, schemaPath)
+	}
+	if !cur.found {
+		return field.ErrorList{field.Required(cur.path, fmt.Sprintf("was %s; %s does not allow removing it", t.describe(old.value), t.check))}
+	}
+	switch t.check {
+	case v1alpha1.Immutable:
+		if !jsonEqual(old.value, cur.value) {
+			msg := "is immutable once set; was " + showValue(old.value)
+			if !isScalar(cur.value) {
+				msg += ", now " + showValue(cur.value) // the error shows no value
+			}
+			return field.ErrorList{field.Invalid(cur.path, badValue(cur.value), msg)}
+		}
+	case v1alpha1.NoDecrease, v1alpha1.NoIncrease:
+		return t.judgeAmount(old, cur)
+	case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip:
+		return t.judgeVersion(old, cur)
+	}
+	return nil
+}
+
+// describe prints a value in this check's terms: amounts and versions as
+// written ("was 10Gi"), anything else as JSON ("was \"fast\"").
+func (t *transition) describe(v any) string {
+	if s, ok := v.(string); ok && t.check != v1alpha1.Immutable && t.check != v1alpha1.NoRemoval {
+		return s
+	}
+	return showValue(v)
+}
+
+// judgeAmount compares numbers and quantities exactly, as rationals:
+// "10Gi" to "9Gi" is a decrease, 1Gi to "1024Mi" is none, and an integer
+// against a quantity compares as quantities.
+func (t *transition) judgeAmount(old, cur side) field.ErrorList {
+	was, wasRaw, ok := amount(old.value)
+	if !ok {
+		return nil
+	}
+	now, _, ok := amount(cur.value)
+	if !ok {
+		return field.ErrorList{field.Invalid(cur.path, badValue(cur.value), fmt.Sprintf("is not a number or quantity, which %s compares; was %s", t.check, wasRaw))}
+	}
+	switch c := now.Cmp(was); {
+	case t.check == v1alpha1.NoDecrease && c < 0:
+		return field.ErrorList{field.Invalid(cur.path, badValue(cur.value), fmt.Sprintf("may not decrease: was %s; allowed: %s or more", wasRaw, wasRaw))}
+	case t.check == v1alpha1.NoIncrease && c > 0:
+		return field.ErrorList{field.Invalid(cur.path, badValue(cur.value), fmt.Sprintf("may not increase: was %s; allowed: %s or less", wasRaw, wasRaw))}
+	}
+	return nil
+}
+
+// judgeVersion compares semantic versions by precedence: a "v" prefix and
+// build metadata do not count, a pre-release is older than its release,
+// and missing minor and patch numbers are zero.
+func (t *transition) judgeVersion(old, cur side) field.ErrorList {
+	wasRaw, _, ok := scalarString(old.value)
+	if !ok {
+		return nil
+	}
+	was, err := parseSemanticVersion(wasRaw)
+	if err != nil {
+		return nil
+	}
+	nowRaw, _, ok := scalarString(cur.value)
+	if !ok {
+		return field.ErrorList{field.TypeInvalid(cur.path, cur.value, fmt.Sprintf("must be a version, which %s compares; was %s", t.check, wasRaw))}
+	}
+	now, err := parseSemanticVersion(nowRaw)
+	if err != nil {
+		return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("is not a semantic version, which %s compares; was %s", t.check, wasRaw))}
+	}
+	if t.check == v1alpha1.NoDowngrade {
+		if now.Compare(was.Version) < 0 {
+			return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("may not be downgraded: was %s; allowed: %s or later", wasRaw, wasRaw))}
+		}
+		return nil
+	}
+	highest := fmt.Sprintf("%d.%s.x", was.Major, addSaturating(was.Minor, t.maxMinorSkip+1))
+	if now.Major != was.Major {
+		return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("may not change the major version: was %s; allowed: %d.x up to %s", wasRaw, was.Major, highest))}
+	}
+	if now.Minor > was.Minor && now.Minor-was.Minor-1 > t.maxMinorSkip {
+		return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("skips %s: was %s; allowed: at most %d skipped, up to %s", skippedMinors(was.Major, was.Minor, now.Minor), wasRaw, t.maxMinorSkip, highest))}
+	}
+	return nil
+}
+
+// skippedMinors describes the minor versions strictly between from and
+// to: "2 minor versions (8.1, 8.2)"; a long run is only counted.
+func skippedMinors(major, from, to uint64) string {
+	n := to - from - 1
+	if n == 1 {
+		return fmt.Sprintf("1 minor version (%d.%d)", major, from+1)
+	}
+	if n > 5 {
+		return fmt.Sprintf("%d minor versions (%d.%d to %d.%d)", n, major, from+1, major, to-1)
+	}
+	names := make([]string, 0, n)
+	for m := from + 1; m < to; m++ {
+		names = append(names, fmt.Sprintf("%d.%d", major, m))
+	}
+	return fmt.Sprintf("%d minor versions (%s)", n, strings.Join(names, ", "))
+}
+
+// addSaturating prints a+b, which may exceed a uint64 for absurd versions.
+func addSaturating(a, b uint64) string {
+	return new(big.Int).Add(new(big.Int).SetUint64(a), new(big.Int).SetUint64(b)).String()
+}
+
+// judgeRemoval reports each map key and list item of the old value that
+// the new one lacks, at its old path: it has no new one.
+func (t *transition) judgeRemoval(gvk runtimeschema.GroupVersionKind, old, cur side, schemaPath []string) field.ErrorList {
+	var errs field.ErrorList
+	switch was := old.value.(type) {
+	case map[string]any:
+		now, _ := cur.value.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(was)) {
+			if was[k] != nil && now[k] == nil {
+				errs = append(errs, field.Forbidden(old.path.Key(k), fmt.Sprintf("key %q was removed; NoRemoval keeps every key of %s", k, old.path)))
+			}
+		}
+	case []any:
+		now, _ := cur.value.([]any)
+		removed := map[int]string{}
+		// Scalar items are values of a set: one is removed when the new
+		// list lacks it anywhere, so reordering removes nothing.
+		for i, item := range was {
+			if isScalar(item) && !slices.ContainsFunc(now, func(v any) bool { return jsonEqual(v, item) }) {
+				removed[i] = "value " + showValue(item)
+			}
+		}
+		keys := t.listKeys(gvk, schemaPath)
+		for _, m := range matchItems(was, now, keys) {
+			switch {
+			case m.cur >= 0 || isScalar(was[m.old]):
+			case m.key != "":
+				removed[m.old] = "item with " + m.key
+			default:
+				removed[m.old] = fmt.Sprintf("item %d (matched by position: it has no %s)", m.old, strings.Join(keys, ", "))
+			}
+		}
+		for _, i := range slices.Sorted(maps.Keys(removed)) {
+			errs = append(errs, field.Forbidden(old.path.Index(i), fmt.Sprintf("%s was removed; NoRemoval keeps every item of %s", removed[i], old.path)))
+		}
+	default:
+		if !cur.found {
+			errs = append(errs, field.Forbidden(old.path, fmt.Sprintf("was %s; NoRemoval does not allow removing it", showValue(was))))
+		}
+	}
+	return errs
+}
+
+// amount reads a number or quantity as an exact rational, and as written.
+func amount(v any) (*big.Rat, string, bool) {
+	switch v := v.(type) {
+	case string:
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return nil, "", false
+		}
+		return quantityRat(q), v, true
+	case int64, int, float64:
+		r, ok := numberRat(v)
+		return r, showValue(v), ok
+	}
+	return nil, "", false
+}
+
+// numberRat is a JSON number as an exact rational. A float64 is read as
+// the shortest decimal that round-trips it, which is what the object
+// said: 0.1 is 1/10 (as "100m" is), not the binary float nearest to it.
+// Integers beyond int64 arrive as float64 from the decoder: they are exact
+// only as far as the float is.
+func numberRat(v any) (*big.Rat, bool) {
+	switch v := v.(type) {
+	case int64:
+		return new(big.Rat).SetInt64(v), true
+	case int:
+		return new(big.Rat).SetInt64(int64(v)), true
+	case float64:
+		return new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, 64)) // NaN and ±Inf fail: no JSON number
+	}
+	return nil, false
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return true
+}
+
+// jsonEqual compares JSON values, numbers by value whatever their Go type.
+func jsonEqual(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, v := range a {
+			w, ok := b[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		return ok && slices.EqualFunc(a, b, jsonEqual)
+	case int64, int, float64:
+		x, okA := numberRat(a)
+		y, okB := numberRat(b)
+		return okA && okB && x.Cmp(y) == 0
+	default:
+		return a == b
+	}
+}
+
+// showValue prints a value for a message: strings quoted, numbers as
+// written, objects and lists as (shortened) JSON.
+func showValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case int:
+		return strconv.Itoa(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	const max = 120 // a message is one line, not a dump of the object
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}
+
+// badValue is what a field error shows as the value: scalars as they are,
+// objects and lists not at all (the message describes them).
+func badValue(v any) any {
+	if isScalar(v) {
+		return v
+	}
+	return field.OmitValueType{}
+}

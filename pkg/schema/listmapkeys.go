@@ -1,0 +1,50 @@
+package schema
+
+import (
+	"slices"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// ListMapKeys returns the x-kubernetes-list-map-keys of the list at path
+// in the schema of gvk, or nil when gvk has no schema, path leads nowhere
+// in it, or the list is not a list-map. It compiles gvk's validator on
+// first use, like Validator.
+func (r *Registry) ListMapKeys(gvk schema.GroupVersionKind, path ...string) []string {
+	v, err := r.Validator(gvk)
+	if err != nil {
+		return nil
+	}
+	return v.ListMapKeys(path...)
+}
+
+// ListMapKeys returns the x-kubernetes-list-map-keys of the list at path.
+// path names object fields and map keys; list items are stepped through
+// on their own, so the volumes of spec.users[*].volumes are at
+// ("spec", "users", "volumes"). A name is a field where the schema has
+// that property, else a key of a map (additionalProperties).
+func (v *Validator) ListMapKeys(path ...string) []string {
+	s := v.structural
+	for _, name := range path {
+		for s.Items != nil {
+			s = s.Items
+		}
+		if p, ok := s.Properties[name]; ok {
+			s = &p
+			continue
+		}
+		if s.AdditionalProperties == nil || s.AdditionalProperties.Structural == nil {
+			return nil
+		}
+		s = s.AdditionalProperties.Structural
+	}
+	if !isListMap(s) {
+		return nil
+	}
+	return slices.Clone(s.XListMapKeys)
+}
+
+func isListMap(s *structuralschema.Structural) bool {
+	return s.Type == "array" && s.XListType != nil && *s.XListType == "map"
+}
