@@ -1,0 +1,171 @@
+package app
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/pkg/report"
+)
+
+// The lint command runs on the gotypes testdata packages, each a small API
+// with a CRD next to it.
+const lintTestdata = "../../../pkg/schema/gotypes/testdata/"
+
+func lintPkg(name string) string { return lintTestdata + name }
+func lintCRD(name string) string { return lintTestdata + name + "/crd.yaml" }
+
+// goFile is where the lint command says a testdata file is: absolute,
+// because it lies outside the working directory.
+func goFile(t *testing.T, pkg string) string {
+	t.Helper()
+	abs, err := filepath.Abs(lintTestdata + pkg + "/types.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+func TestLintText(t *testing.T) {
+	r := crdguard(t, "", "lint", "--crds", lintCRD("pruned-field"), lintPkg("pruned-field"))
+	if r.code != ExitViolations || r.stder != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
+	}
+	file := goFile(t, "pruned-field")
+	want := file + ":11 (document 1): Widget is valid\n" +
+		file + ":20 (document 1): Widget WidgetSpec.Replicas is invalid:\n" +
+		"  * [gotypes/pruned-field] spec.replicas: WidgetSpec.Replicas is written as spec.replicas, but the schema does not declare it: the API server prunes it on every write; fix: regenerate the CRD, or add the property to its schema\n" +
+		file + ":26 (document 1): Widget Template.Metadata is invalid:\n" +
+		"  * [gotypes/pruned-field] spec.template.metadata: Template.Metadata is a v1.ObjectMeta, but the schema declares an object without properties: the API server prunes every field of it; fix: declare its properties in the schema, or mark it x-kubernetes-preserve-unknown-fields (or x-kubernetes-embedded-resource)\n" +
+		"3 objects: 1 allowed, 2 denied, 0 skipped, 0 errors\n"
+	if r.stdout != want {
+		t.Errorf("stdout\n got: %s\nwant: %s", r.stdout, want)
+	}
+}
+
+func TestLintJSON(t *testing.T) {
+	r := crdguard(t, "", "lint", "--crds", lintCRD("zero-value-default"), "-o", "json", lintPkg("zero-value-default"))
+	if r.code != ExitViolations {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
+	}
+	rep := decodeReport(t, r)
+	if rep.Summary != (report.Summary{Objects: 4, Allowed: 1, Denied: 3}) {
+		t.Errorf("summary = %+v", rep.Summary)
+	}
+	file := goFile(t, "zero-value-default")
+	var got []string
+	for _, res := range rep.Results {
+		for _, v := range res.Violations {
+			got = append(got, strings.Join([]string{res.Source, itoa(res.Line), res.APIVersion, res.Kind, res.Name, v.Field, v.Type, v.RuleID(), string(v.Enforcement)}, " "))
+		}
+	}
+	want := []string{
+		file + " 19 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Replicas spec.replicas FieldValueInvalid gotypes/zero-value-default Deny",
+		file + " 20 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Enabled spec.enabled FieldValueInvalid gotypes/zero-value-default Deny",
+		file + " 21 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Mode spec.mode FieldValueInvalid gotypes/zero-value-default Deny",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("violations\n got: %q\nwant: %q", got, want)
+	}
+	if msg := rep.Results[1].Violations[0].Message; msg != "WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent" {
+		t.Errorf("message = %q", msg)
+	}
+}
+
+func TestLintSARIFPointsAtGoSource(t *testing.T) {
+	r := crdguard(t, "", "lint", "--crds", lintCRD("type-mismatch"), "-o", "sarif", lintPkg("type-mismatch"))
+	if r.code != ExitViolations {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
+	}
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+					LogicalLocations []struct {
+						FullyQualifiedName string `json:"fullyQualifiedName"`
+					} `json:"logicalLocations"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil || len(sarif.Runs) != 1 {
+		t.Fatalf("sarif: %v\n%s", err, r.stdout)
+	}
+	res := sarif.Runs[0].Results
+	if len(res) != 8 {
+		t.Fatalf("got %d results, want 8", len(res))
+	}
+	loc := res[0].Locations[0]
+	if res[0].RuleID != "gotypes/type-mismatch" || res[0].Level != "error" ||
+		loc.PhysicalLocation.ArtifactLocation.URI != "file://"+goFile(t, "type-mismatch") ||
+		loc.PhysicalLocation.Region.StartLine != 22 ||
+		loc.LogicalLocations[0].FullyQualifiedName != "Widget/WidgetSpec.Replicas.spec.replicas" {
+		t.Errorf("first result = %+v", res[0])
+	}
+}
+
+func TestLintExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"clean against its CRD", []string{"--crds", lintCRD("clean"), lintPkg("clean")}, ExitOK},
+		{"clean without a CRD", []string{lintPkg("clean")}, ExitOK},
+		{"warnings only", []string{"--crds", lintCRD("zero-value-omitted"), lintPkg("zero-value-omitted")}, ExitOK},
+		{"warnings raised to errors", []string{"--crds", lintCRD("zero-value-omitted"), "--severity", "zero-value-omitted=error", lintPkg("zero-value-omitted")}, ExitViolations},
+		{"errors turned off", []string{"--crds", lintCRD("pruned-field"), "--severity", "pruned-field=off", lintPkg("pruned-field")}, ExitOK},
+		{"tag checks without a CRD", []string{lintPkg("missing-json-tag")}, ExitViolations},
+		{"a kind without its CRD", []string{"--crds", lintCRD("clean"), lintPkg("pruned-field")}, ExitViolations},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := crdguard(t, "", append([]string{"lint", "-q"}, tt.args...)...)
+			if r.code != tt.code || r.stder != "" {
+				t.Errorf("exit %d (want %d), stderr %q\n%s", r.code, tt.code, r.stder, r.stdout)
+			}
+		})
+	}
+}
+
+func TestLintUsageErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no package", []string{"lint"}, "crdguard: requires at least 1 arg(s), only received 0\nRun 'crdguard --help' for usage.\n"},
+		{"unknown check", []string{"lint", "--severity", "nope=error", lintPkg("clean")}, "crdguard: --severity: severity[nope]: Not found: \"nope\"\n"},
+		{"bad level", []string{"lint", "--severity", "pruned-field=fatal", lintPkg("clean")}, "crdguard: --severity: severity[pruned-field]: Unsupported value: \"fatal\": supported values: \"error\", \"warning\", \"info\", \"off\"\n"},
+		{"malformed severity", []string{"lint", "--severity", "pruned-field", lintPkg("clean")}, "crdguard: --severity \"pruned-field\": want CHECK=LEVEL\n"},
+		{"no root types", []string{"lint", "../../../pkg/report"}, "crdguard: no CRD root types (+kubebuilder:object:root=true, or embedded TypeMeta and ObjectMeta) in ../../../pkg/report\n"},
+		{"invalid CRD", []string{"lint", "--crds", "testdata/invalid-crd.yaml", lintPkg("clean")}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := crdguard(t, "", tt.args...)
+			if r.code != ExitUsage || r.stder != tt.stderr || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr\n got: %q\nwant: %q", r.code, r.stdout, r.stder, tt.stderr)
+			}
+		})
+	}
+	// A package that does not exist or compile cannot be linted.
+	r := crdguard(t, "", "lint", "./nope")
+	if r.code != ExitUsage || !strings.HasPrefix(r.stder, "crdguard: loading Go packages: ") {
+		t.Errorf("missing package: exit %d, stderr %q", r.code, r.stder)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

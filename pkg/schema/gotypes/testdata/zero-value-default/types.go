@@ -1,0 +1,24 @@
+// Package v1 is the testdata of the zero-value-default check: each "// want" comment
+// lists the findings expected at its line.
+// +groupName=zerovaluedefault.test.crdguard.dev
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Widget is the kind under test.
+type Widget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec WidgetSpec `json:"spec,omitempty"`
+}
+
+type WidgetSpec struct {
+	Replicas int32  `json:"replicas,omitempty"` // want "error zero-value-default spec.replicas: WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored"
+	Enabled  bool   `json:"enabled,omitzero"`   // want "error zero-value-default spec.enabled: WidgetSpec.Enabled drops false on the wire (omitzero) and the default true replaces it: false can never be stored"
+	Mode     string `json:"mode,omitempty"`     // want "error zero-value-default spec.mode: WidgetSpec.Mode drops \"\" on the wire (omitempty) and the default \"fast\" replaces it: \"\" can never be stored"
+	// A pointer sends 0, so the default applies only when it is unset.
+	Workers *int32 `json:"workers,omitempty"`
+}

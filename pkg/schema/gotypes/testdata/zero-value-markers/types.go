@@ -1,0 +1,41 @@
+// Package v1 is the testdata of the zero-value checks without a CRD, where
+// markers decide: each "// want" comment
+// lists the findings expected at its line.
+// +groupName=markers.test.crdguard.dev
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Widget is the kind under test.
+type Widget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec WidgetSpec `json:"spec"`
+}
+
+type WidgetSpec struct {
+	// +kubebuilder:default=3
+	Replicas int32 `json:"replicas,omitempty"` // want "error zero-value-default spec.replicas: WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored"
+	// +kubebuilder:validation:Minimum=1
+	Size   int32 `json:"size,omitempty"`
+	Paused bool  `json:"paused,omitempty"` // want "warning zero-value-omitted spec.paused: WidgetSpec.Paused drops its valid zero value false on the wire (omitempty): a client cannot tell the server to set it, and server-side apply gives the field up instead"
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Index int32 `json:"index,omitempty"` // want "warning required-omitempty spec.index: WidgetSpec.Index is required and 0 is a valid value, but omitempty drops it on the wire: setting it gets \"Required value\""
+	TLS   TLS   `json:"tls,omitempty"`   // want "error struct-always-sent spec.tls: WidgetSpec.TLS is a v1.TLS value, which omitempty never omits: unset, it is sent as its zero value without the required secretName, and the object is rejected"
+	// A recursive type: the walk stops where it repeats.
+	Tree Node `json:"tree"`
+}
+
+type TLS struct {
+	// +required
+	SecretName string `json:"secretName,omitempty"`
+}
+
+type Node struct {
+	Name     string `json:"name"`
+	Children []Node `json:"children,omitempty"`
+}

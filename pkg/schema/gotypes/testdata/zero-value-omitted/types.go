@@ -1,0 +1,25 @@
+// Package v1 is the testdata of the zero-value-omitted check: each "// want" comment
+// lists the findings expected at its line.
+// +groupName=zerovalueomitted.test.crdguard.dev
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Widget is the kind under test.
+type Widget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec WidgetSpec `json:"spec,omitempty"`
+}
+
+type WidgetSpec struct {
+	Replicas int32  `json:"replicas,omitempty"` // want "warning zero-value-omitted spec.replicas: WidgetSpec.Replicas drops its valid zero value 0 on the wire (omitempty): a client cannot tell the server to set it, and server-side apply gives the field up instead"
+	Paused   bool   `json:"paused,omitempty"`   // want "warning zero-value-omitted spec.paused: WidgetSpec.Paused drops its valid zero value false on the wire (omitempty): a client cannot tell the server to set it, and server-side apply gives the field up instead"
+	Tier     string `json:"tier,omitempty"`     // want "warning zero-value-omitted spec.tier: WidgetSpec.Tier drops its valid zero value \"\" on the wire (omitempty): a client cannot tell the server to set it, and server-side apply gives the field up instead"
+	// The schema's minimum excludes 0, and an empty name means "unset".
+	Port int32  `json:"port,omitempty"`
+	Name string `json:"name,omitempty"`
+}

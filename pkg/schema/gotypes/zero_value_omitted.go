@@ -1,0 +1,31 @@
+package gotypes
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// zeroValueOmitted: omitempty on a non-pointer scalar whose zero value is
+// valid. "Set to 0/false" and "not set" become the same JSON, so a client
+// cannot ask for the zero: server-side apply from the Go type gives up
+// ownership instead of setting it, and a merge patch cannot send it.
+var zeroValueOmitted = &Check{
+	Name:     "zero-value-omitted",
+	Doc:      "A non-pointer boolean or number with omitempty or omitzero whose zero value is valid (a string only when an enum lists \"\"): the zero and \"unset\" are the same JSON, so server-side apply drops it instead of setting it.",
+	Severity: Warning,
+	Type:     field.ErrorTypeInvalid,
+	Run: func(p *Pass) {
+		for _, s := range p.Sites {
+			k, ok := omittedScalar(s)
+			if !ok || isRequired(s) || !zeroIsValid(s, k) {
+				continue
+			}
+			if _, ok := nonZeroDefault(s); ok {
+				continue // zero-value-default reports it, as an error
+			}
+			p.Report(s, fmt.Sprintf("make it a pointer (%s) if %s differs from unset", pointerTo(s.Field.Type), zeroLiteral(k)),
+				"%s drops its valid zero value %s on the wire (%s): a client cannot tell the server to set it, and server-side apply gives the field up instead", s.GoName, zeroLiteral(k), omitOption(s.Field.Tag))
+		}
+	},
+}
