@@ -100,11 +100,18 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 		return res, err
 	}
 	for _, p := range matched {
+		// One CEL cost budget per policy and request, as the API server
+		// gives one per ValidatingAdmissionPolicy binding.
+		ctx := withCELBudget(ctx)
 		for _, r := range p.rules {
 			if !slices.Contains(r.operations(), req.Operation) {
 				continue
 			}
-			for _, f := range r.check(ctx, &view) {
+			found, err := r.check(ctx, &view)
+			if err != nil {
+				return res, fmt.Errorf("policy %s, rule %s: %w", p.name, r.name, err)
+			}
+			for _, f := range found {
 				res.Violations = append(res.Violations, Violation{
 					Field:       f.Field,
 					Type:        string(f.Type),
@@ -141,19 +148,24 @@ func (e *Engine) mutate(ctx context.Context, view *Request, matched []*policy, r
 	}
 	for _, p := range matched {
 		for _, r := range p.rules {
-			if m, ok := r.rule.(mutator); ok && slices.Contains(r.operations(), view.Operation) {
-				res.Patches = append(res.Patches, m.mutate(ctx, view)...)
+			m, ok := r.rule.(mutator)
+			if !ok || !slices.Contains(r.operations(), view.Operation) {
+				continue
 			}
+			// Each mutator sees the previous one's changes, so two rules
+			// adding to the same new map do not overwrite each other.
+			patches := m.mutate(ctx, view)
+			if len(patches) == 0 {
+				continue
+			}
+			patched, err := applyPatches(view.Object, patches)
+			if err != nil {
+				return fmt.Errorf("policy %s, rule %s: applying its patches: %w", p.name, r.name, err)
+			}
+			view.Object = patched
+			res.Patches = append(res.Patches, patches...)
 		}
 	}
-	if len(res.Patches) == 0 {
-		return nil
-	}
-	patched, err := applyPatches(view.Object, res.Patches)
-	if err != nil {
-		return fmt.Errorf("applying default patches: %w", err)
-	}
-	view.Object = patched
 	return nil
 }
 

@@ -117,24 +117,24 @@ func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (
 
 func (r *imageVersionRule) operations() []v1alpha1.Operation { return createUpdate }
 
-func (r *imageVersionRule) check(_ context.Context, req *Request) []finding {
+func (r *imageVersionRule) check(_ context.Context, req *Request) ([]finding, error) {
 	obj := req.Object.Object
 	raw, versionAt, found := r.versionPath.get(obj)
 	if !found {
-		return nil
+		return nil, nil
 	}
 	want, isNumber, ok := scalarString(raw)
 	if !ok {
-		return findings(field.TypeInvalid(versionAt, raw, "must be a string or a number: the version that images are checked against"))
+		return findings(field.TypeInvalid(versionAt, raw, "must be a string or a number: the version that images are checked against")), nil
 	}
 	if want == "" {
-		return nil
+		return nil, nil
 	}
 	declared := declaredVersion{at: versionAt, value: want, isNumber: isNumber}
 	if r.compare == v1alpha1.CompareSemver {
 		v, err := parseSemanticVersion(want)
 		if err != nil {
-			return findings(field.Invalid(versionAt, raw, fmt.Sprintf("is not a semantic version (%v), so images cannot be compared with it (compare: Semver)", err)))
+			return findings(field.Invalid(versionAt, raw, fmt.Sprintf("is not a semantic version (%v), so images cannot be compared with it (compare: Semver)", err))), nil
 		}
 		declared.semver = &v
 	}
@@ -154,7 +154,7 @@ func (r *imageVersionRule) check(_ context.Context, req *Request) []finding {
 			}
 		})
 	}
-	return out
+	return out, nil
 }
 
 // declaredVersion is the object's version, as written and as parsed.

@@ -6,6 +6,11 @@ import "fmt"
 // file and a line here.
 var ruleKinds = registerRuleKinds(
 	resourcesKind,
+	imageVersionKind,
+	transitionsKind,
+	celKind,
+	deletionKind,
+	defaultsKind,
 )
 
 func registerRuleKinds(kinds ...ruleKind) []ruleKind {

@@ -70,7 +70,7 @@ func compileResources(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (rul
 
 func (r *resourcesRule) operations() []v1alpha1.Operation { return createUpdate }
 
-func (r *resourcesRule) check(_ context.Context, req *Request) []finding {
+func (r *resourcesRule) check(_ context.Context, req *Request) ([]finding, error) {
 	obj := req.Object
 	var out []finding
 	for _, p := range resourcePaths(r.paths, r.preset, obj.GetKind()) {
@@ -78,7 +78,7 @@ func (r *resourcesRule) check(_ context.Context, req *Request) []finding {
 			out = append(out, findings(r.checkRequirements(path, value, found)...)...)
 		})
 	}
-	return out
+	return out, nil
 }
 
 func (r *resourcesRule) checkRequirements(path *field.Path, value any, found bool) field.ErrorList {

@@ -15,7 +15,12 @@ import (
 type rule interface {
 	// operations are the operations the rule has an opinion on.
 	operations() []v1alpha1.Operation
-	check(ctx context.Context, req *Request) []finding
+	// check reports what is wrong. An error means the rule reached no
+	// verdict (a CEL expression over its cost limit or the policy's
+	// budget, a cancelled request): Evaluate fails, so the webhook answers
+	// 500 and its failurePolicy decides, where a finding would be let
+	// through under Warn or Audit.
+	check(ctx context.Context, req *Request) ([]finding, error)
 }
 
 // mutator is a rule that proposes changes to the object.

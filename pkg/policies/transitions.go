@@ -136,9 +136,9 @@ func compileTransitions(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) 
 
 func (r *transitionsRule) operations() []v1alpha1.Operation { return onlyUpdate }
 
-func (r *transitionsRule) check(_ context.Context, req *Request) []finding {
+func (r *transitionsRule) check(_ context.Context, req *Request) ([]finding, error) {
 	if req.Object == nil || req.OldObject == nil {
-		return nil
+		return nil, nil
 	}
 	gvk := req.Object.GroupVersionKind()
 	var errs field.ErrorList
@@ -149,7 +149,7 @@ func (r *transitionsRule) check(_ context.Context, req *Request) []finding {
 			errs = append(errs, t.judge(gvk, old, cur, schemaPath)...)
 		})
 	}
-	return findings(errs...)
+	return findings(errs...), nil
 }
 
 // side is one object's value at a place of the path. path is where the

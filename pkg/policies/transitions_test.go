@@ -308,7 +308,11 @@ func TestTransitionListKeysFromSchema(t *testing.T) {
 	req := &Request{Operation: v1alpha1.Update, OldObject: object("10Gi", "app", "admin"), Object: object("5Gi", "admin", "app")}
 	for range 2 {
 		var got []string
-		for _, f := range r.check(t.Context(), req) {
+		found, err := r.check(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range found {
 			got = append(got, f.Error.Error())
 		}
 		want := []string{

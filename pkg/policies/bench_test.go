@@ -1,0 +1,237 @@
+package policies
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/cel-go/cel"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/manifest"
+)
+
+var reflectStrings = reflect.TypeFor[[]string]()
+
+// benchPolicy is the example policy's checks for a MySQLCluster UPDATE:
+// resource ratios, image/version agreement, storage and version
+// transitions and a custom CEL rule. Deletion (DELETE only) and defaults
+// (a mutation) have no counterpart in a validating CEL program.
+const benchPolicy = `
+apiVersion: crdguard.dev/v1alpha1
+kind: GuardPolicy
+metadata:
+  name: mysql-safety
+spec:
+  match:
+    resources:
+    - group: db.example.io
+      kinds: [MySQLCluster]
+  rules:
+  - name: resources
+    resources:
+      paths: [spec.resources]
+      requireLimits: [cpu, memory]
+      ratios:
+      - {resource: cpu, min: "1.5", minExclusive: true, max: "4", maxExclusive: true}
+      - {resource: memory, min: "1.5", minExclusive: true, max: "4", maxExclusive: true}
+  - name: image-version
+    imageVersion:
+      versionPath: spec.version
+      imagePaths: [spec.image]
+      compare: TagPrefix
+  - name: storage
+    transitions:
+    - {path: spec.storage.size, check: NoDecrease}
+    - {path: spec.storage.storageClassName, check: Immutable}
+    - {path: spec.version, check: NoDowngrade}
+  - name: odd-replicas
+    cel:
+      expression: object.spec.replicas % 2 == 1
+      message: replicas must be odd so the group keeps a quorum
+      fieldPath: spec.replicas
+`
+
+// benchCEL is the same checks as one CEL program in the same Kubernetes
+// CEL environment, returning the names of the rules that fail. Ratios are
+// exact like the engine's: 1.5 < l/r < 4 is 2l > 3r and l < 4r, written
+// with quantity add(). The image check is simpler than the engine's (it
+// splits at the last ":" instead of parsing the reference), which only
+// favours CEL.
+const benchCEL = `
+(!has(object.spec.resources) || !has(object.spec.resources.limits)
+  || !('cpu' in object.spec.resources.limits) || !('memory' in object.spec.resources.limits)
+  || ['cpu', 'memory'].exists(r, r in object.spec.resources.requests && (
+    quantity(object.spec.resources.limits[r]).add(quantity(object.spec.resources.limits[r]))
+      .compareTo(quantity(object.spec.resources.requests[r]).add(quantity(object.spec.resources.requests[r]))
+        .add(quantity(object.spec.resources.requests[r]))) <= 0
+    || quantity(object.spec.resources.limits[r]).compareTo(
+      quantity(object.spec.resources.requests[r]).add(quantity(object.spec.resources.requests[r]))
+        .add(quantity(object.spec.resources.requests[r])).add(quantity(object.spec.resources.requests[r]))) >= 0))
+  ? ['resources'] : [])
++ (has(object.spec.version) && has(object.spec.image) && !(
+    object.spec.image.substring(object.spec.image.lastIndexOf(':') + 1) == object.spec.version
+    || object.spec.image.substring(object.spec.image.lastIndexOf(':') + 1).startsWith(object.spec.version + '-'))
+  ? ['image-version'] : [])
++ (oldObject != null && (
+    quantity(object.spec.storage.size).compareTo(quantity(oldObject.spec.storage.size)) < 0
+    || object.spec.storage.storageClassName != oldObject.spec.storage.storageClassName
+    || semver(object.spec.version, true).compareTo(semver(oldObject.spec.version, true)) < 0)
+  ? ['storage'] : [])
++ (object.spec.replicas % 2 != 1 ? ['odd-replicas'] : [])
+`
+
+const benchOld = `
+apiVersion: db.example.io/v1
+kind: MySQLCluster
+metadata: {name: prod, namespace: shop, labels: {app: mysql}}
+spec:
+  version: "8.0.35"
+  image: mysql:8.0.35
+  replicas: 3
+  storage: {size: 100Gi, storageClassName: fast}
+  resources:
+    requests: {cpu: "2", memory: 4Gi}
+    limits: {cpu: "4", memory: 8Gi}
+  users:
+  - {name: app, privileges: [SELECT, INSERT, UPDATE]}
+  - {name: report, privileges: [SELECT]}
+`
+
+// benchObjects are the new objects: one that passes, and one that breaks
+// every rule once.
+var benchObjects = map[string]string{
+	"good": `
+apiVersion: db.example.io/v1
+kind: MySQLCluster
+metadata: {name: prod, namespace: shop, labels: {app: mysql}}
+spec:
+  version: "8.0.36"
+  image: mysql:8.0.36
+  replicas: 3
+  storage: {size: 100Gi, storageClassName: fast}
+  resources:
+    requests: {cpu: "2", memory: 4Gi}
+    limits: {cpu: "4", memory: 8Gi}
+  users:
+  - {name: app, privileges: [SELECT, INSERT, UPDATE]}
+  - {name: report, privileges: [SELECT]}
+`,
+	"bad": `
+apiVersion: db.example.io/v1
+kind: MySQLCluster
+metadata: {name: prod, namespace: shop, labels: {app: mysql}}
+spec:
+  version: "8.0.36"
+  image: mysql:8.4.0
+  replicas: 2
+  storage: {size: 50Gi, storageClassName: fast}
+  resources:
+    requests: {cpu: "2", memory: 4Gi}
+    limits: {cpu: "4", memory: 32Gi}
+  users:
+  - {name: app, privileges: [SELECT, INSERT, UPDATE]}
+  - {name: report, privileges: [SELECT]}
+`,
+}
+
+// wantFailing is what both must find on each object.
+var wantFailing = map[string][]string{
+	"good": nil,
+	"bad":  {"image-version", "odd-replicas", "resources", "storage"},
+}
+
+func benchRequest(b *testing.B, object string) Request {
+	b.Helper()
+	// Read as the CLI reads objects (the webhook decodes the same way):
+	// integers are int64, which CEL's arithmetic needs.
+	parse := func(s string) *unstructured.Unstructured {
+		docs, err := manifest.Read(strings.NewReader(s), "object.yaml")
+		if err != nil || len(docs) != 1 || docs[0].Err != nil {
+			b.Fatalf("%v %v", err, docs)
+		}
+		return docs[0].Object
+	}
+	return Request{
+		Operation: v1alpha1.Update,
+		Object:    parse(object),
+		OldObject: parse(benchOld),
+		Namespace: "shop",
+		UserInfo:  authenticationv1.UserInfo{Username: "alice", Groups: []string{"dev", "system:authenticated"}},
+	}
+}
+
+// BenchmarkEvaluate is the engine deciding one request with the policy.
+func BenchmarkEvaluate(b *testing.B) {
+	// Loaded as the CLI loads it: validated and defaulted by the CRD.
+	docs, err := manifest.Read(strings.NewReader(benchPolicy), "policy.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	gps, err := PoliciesFromDocuments(b.Context(), docs, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	engine, err := NewEngine(nil, gps...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"good", "bad"} {
+		b.Run(name, func(b *testing.B) {
+			req := benchRequest(b, benchObjects[name])
+			res, err := engine.Evaluate(b.Context(), req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			failing := map[string]bool{}
+			for _, v := range res.Violations {
+				failing[v.Rule] = true
+			}
+			if got := slices.Sorted(maps.Keys(failing)); !slices.Equal(got, wantFailing[name]) {
+				b.Fatalf("engine: failing rules %v, want %v; violations: %+v", got, wantFailing[name], res.Violations)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := engine.Evaluate(b.Context(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEvaluateAsCEL is the same checks as one CEL program, compiled
+// once, evaluated on the same request with the same cost tracking.
+func BenchmarkEvaluateAsCEL(b *testing.B) {
+	prog, ferr := compileCEL(benchCEL, cel.ListType(cel.StringType), nil)
+	if ferr != nil {
+		b.Fatal(ferr)
+	}
+	for _, name := range []string{"good", "bad"} {
+		b.Run(name, func(b *testing.B) {
+			req := benchRequest(b, benchObjects[name])
+			eval := func() []string {
+				out, err := prog.eval(b.Context(), newCELActivation(&req), celBudgetFrom(b.Context()))
+				if err != nil {
+					b.Fatal(err)
+				}
+				failing, err := out.ConvertToNative(reflectStrings)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return failing.([]string)
+			}
+			if got := slices.Sorted(slices.Values(eval())); !slices.Equal(got, wantFailing[name]) {
+				b.Fatalf("CEL: failing rules %v, want %v", got, wantFailing[name])
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				eval()
+			}
+		})
+	}
+}

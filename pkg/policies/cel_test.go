@@ -1,0 +1,99 @@
+package policies
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+func TestCEL(t *testing.T) { runCases(t, "cel") }
+
+// celPolicy is a policy on MySQLClusters with the given rules.
+func celPolicy(rules ...v1alpha1.Rule) *v1alpha1.GuardPolicy {
+	return &v1alpha1.GuardPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: v1alpha1.GuardPolicySpec{
+			Match: v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{{Group: "db.example.io", Kinds: []string{"MySQLCluster"}}}},
+			Rules: rules,
+		},
+	}
+}
+
+func celRuleSpec(name string, c v1alpha1.CELRule) v1alpha1.Rule {
+	return v1alpha1.Rule{Name: name, CEL: &c}
+}
+
+// TestCELCompileErrors checks that a CEL rule that does not compile
+// rejects the policy, with the error at the exact field.
+func TestCELCompileErrors(t *testing.T) {
+	ok := celRuleSpec("ok", v1alpha1.CELRule{Expression: "true"})
+	tests := []struct {
+		name string
+		rule v1alpha1.CELRule
+		want []string
+	}{{
+		name: "undefined request field",
+		rule: v1alpha1.CELRule{Expression: "request.foo == 'x'"},
+		want: []string{`spec.rules[2].cel.expression: Invalid value: "request.foo == 'x'": compilation failed: ERROR: <input>:1:8: undefined field 'foo'`},
+	}, {
+		name: "syntax error",
+		rule: v1alpha1.CELRule{Expression: "object.spec.replicas >"},
+		want: []string{`spec.rules[2].cel.expression: Invalid value: "object.spec.replicas >": compilation failed: ERROR: <input>:1:23: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}`},
+	}, {
+		name: "unknown function and unknown variable, both reported",
+		rule: v1alpha1.CELRule{Expression: "frobnicate(object) && self.x"},
+		want: []string{`spec.rules[2].cel.expression: Invalid value: "frobnicate(object) && self.x": compilation failed: ERROR: <input>:1:11: undeclared reference to 'frobnicate' (in container ''); ERROR: <input>:1:23: undeclared reference to 'self' (in container '')`},
+	}, {
+		name: "regex literal checked at compile time",
+		rule: v1alpha1.CELRule{Expression: "object.spec.image.matches('[')"},
+		want: []string{"spec.rules[2].cel.expression: Invalid value: \"object.spec.image.matches('[')\": compilation failed: ERROR: <input>:1:27: invalid matches argument"},
+	}, {
+		name: "dyn is not bool",
+		rule: v1alpha1.CELRule{Expression: "object.spec.enabled"},
+		want: []string{`spec.rules[2].cel.expression: Invalid value: "object.spec.enabled": must evaluate to bool but got dyn`},
+	}, {
+		name: "empty expression",
+		rule: v1alpha1.CELRule{Expression: " "},
+		want: []string{`spec.rules[2].cel.expression: Required value: a CEL expression that is true when the request passes`},
+	}, {
+		name: "messageExpression, message and fieldPath",
+		rule: v1alpha1.CELRule{Expression: "true", MessageExpression: "object.spec.replicas + 1", Message: "two\nlines", FieldPath: "spec.users[*].name"},
+		want: []string{
+			`spec.rules[2].cel.messageExpression: Invalid value: "object.spec.replicas + 1": must evaluate to string but got int`,
+			`spec.rules[2].cel.message: Invalid value: "two\nlines": must not contain line breaks`,
+			`spec.rules[2].cel.fieldPath: Invalid value: "spec.users[*].name": must name one field: [*] is not allowed`,
+		},
+	}, {
+		name: "fieldPath that does not parse",
+		rule: v1alpha1.CELRule{Expression: "true", FieldPath: ".spec.replicas"},
+		want: []string{`spec.rules[2].cel.fieldPath: Invalid value: ".spec.replicas": empty field name at ".spec.replicas"`},
+	}, {
+		name: "messageExpression does not compile",
+		rule: v1alpha1.CELRule{Expression: "true", MessageExpression: "'a' + request.userInfo.name"},
+		want: []string{`spec.rules[2].cel.messageExpression: Invalid value: "'a' + request.userInfo.name": compilation failed: ERROR: <input>:1:23: undefined field 'name'`},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := celPolicy(ok, celRuleSpec("ok2", v1alpha1.CELRule{Expression: "true"}), celRuleSpec("bad", tt.rule))
+			errs := ValidateGuardPolicy(p, nil)
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d errors:\n%q\nwant:\n%q", len(got), got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("error %d:\ngot  %s\nwant %s", i, got[i], tt.want[i])
+				}
+			}
+			// The engine refuses the policy with the same errors.
+			if _, err := NewEngine(nil, p); err == nil {
+				t.Error("NewEngine accepted a policy ValidateGuardPolicy rejects")
+			}
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package policies
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+func TestDefaults(t *testing.T) { runCases(t, "defaults") }
+
+func TestMultiplyQuantity(t *testing.T) {
+	tests := []struct {
+		name, request, multiplier, want string
+	}{
+		{"memory", "1Gi", "2", "2Gi"},
+		{"cpu", "250m", "1.5", "375m"},
+		{"memory", "1Gi", "1.5", "1536Mi"},
+		{"memory", "100M", "1.5", "150M"},
+		{"cpu", "1", "1.5", "1500m"},
+		{"cpu", "2", "1.5", "3"},
+		// Bytes are whole: 1395864371.2 is rounded up, never down.
+		{"memory", "1Gi", "1.3", "1395864372"},
+		{"hugepages-1Gi", "1Gi", "1.3", "1395864372"},
+		{"ephemeral-storage", "3", "1.5", "5"},
+		// Other resources are exact down to a quantity's nano precision.
+		{"cpu", "250m", "1.25", "312500u"},
+		{"cpu", "1n", "1.2", "2n"},
+		{"example.com/widgets", "1e3", "2", "2e3"},
+		{"memory", "4Ei", "1", "4Ei"},
+		{"memory", "4Ei", "2", ""}, // 8Ei is beyond the largest quantity: no limit
+	}
+	for _, tt := range tests {
+		got, ok := multiplyQuantity(tt.name, resource.MustParse(tt.request), resource.MustParse(tt.multiplier))
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("%s %s × %s = %q, %v; want %q", tt.name, tt.request, tt.multiplier, got, ok, tt.want)
+		}
+	}
+}
+
+func TestDefaultsCompileErrors(t *testing.T) {
+	q := resource.MustParse
+	tests := []struct {
+		name string
+		rule v1alpha1.DefaultsRule
+		want []string
+	}{{
+		name: "no paths, no limits",
+		rule: v1alpha1.DefaultsRule{},
+		want: []string{
+			"spec.rules[0].defaults.paths: Required value: paths or preset is required",
+			"spec.rules[0].defaults.limits: Required value: at least one resource to default",
+		},
+	}, {
+		name: "bad path, multiplier below 1, duplicate and empty resources",
+		rule: v1alpha1.DefaultsRule{
+			Paths: []string{"spec.resources", "spec..x"},
+			Limits: []v1alpha1.LimitDefault{
+				{Resource: "memory", RequestMultiplier: q("0.5")},
+				{Resource: "memory", RequestMultiplier: q("2")},
+				{RequestMultiplier: q("1")},
+			},
+		},
+		want: []string{
+			`spec.rules[0].defaults.paths[1]: Invalid value: "spec..x": empty field name at ".x"`,
+			`spec.rules[0].defaults.limits[0].requestMultiplier: Invalid value: "500m": must be at least 1: a limit may not be less than its request`,
+			`spec.rules[0].defaults.limits[1].resource: Duplicate value: "memory"`,
+			`spec.rules[0].defaults.limits[2].resource: Required value`,
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rule := tt.rule
+			errs := ValidateGuardPolicy(celPolicy(v1alpha1.Rule{Name: "fill", Defaults: &rule}), nil)
+			if len(errs) != len(tt.want) {
+				t.Fatalf("got %d errors: %v\nwant %q", len(errs), errs, tt.want)
+			}
+			for i, e := range errs {
+				if e.Error() != tt.want[i] {
+					t.Errorf("error %d:\ngot  %s\nwant %s", i, e.Error(), tt.want[i])
+				}
+			}
+		})
+	}
+}
