@@ -124,7 +124,6 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	e.applyApproval(&view, matched, &res)
-	report(&res)
 	return res, nil
 }
 
@@ -225,31 +224,6 @@ func (e *Engine) applyApproval(view *Request, matched []*policy, res *Result) {
 	}
 	if len(lifted) > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("approved by %s: %s: %s", user, strings.Join(lifted, ", "), a.reason))
-		setAuditAnnotation(res, ApprovalAuditAnnotation, fmt.Sprintf("user=%s rules=%s reason=%s", user, strings.Join(lifted, ","), a.reason))
+		res.Approval = fmt.Sprintf("user=%s rules=%s reason=%s", user, strings.Join(lifted, ","), a.reason)
 	}
-}
-
-// report turns Warn findings into admission warnings and Audit findings
-// into audit annotations, one per policy and rule.
-func report(res *Result) {
-	for _, v := range res.Violations {
-		switch v.Enforcement {
-		case v1alpha1.Warn:
-			res.Warnings = append(res.Warnings, fmt.Sprintf("[%s/%s] %s: %s", v.Policy, v.Rule, v.Field, v.Message))
-		case v1alpha1.Audit:
-			key := v.Policy + "." + v.Rule
-			entry := v.Field + ": " + v.Message
-			if prev, ok := res.AuditAnnotations[key]; ok {
-				entry = prev + "; " + entry
-			}
-			setAuditAnnotation(res, key, entry)
-		}
-	}
-}
-
-func setAuditAnnotation(res *Result, key, value string) {
-	if res.AuditAnnotations == nil {
-		res.AuditAnnotations = map[string]string{}
-	}
-	res.AuditAnnotations[key] = value
 }

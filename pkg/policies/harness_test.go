@@ -127,16 +127,17 @@ func renderResult(res Result) string {
 	for _, v := range res.Violations {
 		fmt.Fprintf(&b, "violation: %s %s [%s/%s] %s: %s\n", v.Field, v.Type, v.Policy, v.Rule, v.Enforcement, v.Message)
 	}
-	for _, w := range res.Warnings {
+	for _, w := range res.AdmissionWarnings() {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
-	keys := make([]string, 0, len(res.AuditAnnotations))
-	for k := range res.AuditAnnotations {
+	audit := res.AuditAnnotations()
+	keys := make([]string, 0, len(audit))
+	for k := range audit {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(&b, "audit: %s: %s\n", k, res.AuditAnnotations[k])
+		fmt.Fprintf(&b, "audit: %s: %s\n", k, audit[k])
 	}
 	for _, p := range res.Patches {
 		value, _ := json.Marshal(p.Value)

@@ -1,6 +1,9 @@
 package policies
 
 import (
+	"fmt"
+	"slices"
+
 	"gomodules.xyz/jsonpatch/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,10 +58,12 @@ type Violation struct {
 type Result struct {
 	// Violations at every enforcement level, schema findings first.
 	Violations []Violation
-	// Warnings go back to the client as admission warnings.
+	// Warnings are the engine's own notes (an approval, namespace labels it
+	// did not know); Warn findings are in Violations. AdmissionWarnings
+	// has both.
 	Warnings []string
-	// AuditAnnotations go to the API server's audit log.
-	AuditAnnotations map[string]string
+	// Approval records a lifted denial: user, rules and reason.
+	Approval string
 	// Patches are the mutations the defaults rules propose (and schema
 	// defaults, when asked for).
 	Patches []jsonpatch.Operation
@@ -66,6 +71,39 @@ type Result struct {
 	Schema bool
 	// Policies names the policies that matched the request.
 	Policies []string
+}
+
+// AdmissionWarnings are what the webhook returns as warnings: the notes,
+// then every Warn finding prefixed "[policy/rule]".
+func (r *Result) AdmissionWarnings() []string {
+	warnings := slices.Clone(r.Warnings)
+	for _, v := range r.Violations {
+		if v.Enforcement == v1alpha1.Warn {
+			warnings = append(warnings, fmt.Sprintf("[%s/%s] %s: %s", v.Policy, v.Rule, v.Field, v.Message))
+		}
+	}
+	return warnings
+}
+
+// AuditAnnotations are what the webhook records in the audit log: the
+// approval, and the Audit findings joined per policy and rule (keys
+// "<policy>.<rule>", which the API server prefixes with the webhook name).
+func (r *Result) AuditAnnotations() map[string]string {
+	annotations := map[string]string{}
+	if r.Approval != "" {
+		annotations[ApprovalAuditAnnotation] = r.Approval
+	}
+	for _, v := range r.Violations {
+		if v.Enforcement != v1alpha1.Audit {
+			continue
+		}
+		key, entry := v.Policy+"."+v.Rule, v.Field+": "+v.Message
+		if prev, ok := annotations[key]; ok {
+			entry = prev + "; " + entry
+		}
+		annotations[key] = entry
+	}
+	return annotations
 }
 
 // Allowed is false when any violation is at Deny level.
