@@ -74,7 +74,15 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	}
 
 	view := req
-	if req.Operation != v1alpha1.Delete && e.schemas != nil {
+	switch {
+	case e.schemas == nil:
+	case req.Operation == v1alpha1.Delete:
+		// Nothing to validate, but rules see the stored object as the
+		// server keeps it: defaulted.
+		if validator, err := e.schemas.Validator(req.OldObject.GroupVersionKind()); err == nil && len(matched) > 0 {
+			view.OldObject = validator.Decode(req.OldObject)
+		}
+	default:
 		errs, err := e.schemas.Validate(ctx, req.Object, req.OldObject)
 		var noSchema *schema.NoSchemaError
 		switch {
