@@ -34,7 +34,7 @@ fuzz: ## Fuzz the decoder and validator for FUZZTIME each.
 .PHONY: bench
 bench: tools ## Benchmarks: per-object validation, and CLI throughput against kubeconform.
 	$(GO) test ./pkg/schema/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5
-	$(GO) run ./bench
+	$(GO) run ./bench $(BENCHARGS)
 
 .PHONY: generate
 generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controller-gen.
@@ -42,8 +42,12 @@ generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controll
 		$$CG crd paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml pkg/apis/crdguard/v1alpha1/crd.yaml
 
+.PHONY: lint-api
+lint-api: generate ## Lint the GuardPolicy Go types against the CRD generated from them; warnings fail too.
+	$(GO) run ./cmd/crdguard lint --fail-on warning --crds config/crd/bases ./pkg/apis/...
+
 .PHONY: verify
-verify: generate ## Fail on gofmt, go vet, untidy go.mod or stale generated files.
+verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generated files or lint-api findings.
 	@git diff --exit-code -- pkg/apis config/crd || { echo "generated files are stale: run make generate and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
