@@ -31,29 +31,42 @@ var Extensions = []string{".yaml", ".yml", ".json"}
 // that cannot be read at all is an error; a document that cannot be decoded
 // is returned with its Err set.
 func ReadPaths(stdin io.Reader, paths ...string) ([]Document, error) {
+	sources, err := Expand(paths...)
+	if err != nil {
+		return nil, err
+	}
 	var docs []Document
+	for _, source := range sources {
+		var d []Document
+		if source == "-" {
+			d, err = Read(stdin, "-")
+		} else {
+			d, err = ReadFile(source)
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d...)
+	}
+	return docs, nil
+}
+
+// Expand lists the sources paths stand for, in order: each file as is,
+// each directory's manifests (Extensions) in lexical order, "-" as is.
+func Expand(paths ...string) ([]string, error) {
+	var sources []string
 	for _, path := range paths {
 		if path == "-" {
-			d, err := Read(stdin, "-")
-			if err != nil {
-				return nil, err
-			}
-			docs = append(docs, d...)
+			sources = append(sources, path)
 			continue
 		}
 		files, err := expand(path)
 		if err != nil {
 			return nil, err
 		}
-		for _, file := range files {
-			d, err := ReadFile(file)
-			if err != nil {
-				return nil, err
-			}
-			docs = append(docs, d...)
-		}
+		sources = append(sources, files...)
 	}
-	return docs, nil
+	return sources, nil
 }
 
 func expand(path string) ([]string, error) {

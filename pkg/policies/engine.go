@@ -53,6 +53,12 @@ func NewEngine(schemas *schema.Registry, guardPolicies ...*v1alpha1.GuardPolicy)
 	return e, nil
 }
 
+// UsesNamespaceSelector tells whether any policy selects namespaces by
+// label, so callers know whether Request.NamespaceLabels matter.
+func (e *Engine) UsesNamespaceSelector() bool {
+	return slices.ContainsFunc(e.policies, func(p *policy) bool { return !p.namespaceSelector.Empty() })
+}
+
 // Evaluate decides a request. An error means the request could not be
 // evaluated (a CRD schema that does not compile, say): the caller must not
 // treat that as allowed.

@@ -21,10 +21,11 @@ type lintOptions struct {
 	severity []string
 	output   report.Format
 	quiet    bool
+	failOn   string
 }
 
 func newLintCommand(streams Streams) *cobra.Command {
-	o := &lintOptions{output: report.Text}
+	o := &lintOptions{output: report.Text, failOn: string(gotypes.Error)}
 	cmd := &cobra.Command{
 		Use:   "lint [flags] PACKAGE...",
 		Short: "Prove that Go API types serialise to what their CRD schemas keep",
@@ -35,10 +36,12 @@ file:line of the field, the JSON path, a severity and a fix.
 
 Without --crds only the checks that read the Go types alone run.
 
-Checks (error findings fail the run; warnings and infos do not):
+Checks (error findings fail the run; warnings and infos do not, unless
+--fail-on says so):
 ` + checkList(),
 		Example: `  crdguard lint --crds config/crd/bases ./api/...
   crdguard lint --crds config/crd/bases --severity zero-value-omitted=off ./api/v1
+  crdguard lint --crds config/crd/bases --fail-on warning ./api/...
   crdguard lint -o sarif ./api/... > lint.sarif`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,6 +53,7 @@ Checks (error findings fail the run; warnings and infos do not):
 	f.StringArrayVar(&o.severity, "severity", nil, "CHECK=error|warning|info|off: override a check's severity (repeatable)")
 	f.VarP(&o.output, "output", "o", "output format: text, json, sarif or junit")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only places with findings")
+	f.StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run (exit 1): error, warning or info")
 	return cmd
 }
 
@@ -73,6 +77,10 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 	}
 	if errs := opts.Validate(); len(errs) > 0 {
 		return usageError("--severity: %v", errs.ToAggregate())
+	}
+	failOn, ok := severityRank[gotypes.Severity(o.failOn)]
+	if !ok {
+		return usageError("--fail-on %q: want error, warning or info", o.failOn)
 	}
 	if len(o.crds) > 0 {
 		docs, err := manifest.ReadPaths(streams.In, o.crds...)
@@ -102,8 +110,16 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 	if rep.Summary.Denied > 0 {
 		return exitCode(ExitViolations)
 	}
+	for _, f := range findings {
+		if severityRank[f.Severity] >= failOn {
+			return exitCode(ExitViolations)
+		}
+	}
 	return nil
 }
+
+// severityRank orders the severities --fail-on accepts.
+var severityRank = map[gotypes.Severity]int{gotypes.Info: 1, gotypes.Warning: 2, gotypes.Error: 3}
 
 // lintResults turns findings into one report result per Go source line and
 // kind, so that every output format, SARIF included, points at the Go
@@ -121,7 +137,7 @@ func lintResults(kinds []*gotypes.Kind, findings []gotypes.Finding) []report.Res
 		if r, ok := byKey[k]; ok {
 			return r
 		}
-		byKey[k] = &report.Result{Source: displayFile(k.file), Line: k.line, APIVersion: apiVersion, Kind: kind, Name: name}
+		byKey[k] = &report.Result{Source: displayFile(k.file), NotStream: true, Line: k.line, APIVersion: apiVersion, Kind: kind, Name: name}
 		order = append(order, k)
 		return byKey[k]
 	}

@@ -34,10 +34,10 @@ func TestLintText(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
 	}
 	file := goFile(t, "pruned-field")
-	want := file + ":11 (document 1): Widget is valid\n" +
-		file + ":20 (document 1): Widget WidgetSpec.Replicas is invalid:\n" +
+	want := file + ":11: Widget is valid\n" +
+		file + ":20: Widget WidgetSpec.Replicas is invalid:\n" +
 		"  * [gotypes/pruned-field] spec.replicas: WidgetSpec.Replicas is written as spec.replicas, but the schema does not declare it: the API server prunes it on every write; fix: regenerate the CRD, or add the property to its schema\n" +
-		file + ":26 (document 1): Widget Template.Metadata is invalid:\n" +
+		file + ":26: Widget Template.Metadata is invalid:\n" +
 		"  * [gotypes/pruned-field] spec.template.metadata: Template.Metadata is a v1.ObjectMeta, but the schema declares an object without properties: the API server prunes every field of it; fix: declare its properties in the schema, or mark it x-kubernetes-preserve-unknown-fields (or x-kubernetes-embedded-resource)\n" +
 		"3 objects: 1 allowed, 2 denied, 0 skipped, 0 errors\n"
 	if r.stdout != want {
@@ -51,12 +51,16 @@ func TestLintJSON(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
 	}
 	rep := decodeReport(t, r)
-	if rep.Summary != (report.Summary{Objects: 4, Allowed: 1, Denied: 3}) {
+	if rep.Summary != (report.Summary{Objects: 5, Allowed: 1, Denied: 4}) {
 		t.Errorf("summary = %+v", rep.Summary)
 	}
 	file := goFile(t, "zero-value-default")
 	var got []string
 	for _, res := range rep.Results {
+		// A Go file is not a YAML stream: "document" (always 0) means nothing.
+		if !res.NotStream || res.Document != 0 {
+			t.Errorf("%s:%d: notStream %v, document %d; want true, 0", res.Source, res.Line, res.NotStream, res.Document)
+		}
 		for _, v := range res.Violations {
 			got = append(got, strings.Join([]string{res.Source, itoa(res.Line), res.APIVersion, res.Kind, res.Name, v.Field, v.Type, v.RuleID(), string(v.Enforcement)}, " "))
 		}
@@ -65,6 +69,7 @@ func TestLintJSON(t *testing.T) {
 		file + " 19 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Replicas spec.replicas FieldValueInvalid gotypes/zero-value-default Deny",
 		file + " 20 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Enabled spec.enabled FieldValueInvalid gotypes/zero-value-default Deny",
 		file + " 21 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Mode spec.mode FieldValueInvalid gotypes/zero-value-default Deny",
+		file + " 35 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Level spec.level FieldValueInvalid gotypes/zero-value-default Deny",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("violations\n got: %q\nwant: %q", got, want)
@@ -126,6 +131,8 @@ func TestLintExitCodes(t *testing.T) {
 		{"clean without a CRD", []string{lintPkg("clean")}, ExitOK},
 		{"warnings only", []string{"--crds", lintCRD("zero-value-omitted"), lintPkg("zero-value-omitted")}, ExitOK},
 		{"warnings raised to errors", []string{"--crds", lintCRD("zero-value-omitted"), "--severity", "zero-value-omitted=error", lintPkg("zero-value-omitted")}, ExitViolations},
+		{"failing on warnings", []string{"--crds", lintCRD("zero-value-omitted"), "--fail-on", "warning", lintPkg("zero-value-omitted")}, ExitViolations},
+		{"failing on infos, clean", []string{"--crds", lintCRD("clean"), "--fail-on", "info", lintPkg("clean")}, ExitOK},
 		{"errors turned off", []string{"--crds", lintCRD("pruned-field"), "--severity", "pruned-field=off", lintPkg("pruned-field")}, ExitOK},
 		{"tag checks without a CRD", []string{lintPkg("missing-json-tag")}, ExitViolations},
 		{"a kind without its CRD", []string{"--crds", lintCRD("clean"), lintPkg("pruned-field")}, ExitViolations},
@@ -149,6 +156,7 @@ func TestLintUsageErrors(t *testing.T) {
 		{"no package", []string{"lint"}, "crdguard: requires at least 1 arg(s), only received 0\nRun 'crdguard --help' for usage.\n"},
 		{"unknown check", []string{"lint", "--severity", "nope=error", lintPkg("clean")}, "crdguard: --severity: severity[nope]: Not found: \"nope\"\n"},
 		{"bad level", []string{"lint", "--severity", "pruned-field=fatal", lintPkg("clean")}, "crdguard: --severity: severity[pruned-field]: Unsupported value: \"fatal\": supported values: \"error\", \"warning\", \"info\", \"off\"\n"},
+		{"bad fail-on", []string{"lint", "--fail-on", "off", lintPkg("clean")}, "crdguard: --fail-on \"off\": want error, warning or info\n"},
 		{"malformed severity", []string{"lint", "--severity", "pruned-field", lintPkg("clean")}, "crdguard: --severity \"pruned-field\": want CHECK=LEVEL\n"},
 		{"no root types", []string{"lint", "../../../pkg/report"}, "crdguard: no CRD root types (+kubebuilder:object:root=true, or embedded TypeMeta and ObjectMeta) in ../../../pkg/report\n"},
 		{"invalid CRD", []string{"lint", "--crds", "testdata/invalid-crd.yaml", lintPkg("clean")}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},

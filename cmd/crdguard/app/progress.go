@@ -17,12 +17,13 @@ const progressDelay = 2 * time.Second
 // progress counts validated objects on stderr, only when stderr is a
 // terminal, so pipes and CI logs never see it.
 type progress struct {
-	count atomic.Int64
-	quit  chan struct{}
-	ended chan struct{}
+	objects atomic.Int64
+	sources atomic.Int64
+	quit    chan struct{}
+	ended   chan struct{}
 }
 
-func startProgress(w io.Writer, total int) *progress {
+func startProgress(w io.Writer, totalSources int) *progress {
 	p := &progress{}
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
@@ -43,7 +44,7 @@ func startProgress(w io.Writer, total int) *progress {
 				return
 			case <-timer.C:
 				shown = true
-				fmt.Fprintf(f, "\rvalidated %d/%d objects", p.count.Load(), total)
+				fmt.Fprintf(f, "\rvalidated %d objects from %d/%d files", p.objects.Load(), p.sources.Load(), totalSources)
 				timer.Reset(200 * time.Millisecond)
 			}
 		}
@@ -51,7 +52,9 @@ func startProgress(w io.Writer, total int) *progress {
 	return p
 }
 
-func (p *progress) done() { p.count.Add(1) }
+func (p *progress) objectDone() { p.objects.Add(1) }
+
+func (p *progress) sourceDone() { p.sources.Add(1) }
 
 func (p *progress) stop() {
 	if p.quit != nil {

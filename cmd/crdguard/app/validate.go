@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -90,14 +93,22 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err != nil {
 		return err
 	}
-	docs, err := manifest.ReadPaths(streams.In, paths...)
+	sources, err := newSourceSet(streams.In, paths)
 	if err != nil {
 		return inputError(err)
 	}
-	run := &validationRun{registry: registry, engine: engine, olds: olds, namespaceLabels: namespaceLabels(docs)}
+	run := &validationRun{registry: registry, engine: engine, olds: olds}
+	if engine.UsesNamespaceSelector() {
+		if run.namespaceLabels, err = sources.namespaceLabels(); err != nil {
+			return inputError(err)
+		}
+	}
 
-	results := make([]report.Result, len(docs))
-	progress := startProgress(streams.Err, len(docs))
+	// Each worker reads, decodes and validates whole files, so parsing runs
+	// in parallel and a file's objects are garbage once its results exist.
+	perSource := make([][]report.Result, len(sources.paths))
+	readErrs := make([]error, len(sources.paths))
+	progress := startProgress(streams.Err, len(sources.paths))
 	var next atomic.Int64
 	var crashed atomic.Pointer[error]
 	var wg sync.WaitGroup
@@ -112,11 +123,19 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 			}()
 			for ctx.Err() == nil && crashed.Load() == nil {
 				i := int(next.Add(1)) - 1
-				if i >= len(docs) {
+				if i >= len(sources.paths) {
 					return
 				}
-				results[i] = o.evaluate(ctx, run, docs[i])
-				progress.done()
+				docs, err := sources.read(i)
+				if err != nil {
+					readErrs[i] = err
+					continue
+				}
+				for _, doc := range docs {
+					perSource[i] = append(perSource[i], o.evaluate(ctx, run, doc))
+					progress.objectDone()
+				}
+				progress.sourceDone()
 			}
 		})
 	}
@@ -127,6 +146,13 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	}
 	if ctx.Err() != nil {
 		return &exitError{code: ExitInternal, err: ctx.Err()}
+	}
+	if err := errors.Join(readErrs...); err != nil {
+		return inputError(err)
+	}
+	var results []report.Result
+	for _, r := range perSource {
+		results = append(results, r...)
 	}
 
 	rep := report.New(results)
@@ -185,18 +211,54 @@ type validationRun struct {
 	namespaceLabels map[string]map[string]string
 }
 
-// namespaceLabels collects the labels of the Namespace objects in docs.
-func namespaceLabels(docs []manifest.Document) map[string]map[string]string {
+// sourceSet is the inputs of a run. Standard input can be read only once,
+// so its documents are kept; files are read when needed.
+type sourceSet struct {
+	paths     []string
+	stdinDocs []manifest.Document
+}
+
+func newSourceSet(stdin io.Reader, paths []string) (*sourceSet, error) {
+	expanded, err := manifest.Expand(paths...)
+	if err != nil {
+		return nil, err
+	}
+	s := &sourceSet{paths: expanded}
+	if slices.Contains(expanded, "-") {
+		if s.stdinDocs, err = manifest.Read(stdin, "-"); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *sourceSet) read(i int) ([]manifest.Document, error) {
+	if s.paths[i] == "-" {
+		return s.stdinDocs, nil
+	}
+	return manifest.ReadFile(s.paths[i])
+}
+
+// namespaceLabels collects the labels of the Namespace objects among the
+// inputs, for policies with a namespaceSelector. It reads every file once
+// more: only runs with such policies pay for it.
+func (s *sourceSet) namespaceLabels() (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
-	for _, d := range docs {
-		if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
-			out[d.Object.GetName()] = d.Object.GetLabels()
-			if out[d.Object.GetName()] == nil {
-				out[d.Object.GetName()] = map[string]string{}
+	for i := range s.paths {
+		docs, err := s.read(i)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
+				out[d.Object.GetName()] = d.Object.GetLabels()
+				if out[d.Object.GetName()] == nil {
+					out[d.Object.GetName()] = map[string]string{}
+				}
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // objectKey identifies an object across the old and new inputs.

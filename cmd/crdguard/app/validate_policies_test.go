@@ -144,3 +144,37 @@ spec:
 		})
 	}
 }
+
+func TestValidateNamespaceSelector(t *testing.T) {
+	policy := `apiVersion: crdguard.dev/v1alpha1
+kind: GuardPolicy
+metadata: {name: prod-only}
+spec:
+  match:
+    resources: [{group: db.example.io, kinds: [MySQLCluster]}]
+    namespaceSelector: {matchLabels: {tier: prod}}
+  rules:
+  - name: no-deletes
+    deletion: {}
+`
+	dir := t.TempDir()
+	writeFile(t, dir+"/policy.yaml", policy)
+	writeFile(t, dir+"/namespaces.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {tier: prod}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: lab}\n")
+	lab := strings.Replace(strings.Replace(readFile(t, goodYAML), "namespace: shop", "namespace: lab", 1), "name: prod", "name: test", 1)
+	writeFile(t, dir+"/lab.yaml", lab)
+
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "--policies", dir+"/policy.yaml", "--delete", "-o", "json", dir+"/namespaces.yaml", goodYAML, dir+"/lab.yaml")
+	rep := decodeReport(t, r)
+	var got []string
+	for _, res := range rep.Results {
+		got = append(got, res.Kind+" "+res.Namespace+"/"+res.Name+" "+strings.Join(findingsOf(res), ","))
+	}
+	want := []string{
+		"Namespace /shop ", "Namespace /lab ",
+		"MySQLCluster shop/prod <nil> [prod-only/no-deletes] Deny",
+		"MySQLCluster lab/test ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("results\n got: %q\nwant: %q", got, want)
+	}
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"os"
 	"encoding/json"
 	"encoding/xml"
 	"strings"
@@ -244,4 +245,20 @@ spec:
 	if w := decodeReport(t, r).Results[0].Warnings; len(w) != 1 || w[0] != want {
 		t.Errorf("warnings = %q, want [%q]", w, want)
 	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
