@@ -8,5 +8,6 @@
 //
 // Document indexes are 0-based in the model and in JSON, because that is
 // what programs consume; the text and JUnit outputs print them 1-based
-// because people read those.
+// because people read those, and leave them out for sources that are not
+// YAML streams (Result.NotStream: the Go files crdguard lint reports on).
 package report

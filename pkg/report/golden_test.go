@@ -51,6 +51,14 @@ func sampleResults() []Result {
 			Source: "deploy/broken.yaml", Document: 2, Line: 7,
 			Error: "yaml: line 9: mapping values are not allowed in this context",
 		},
+		{
+			// A Go source, as crdguard lint reports: no documents.
+			Source: "api/v1/widget_types.go", NotStream: true, Line: 20,
+			APIVersion: "example.com/v1", Kind: "Widget", Name: "WidgetSpec.Replicas",
+			Violations: []Finding{
+				{Field: "spec.replicas", Type: "FieldValueInvalid", Message: "WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent", Policy: "gotypes", Rule: "zero-value-default", Enforcement: Deny},
+			},
+		},
 	}
 }
 

@@ -19,6 +19,7 @@ const JSONVersion = "crdguard.dev/report/v1"
 //	    {
 //	      "source": "deploy/db.yaml",   // file, "-" for stdin
 //	      "document": 0,                // 0-based index within source
+//	      "notStream": true,            // omitted when false: source is not a YAML stream (a Go file), "document" means nothing
 //	      "line": 12,                   // 1-based line the document starts on, 0 if unknown
 //	      "apiVersion": "db.example.com/v1", // omitted when empty
 //	      "kind": "MySQLCluster",       // omitted when empty

@@ -139,10 +139,23 @@ func xmlSafe(s string) string {
 	}, s)
 }
 
+// junitCaseName tells apart the test cases of one file (the classname) by
+// document, or by line when the file is not a YAML stream.
 func junitCaseName(r *Result) string {
-	doc := "document " + strconv.Itoa(r.Document+1)
-	if r.Kind == "" && r.Name == "" {
-		return doc
+	var where string
+	switch {
+	case !r.NotStream:
+		where = "document " + strconv.Itoa(r.Document+1)
+	case r.Line > 0:
+		where = "line " + strconv.Itoa(r.Line)
 	}
-	return objectRef(r) + " (" + doc + ")"
+	switch {
+	case r.Kind == "" && r.Name == "" && where == "":
+		return r.Source
+	case r.Kind == "" && r.Name == "":
+		return where
+	case where == "":
+		return objectRef(r)
+	}
+	return objectRef(r) + " (" + where + ")"
 }

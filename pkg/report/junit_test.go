@@ -117,6 +117,16 @@ func TestJUnitCase(t *testing.T) {
 			},
 		},
 		{
+			name:   "source that is not a YAML stream",
+			result: Result{Source: "types.go", NotStream: true, Line: 20, Kind: "Widget", Name: "WidgetSpec.Paused"},
+			want:   junitTestCase{ClassName: "types.go", Name: "Widget WidgetSpec.Paused (line 20)"},
+		},
+		{
+			name:   "source that is not a YAML stream, without object or line",
+			result: Result{Source: "types.go", NotStream: true},
+			want:   junitTestCase{ClassName: "types.go", Name: "types.go"},
+		},
+		{
 			name:   "skipped cluster-scoped object",
 			result: Result{Source: "ns.yaml", Kind: "Namespace", Name: "a", Skipped: true, SkipReason: "no schema"},
 			want: junitTestCase{

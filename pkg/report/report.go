@@ -33,7 +33,12 @@ type Result struct {
 	Source string `json:"source"`
 	// Document is the 0-based index of the document within Source.
 	Document int `json:"document"`
-	// Line is the 1-based line at which the document starts in Source.
+	// NotStream marks a Source that is not a stream of YAML documents, such
+	// as the Go file crdguard lint reports on: Document is then always 0
+	// and means nothing, and the text and JUnit outputs leave it out.
+	NotStream bool `json:"notStream,omitempty"`
+	// Line is the 1-based line at which the document starts in Source (the
+	// line a NotStream result is about).
 	Line       int    `json:"line"`
 	APIVersion string `json:"apiVersion,omitempty"`
 	Kind       string `json:"kind,omitempty"`

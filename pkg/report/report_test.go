@@ -38,7 +38,7 @@ func TestNew(t *testing.T) {
 		want    Summary
 	}{
 		{"empty", nil, Summary{}},
-		{"sample", sampleResults(), Summary{Objects: 5, Allowed: 2, Denied: 1, Skipped: 1, Errors: 1}},
+		{"sample", sampleResults(), Summary{Objects: 6, Allowed: 2, Denied: 2, Skipped: 1, Errors: 1}},
 		{
 			"error wins over skipped and deny",
 			[]Result{{Error: "bad", Skipped: true, Violations: []Finding{{Enforcement: Deny}}}},

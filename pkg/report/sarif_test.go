@@ -37,14 +37,14 @@ func TestSARIFRequiredProperties(t *testing.T) {
 	for _, r := range driver["rules"].([]any) {
 		ruleIDs = append(ruleIDs, r.(map[string]any)["id"].(string))
 	}
-	wantRules := []string{"schema/maximum", "schema/unknown-field", "require-backup/schedule", "labels/team", "images/pinned", "crdguard/warning", "issuers/contact", "crdguard/input-error"}
+	wantRules := []string{"schema/maximum", "schema/unknown-field", "require-backup/schedule", "labels/team", "images/pinned", "crdguard/warning", "issuers/contact", "crdguard/input-error", "gotypes/zero-value-default"}
 	if !reflect.DeepEqual(ruleIDs, wantRules) {
 		t.Errorf("rules = %q, want %q", ruleIDs, wantRules)
 	}
 
 	results := run["results"].([]any)
-	if len(results) != 9 {
-		t.Fatalf("%d results, want 9", len(results))
+	if len(results) != 10 {
+		t.Fatalf("%d results, want 10", len(results))
 	}
 	for i, x := range results {
 		res := x.(map[string]any)

@@ -77,11 +77,15 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 }
 
 // textLocation leaves the line out when it is unknown (0) rather than print
-// a "file:0" that editors would take at face value.
+// a "file:0" that editors would take at face value, and the document when
+// the source is not a YAML stream.
 func textLocation(r *Result) string {
 	loc := r.Source
 	if r.Line > 0 {
 		loc += ":" + strconv.Itoa(r.Line)
+	}
+	if r.NotStream {
+		return loc
 	}
 	return loc + " (document " + strconv.Itoa(r.Document+1) + ")"
 }

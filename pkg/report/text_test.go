@@ -58,6 +58,14 @@ func TestText(t *testing.T) {
 				"1 object: 0 allowed, 0 denied, 1 skipped, 0 errors\n",
 		},
 		{
+			name: "source that is not a YAML stream",
+			results: []Result{{Source: "types.go", NotStream: true, Line: 20, Kind: "Widget", Name: "WidgetSpec.Paused",
+				Violations: []Finding{{Field: "spec.paused", Message: "drops false", Policy: "gotypes", Rule: "zero-value-omitted", Enforcement: Warn}}}},
+			want: "types.go:20: Widget WidgetSpec.Paused is valid:\n" +
+				"  * [Warn] [gotypes/zero-value-omitted] spec.paused: drops false\n" +
+				"1 object: 1 allowed, 0 denied, 0 skipped, 0 errors\n",
+		},
+		{
 			name:    "input error",
 			results: []Result{{Source: "bad.yaml", Line: 4, Document: 1, Error: "missing kind"}},
 			want: "bad.yaml:4 (document 2): error: missing kind\n" +

@@ -2,9 +2,9 @@ package app
 
 import (
 	"bytes"
-	"os"
 	"encoding/json"
 	"encoding/xml"
+	"os"
 	"strings"
 	"testing"
 

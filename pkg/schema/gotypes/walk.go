@@ -49,6 +49,10 @@ type Site struct {
 	Foreign bool
 	// Pos is the Go source position findings at this site point at.
 	Pos token.Position
+
+	// zeroRejected caches zeroRejected's verdict, which several checks ask
+	// for and which compiles validators.
+	zeroRejected *bool
 }
 
 // walker pairs a kind's shape with its schema, depth first, recording every

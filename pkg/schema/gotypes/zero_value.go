@@ -4,7 +4,6 @@ import (
 	"go/types"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // This file holds what the zero-value and required-field checks share: when
@@ -48,126 +47,118 @@ func zeroLiteral(k types.BasicKind) string {
 // or +default marker, without a CRD) gives the field, when it is not the
 // zero value: the server then replaces an omitted zero by it.
 func nonZeroDefault(site *Site) (string, bool) {
+	def, isZero, ok := fieldDefault(site)
+	return def, ok && !isZero
+}
+
+// fieldDefault returns the default the schema (or a +kubebuilder:default or
+// +default marker, without a CRD) gives a scalar field, as a JSON literal,
+// and whether it is the zero value.
+func fieldDefault(site *Site) (literal string, isZero, ok bool) {
 	if site.Schema != nil {
-		v := site.Schema.Default.Object
-		switch v := v.(type) {
-		case nil:
-			return "", false
+		switch v := site.Schema.Default.Object.(type) {
 		case bool:
-			return strconv.FormatBool(v), v
+			return strconv.FormatBool(v), !v, true
 		case string:
-			return strconv.Quote(v), v != ""
+			return strconv.Quote(v), v == "", true
 		case int64:
-			return strconv.FormatInt(v, 10), v != 0
+			return strconv.FormatInt(v, 10), v == 0, true
 		case float64:
-			return strconv.FormatFloat(v, 'g', -1, 64), v != 0
+			return strconv.FormatFloat(v, 'g', -1, 64), v == 0, true
 		}
-		return "", false
+		return "", false, false
 	}
 	if site.Parent != nil {
-		return "", false // the schema has no default: markers are stale if they say otherwise
+		return "", false, false // the schema has no default: markers are stale if they say otherwise
 	}
 	for _, m := range []Markers{site.Field.Markers, site.Field.TypeMarkers} {
 		for _, name := range defaultMarkers {
-			if v, ok := m.Value(name); ok {
+			if v, found := m.Value(name); found {
 				if u, err := strconv.Unquote(v); err == nil {
 					v = strconv.Quote(u)
+				} else if basicKind(site.Field.Type) == types.String {
+					v = strconv.Quote(v) // controller-gen reads it as a string
 				}
 				switch v {
 				case "", "0", "false", `""`, "0.0":
-					return "", false
+					return v, true, true
 				}
-				return v, true
+				return v, false, true
 			}
 		}
 	}
-	return "", false
+	return "", false, false
 }
 
-// zeroIsValid tells whether the zero value of a scalar passes the field's
-// validation, making it a value a user may mean. Booleans: always. Numbers:
-// unless a minimum above zero (or an enum without 0) excludes it. Strings:
-// only when an enum lists "" explicitly — an empty string normally means
-// "unset", and sending it or not makes no difference.
+// zeroIsValid tells whether the zero value of a scalar is a value a user may
+// mean: the field's schema accepts it (see zeroRejected), and, for a string,
+// an enum lists "" explicitly — an empty string normally means "unset", and
+// sending it or not makes no difference.
 func zeroIsValid(site *Site, k types.BasicKind) bool {
-	enum, hasEnum := enumValues(site)
-	switch {
-	case k == types.Bool:
-		return !hasEnum || slices.Contains(enum, "false")
-	case k == types.String:
-		return hasEnum && slices.Contains(enum, "")
-	}
-	// Numbers: an enum decides alone; otherwise the minimum does.
-	if hasEnum && !slices.Contains(enum, "0") {
+	if zeroRejected(site, k) {
 		return false
 	}
-	min, exclusive, ok := minimum(site)
-	return !ok || min < 0 || (min == 0 && !exclusive)
+	if k != types.String {
+		return true
+	}
+	for _, s := range zeroSchemas(site, k) {
+		if s.ValueValidation != nil && len(s.ValueValidation.Enum) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
-// enumValues returns the allowed values, each as its JSON literal would be
-// written without quotes for strings.
-func enumValues(site *Site) ([]string, bool) {
-	if site.Schema != nil {
-		if site.Schema.ValueValidation == nil || len(site.Schema.ValueValidation.Enum) == 0 {
-			return nil, false
-		}
-		var out []string
-		for _, e := range site.Schema.ValueValidation.Enum {
-			switch v := e.Object.(type) {
-			case string:
-				out = append(out, v)
-			case bool:
-				out = append(out, strconv.FormatBool(v))
-			case int64:
-				out = append(out, strconv.FormatInt(v, 10))
-			case float64:
-				out = append(out, strconv.FormatFloat(v, 'g', -1, 64))
+// zeroRejected tells whether the field's own schema rejects its zero value
+// (an enum without it, a minimum above it, a minLength or pattern it fails,
+// a CEL rule it breaks): then it is not a value anyone can mean, and
+// dropping it on the wire loses nothing. The verdict is the API server's:
+// the zero is validated by the same OpenAPI and CEL validators the server
+// runs on a custom resource, against the field's structural schema, or
+// without a CRD against the schema controller-gen would generate from the
+// field's and its type's validation markers.
+func zeroRejected(site *Site, k types.BasicKind) bool {
+	if site.zeroRejected == nil {
+		rejected := false
+		for _, s := range zeroSchemas(site, k) {
+			if len(validateValue(s, zeroValue(k))) > 0 {
+				rejected = true
+				break
 			}
 		}
-		return out, true
+		site.zeroRejected = &rejected
 	}
-	if site.Parent != nil {
-		return nil, false
-	}
-	for _, m := range []Markers{site.Field.Markers, site.Field.TypeMarkers} {
-		if v, ok := m.Value("kubebuilder:validation:Enum"); ok {
-			var out []string
-			for _, e := range strings.Split(v, ";") {
-				e = strings.TrimSpace(e)
-				if u, err := strconv.Unquote(e); err == nil {
-					e = u
-				}
-				out = append(out, e)
-			}
-			return out, true
-		}
-	}
-	return nil, false
+	return *site.zeroRejected
 }
 
-func minimum(site *Site) (min float64, exclusive, ok bool) {
+// zeroValue is a scalar's zero as the server decodes it from JSON.
+func zeroValue(k types.BasicKind) any {
+	switch k {
+	case types.Bool:
+		return false
+	case types.String:
+		return ""
+	}
+	return int64(0)
+}
+
+// zeroSchemas returns the schemas a scalar field's value must pass: the
+// field's schema in the CRD; without one, the schemas of the field's and of
+// its type's validation markers (controller-gen requires both).
+func zeroSchemas(site *Site, k types.BasicKind) []*Structural {
 	if site.Schema != nil {
-		vv := site.Schema.ValueValidation
-		if vv == nil || vv.Minimum == nil {
-			return 0, false, false
-		}
-		return *vv.Minimum, vv.ExclusiveMinimum, true
+		return []*Structural{site.Schema}
 	}
 	if site.Parent != nil {
-		return 0, false, false
+		return nil
 	}
+	var out []*Structural
 	for _, m := range []Markers{site.Field.Markers, site.Field.TypeMarkers} {
-		if v, found := m.Value("kubebuilder:validation:Minimum"); found {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return 0, false, false
-			}
-			ex, _ := m.Value("kubebuilder:validation:ExclusiveMinimum")
-			return f, ex == "true", true
+		if s := markerSchema(m, k); s != nil {
+			out = append(out, s)
 		}
 	}
-	return 0, false, false
+	return out
 }
 
 // isRequired tells whether the field at a FieldSite is required: by the

@@ -9,10 +9,11 @@ import (
 
 // zeroValueDefault: omitempty drops a zero scalar, and the schema's default
 // takes its place. `replicas: 0` becomes `replicas: 3`; `enabled: false`
-// becomes `enabled: true`. The zero value can never be stored.
+// becomes `enabled: true`. The zero value can never be stored. A zero the
+// schema rejects anyway (`mode: ""` under an enum without "") is no loss.
 var zeroValueDefault = &Check{
 	Name:     "zero-value-default",
-	Doc:      "A non-pointer scalar with omitempty or omitzero whose default is not its zero value: the zero is dropped on the wire and the server stores the default instead, so it can never be set.",
+	Doc:      "A non-pointer scalar with omitempty or omitzero whose default is not its zero value, and whose zero the schema accepts: the zero is dropped on the wire and the server stores the default instead, so it can never be set.",
 	Severity: Error,
 	Type:     field.ErrorTypeInvalid,
 	Run: func(p *Pass) {
@@ -22,8 +23,8 @@ var zeroValueDefault = &Check{
 				continue
 			}
 			def, ok := nonZeroDefault(s)
-			if !ok {
-				continue
+			if !ok || zeroRejected(s, k) {
+				continue // no default replaces it, or a zero nobody can store anyway
 			}
 			p.Report(s, fmt.Sprintf("make it a pointer (%s) so that %s is sent", pointerTo(s.Field.Type), zeroLiteral(k)),
 				"%s drops %s on the wire (%s) and the default %s replaces it: %s can never be stored", s.GoName, zeroLiteral(k), omitOption(s.Field.Tag), def, zeroLiteral(k))

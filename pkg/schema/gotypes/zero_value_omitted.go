@@ -9,10 +9,13 @@ import (
 // zeroValueOmitted: omitempty on a non-pointer scalar whose zero value is
 // valid. "Set to 0/false" and "not set" become the same JSON, so a client
 // cannot ask for the zero: server-side apply from the Go type gives up
-// ownership instead of setting it, and a merge patch cannot send it.
+// ownership instead of setting it, and a merge patch cannot send it. A
+// default equal to the zero (+kubebuilder:default=false) declares that zero
+// and unset mean the same: the server stores the zero whenever it is left
+// out, and nothing is lost.
 var zeroValueOmitted = &Check{
 	Name:     "zero-value-omitted",
-	Doc:      "A non-pointer boolean or number with omitempty or omitzero whose zero value is valid (a string only when an enum lists \"\"): the zero and \"unset\" are the same JSON, so server-side apply drops it instead of setting it.",
+	Doc:      "A non-pointer boolean or number with omitempty or omitzero whose zero value is valid (a string only when an enum lists \"\") and not the default: the zero and \"unset\" are the same JSON, so server-side apply drops it instead of setting it. Declare the zero as the default if the two mean the same.",
 	Severity: Warning,
 	Type:     field.ErrorTypeInvalid,
 	Run: func(p *Pass) {
@@ -21,10 +24,13 @@ var zeroValueOmitted = &Check{
 			if !ok || isRequired(s) || !zeroIsValid(s, k) {
 				continue
 			}
-			if _, ok := nonZeroDefault(s); ok {
-				continue // zero-value-default reports it, as an error
+			if _, _, ok := fieldDefault(s); ok {
+				// Another default: zero-value-default reports it, as an
+				// error. The zero itself as default says that zero and
+				// unset are one: the server stores the zero either way.
+				continue
 			}
-			p.Report(s, fmt.Sprintf("make it a pointer (%s) if %s differs from unset", pointerTo(s.Field.Type), zeroLiteral(k)),
+			p.Report(s, fmt.Sprintf("make it a pointer (%s) if %s differs from unset; if they mean the same, make %s the default", pointerTo(s.Field.Type), zeroLiteral(k), zeroLiteral(k)),
 				"%s drops its valid zero value %s on the wire (%s): a client cannot tell the server to set it, and server-side apply gives the field up instead", s.GoName, zeroLiteral(k), omitOption(s.Field.Tag))
 		}
 	},

@@ -224,11 +224,17 @@ type RatioBand struct {
 	// Min is the lowest allowed ratio, inclusive unless MinExclusive.
 	// +optional
 	Min *resource.Quantity `json:"min,omitempty"`
+	// MinExclusive excludes Min itself. Default: false (unset and false
+	// mean the same).
+	// +kubebuilder:default=false
 	// +optional
 	MinExclusive bool `json:"minExclusive,omitempty"`
 	// Max is the highest allowed ratio, inclusive unless MaxExclusive.
 	// +optional
 	Max *resource.Quantity `json:"max,omitempty"`
+	// MaxExclusive excludes Max itself. Default: false (unset and false
+	// mean the same).
+	// +kubebuilder:default=false
 	// +optional
 	MaxExclusive bool `json:"maxExclusive,omitempty"`
 }

@@ -21,4 +21,20 @@ type WidgetSpec struct {
 	Mode     string `json:"mode,omitempty"`     // want "error zero-value-default spec.mode: WidgetSpec.Mode drops \"\" on the wire (omitempty) and the default \"fast\" replaces it: \"\" can never be stored"
 	// A pointer sends 0, so the default applies only when it is unset.
 	Workers *int32 `json:"workers,omitempty"`
+	// Zeros the schema rejects are no loss: an enum without "", a minLength,
+	// a pattern, a format, a minimum, an enum without false, a CEL rule.
+	Tier   Tier   `json:"tier,omitempty"`
+	Region string `json:"region,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
+	Zone   string `json:"zone,omitempty"`
+	Size   int32  `json:"size,omitempty"`
+	Shards int32  `json:"shards,omitempty"`
+	Locked bool   `json:"locked,omitempty"`
+	// An enum listing "" makes "" a value of its own, which the default
+	// then replaces.
+	Level Level `json:"level,omitempty"` // want "error zero-value-default spec.level: WidgetSpec.Level drops \"\" on the wire (omitempty) and the default \"low\" replaces it: \"\" can never be stored"
 }
+
+type Tier string
+
+type Level string

@@ -28,7 +28,30 @@ type WidgetSpec struct {
 	TLS   TLS   `json:"tls,omitempty"`   // want "error struct-always-sent spec.tls: WidgetSpec.TLS is a v1.TLS value, which omitempty never omits: unset, it is sent as its zero value without the required secretName, and the object is rejected"
 	// A recursive type: the walk stops where it repeats.
 	Tree Node `json:"tree"`
+	// Zeros the markers reject are no loss: an enum without "" on the
+	// field or on its type, a minLength, a pattern.
+	// +kubebuilder:validation:Enum=Deny;Warn
+	// +kubebuilder:default=Deny
+	Action string `json:"action,omitempty"`
+	// +kubebuilder:default=Fast
+	Mode Mode `json:"mode,omitempty"`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:default=eu
+	Region string `json:"region,omitempty"`
+	// +kubebuilder:validation:Pattern=`^[a-z]+$`
+	// +kubebuilder:default=web
+	Prefix string `json:"prefix,omitempty"`
+	// An enum listing "": the default replaces a value of its own.
+	// +kubebuilder:validation:Enum="";low;high
+	// +kubebuilder:default=low
+	Level string `json:"level,omitempty"` // want "error zero-value-default spec.level: WidgetSpec.Level drops \"\" on the wire (omitempty) and the default \"low\" replaces it: \"\" can never be stored"
+	// The zero as the default: zero and unset are one.
+	// +kubebuilder:default=false
+	Debug bool `json:"debug,omitempty"`
 }
+
+// +kubebuilder:validation:Enum=Fast;Slow
+type Mode string
 
 type TLS struct {
 	// +required

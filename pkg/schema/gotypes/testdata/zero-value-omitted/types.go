@@ -22,4 +22,10 @@ type WidgetSpec struct {
 	// The schema's minimum excludes 0, and an empty name means "unset".
 	Port int32  `json:"port,omitempty"`
 	Name string `json:"name,omitempty"`
+	// The zero as the default: zero and unset are one.
+	Debug    bool  `json:"debug,omitempty"`
+	Priority int32 `json:"priority,omitempty"`
+	// A CEL rule and an enum reject the zero.
+	Weight int32 `json:"weight,omitempty"`
+	Locked bool  `json:"locked,omitempty"`
 }
