@@ -30,10 +30,11 @@ test: tools ## Run every test: unit, parity corpus, fuzz seeds, race, real kube-
 fuzz: ## Fuzz the decoder and validator for FUZZTIME each.
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
 
 .PHONY: bench
-bench: tools ## Benchmarks: per-object validation, and CLI throughput against kubeconform.
-	$(GO) test ./pkg/schema/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5
+bench: tools ## Benchmarks: per-object validation, policy engine vs CEL, CLI throughput vs kubeconform.
+	$(GO) test ./pkg/schema/ ./pkg/policies/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5
 	$(GO) run ./bench $(BENCHARGS)
 
 .PHONY: generate
