@@ -78,52 +78,69 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 			res.Policies = append(res.Policies, p.name)
 		}
 	}
+	view, err := e.validateSchema(ctx, req, len(matched) > 0, &res)
+	if err != nil {
+		return res, err
+	}
+	if err := e.mutate(ctx, &view, matched, &res); err != nil {
+		return res, err
+	}
+	if err := e.check(ctx, &view, matched, &res); err != nil {
+		return res, err
+	}
+	e.applyApproval(&view, matched, &res)
+	return res, nil
+}
 
+// validateSchema validates the object against its CRD, if one is loaded,
+// and returns the request as policies see it: what admission webhooks see,
+// the objects pruned and defaulted by the API server (decoded only when a
+// policy will look).
+func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, res *Result) (Request, error) {
 	view := req
-	switch {
-	case e.schemas == nil:
-	case req.Operation == v1alpha1.Delete:
-		// Nothing to validate, but rules see the stored object as the
-		// server keeps it: defaulted.
-		if validator, err := e.schemas.Validator(req.OldObject.GroupVersionKind()); err == nil && len(matched) > 0 {
-			view.OldObject = validator.Decode(req.OldObject)
-		}
-	default:
+	if e.schemas == nil {
+		return view, nil
+	}
+	if req.Operation != v1alpha1.Delete {
 		errs, err := e.schemas.Validate(ctx, req.Object, req.OldObject)
 		var noSchema *schema.NoSchemaError
 		switch {
 		case errors.As(err, &noSchema):
+			return view, nil
 		case err != nil:
-			return res, err
-		default:
-			res.Schema = true
-			res.Violations = append(res.Violations, schemaViolations(errs)...)
-			// Policies see what admission webhooks see: the object pruned
-			// and defaulted by the API server. (An unserved version has no
-			// validator; its policies see the object as sent.)
-			if validator, err := e.schemas.Validator(req.Object.GroupVersionKind()); err == nil && len(matched) > 0 {
-				view.Object = validator.Decode(req.Object)
-				if req.OldObject != nil {
-					view.OldObject = validator.Decode(req.OldObject)
-				}
-			}
+			return view, err
 		}
+		res.Schema = true
+		res.Violations = append(res.Violations, schemaViolations(errs)...)
 	}
+	// An unserved version has no validator: its policies see the object as sent.
+	validator, err := e.schemas.Validator(req.subject().GroupVersionKind())
+	if err != nil || !decode {
+		return view, nil
+	}
+	if req.Object != nil {
+		view.Object = validator.Decode(req.Object)
+	}
+	if req.OldObject != nil {
+		view.OldObject = validator.Decode(req.OldObject)
+	}
+	return view, nil
+}
 
-	if err := e.mutate(ctx, &view, matched, &res); err != nil {
-		return res, err
-	}
+// check runs the matched policies' rules and records their findings with
+// the rule's enforcement.
+func (e *Engine) check(ctx context.Context, view *Request, matched []*policy, res *Result) error {
 	for _, p := range matched {
 		// One CEL cost budget per policy and request, as the API server
 		// gives one per ValidatingAdmissionPolicy binding.
 		ctx := withCELBudget(ctx)
 		for _, r := range p.rules {
-			if !slices.Contains(r.operations(), req.Operation) {
+			if !slices.Contains(r.operations(), view.Operation) {
 				continue
 			}
-			found, err := r.check(ctx, &view)
+			found, err := r.check(ctx, view)
 			if err != nil {
-				return res, fmt.Errorf("policy %s, rule %s: %w", p.name, r.name, err)
+				return fmt.Errorf("policy %s, rule %s: %w", p.name, r.name, err)
 			}
 			for _, f := range found {
 				res.Violations = append(res.Violations, Violation{
@@ -137,8 +154,7 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 			}
 		}
 	}
-	e.applyApproval(&view, matched, &res)
-	return res, nil
+	return nil
 }
 
 // strictness orders enforcements; a finding's own enforcement may soften
