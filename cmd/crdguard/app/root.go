@@ -89,6 +89,6 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.AddCommand(newValidateCommand(streams), newLintCommand(streams), newVersionCommand(streams))
+	root.AddCommand(newValidateCommand(streams), newAuditCommand(streams), newLintCommand(streams), newVersionCommand(streams))
 	return root
 }

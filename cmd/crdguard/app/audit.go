@@ -1,0 +1,306 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/report"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// auditPageSize bounds how many objects one list call returns, so a large
+// cluster is read in pages rather than in one response held in memory.
+const auditPageSize = 250
+
+type auditOptions struct {
+	kubeconfig    string
+	context       string
+	namespace     string
+	allNamespaces bool
+	crds          []string
+	policies      []string
+	qps           float32
+	output        report.Format
+	quiet         bool
+}
+
+func newAuditCommand(streams Streams) *cobra.Command {
+	o := &auditOptions{output: report.Text, qps: 20}
+	cmd := &cobra.Command{
+		Use:   "audit [flags]",
+		Short: "Evaluate the objects already in a cluster against its CRDs and GuardPolicies",
+		Long: `Lists the objects every GuardPolicy matches in a live cluster (paged, at a bounded
+request rate) and evaluates each as an UPDATE of itself, so transition rules and
+ratcheting behave as they will on the object's next edit. Policies and CRDs come
+from the cluster unless --policies or --crds name files.`,
+		Example: `  crdguard audit -A
+  crdguard audit -n shop --policies examples/mysql/policy.yaml -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), streams)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+	f.StringVar(&o.context, "context", "", "the kubeconfig context to use")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "audit only this namespace (default: the context's namespace)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "audit every namespace")
+	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable); default: the cluster's CRDs")
+	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable); default: the cluster's GuardPolicies")
+	f.Float32Var(&o.qps, "qps", o.qps, "most requests per second to the API server")
+	f.VarP(&o.output, "output", "o", "output format: text, json, sarif or junit")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only objects with findings")
+	return cmd
+}
+
+// auditTarget is one kind to list.
+type auditTarget struct {
+	gvr        runtimeschema.GroupVersionResource
+	gvk        runtimeschema.GroupVersionKind
+	namespaced bool
+}
+
+func (o *auditOptions) run(ctx context.Context, streams Streams) error {
+	loading := clientcmd.NewDefaultClientConfigLoadingRules()
+	loading.ExplicitPath = o.kubeconfig
+	clientConfig := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(loading, &clientcmd.ConfigOverrides{CurrentContext: o.context})
+	config, err := clientConfig.ClientConfig()
+	if err != nil {
+		return usageError("kubeconfig: %v", err)
+	}
+	config.QPS, config.Burst = o.qps, int(o.qps*2)
+	namespace := o.namespace
+	if namespace == "" && !o.allNamespaces {
+		if namespace, _, err = clientConfig.Namespace(); err != nil {
+			return usageError("kubeconfig: %v", err)
+		}
+	}
+	if o.allNamespaces {
+		namespace = ""
+	}
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return usageError("kubeconfig: %v", err)
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return usageError("kubeconfig: %v", err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
+
+	crds, registry, err := o.loadSchemas(ctx, streams, client)
+	if err != nil {
+		return err
+	}
+	guardPolicies, err := o.loadPolicies(ctx, streams, client, registry)
+	if err != nil {
+		return err
+	}
+	engine, err := policies.NewEngine(registry, guardPolicies...)
+	if err != nil {
+		return inputError(err)
+	}
+	targets, skipped := auditTargets(guardPolicies, crds, mapper)
+	for _, s := range skipped {
+		fmt.Fprintf(streams.Err, "crdguard: warning: %s\n", s)
+	}
+	namespaceLabels, err := listNamespaceLabels(ctx, client)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+
+	var results []report.Result
+	for _, t := range targets {
+		err := listPaged(ctx, client, t, namespace, func(obj *unstructured.Unstructured) {
+			results = append(results, auditObject(ctx, engine, t, obj, namespaceLabels))
+		})
+		if err != nil {
+			return &exitError{code: ExitInternal, err: fmt.Errorf("listing %s: %w", t.gvr, err)}
+		}
+	}
+	rep := report.New(results)
+	if err := report.Write(streams.Out, o.output, rep, report.Options{Quiet: o.quiet, ToolVersion: Version(), Command: "audit"}); err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	if rep.Summary.Denied > 0 || rep.Summary.Errors > 0 {
+		return exitCode(ExitViolations)
+	}
+	return nil
+}
+
+// loadSchemas reads CRDs from files or, by default, from the cluster. The
+// cluster's CRDs were validated when they were written; they are indexed
+// as they are.
+func (o *auditOptions) loadSchemas(ctx context.Context, streams Streams, client dynamic.Interface) ([]*apiextensionsv1.CustomResourceDefinition, *schema.Registry, error) {
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if len(o.crds) > 0 {
+		docs, err := manifest.ReadPaths(streams.In, o.crds...)
+		if err != nil {
+			return nil, nil, inputError(err)
+		}
+		if crds, err = schema.CRDsFromDocuments(ctx, docs); err != nil {
+			return nil, nil, inputError(err)
+		}
+	} else {
+		list, err := client.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, nil, &exitError{code: ExitInternal, err: fmt.Errorf("listing CRDs: %w", err)}
+		}
+		for i := range list.Items {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, crd); err != nil {
+				return nil, nil, &exitError{code: ExitInternal, err: fmt.Errorf("CRD %s: %w", list.Items[i].GetName(), err)}
+			}
+			crds = append(crds, crd)
+		}
+	}
+	registry, err := schema.NewRegistry(crds...)
+	if err != nil {
+		return nil, nil, inputError(err)
+	}
+	return crds, registry, nil
+}
+
+// loadPolicies reads GuardPolicies from files or, by default, from the
+// cluster; either way they are validated and compiled the same way.
+func (o *auditOptions) loadPolicies(ctx context.Context, streams Streams, client dynamic.Interface, registry *schema.Registry) ([]*v1alpha1.GuardPolicy, error) {
+	var docs []manifest.Document
+	if len(o.policies) > 0 {
+		var err error
+		if docs, err = manifest.ReadPaths(streams.In, o.policies...); err != nil {
+			return nil, inputError(err)
+		}
+	} else {
+		list, err := client.Resource(v1alpha1.GroupVersion.WithResource("guardpolicies")).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, &exitError{code: ExitInternal, err: fmt.Errorf("listing GuardPolicies (is the GuardPolicy CRD installed? --policies reads files instead): %w", err)}
+		}
+		for i := range list.Items {
+			docs = append(docs, manifest.Document{Source: "cluster", Index: i, Object: &list.Items[i]})
+		}
+	}
+	guardPolicies, err := policies.PoliciesFromDocuments(ctx, docs, registry)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return guardPolicies, nil
+}
+
+// auditTargets resolves the kinds the policies match to resources, once
+// each: a CRD's kind at its storage version (how its objects are stored),
+// any other kind at its preferred version.
+func auditTargets(guardPolicies []*v1alpha1.GuardPolicy, crds []*apiextensionsv1.CustomResourceDefinition, mapper *restmapper.DeferredDiscoveryRESTMapper) (targets []auditTarget, skipped []string) {
+	storage := map[runtimeschema.GroupKind]string{}
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			if v.Storage {
+				storage[runtimeschema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = v.Name
+			}
+		}
+	}
+	seen := map[runtimeschema.GroupVersionResource]bool{}
+	for _, p := range guardPolicies {
+		for _, r := range p.Spec.Match.Resources {
+			for _, kind := range r.Kinds {
+				if kind == "*" || r.Group == "*" {
+					skipped = append(skipped, fmt.Sprintf("policy %s: wildcard kinds or groups are not audited; name the kinds", p.Name))
+					continue
+				}
+				gk := runtimeschema.GroupKind{Group: r.Group, Kind: kind}
+				var versions []string
+				if v, ok := storage[gk]; ok {
+					versions = []string{v}
+				}
+				mapping, err := mapper.RESTMapping(gk, versions...)
+				if err != nil {
+					skipped = append(skipped, fmt.Sprintf("policy %s: %s is not served by the cluster: %v", p.Name, gk, err))
+					continue
+				}
+				if seen[mapping.Resource] {
+					continue
+				}
+				seen[mapping.Resource] = true
+				targets = append(targets, auditTarget{gvr: mapping.Resource, gvk: mapping.GroupVersionKind, namespaced: mapping.Scope.Name() == "namespace"})
+			}
+		}
+	}
+	slices.SortFunc(targets, func(a, b auditTarget) int { return strings.Compare(a.gvr.String(), b.gvr.String()) })
+	return targets, skipped
+}
+
+func listNamespaceLabels(ctx context.Context, client dynamic.Interface) (map[string]map[string]string, error) {
+	labels := map[string]map[string]string{}
+	err := listPaged(ctx, client, auditTarget{gvr: runtimeschema.GroupVersionResource{Version: "v1", Resource: "namespaces"}}, "", func(ns *unstructured.Unstructured) {
+		labels[ns.GetName()] = ns.GetLabels()
+		if labels[ns.GetName()] == nil {
+			labels[ns.GetName()] = map[string]string{}
+		}
+	})
+	return labels, err
+}
+
+// listPaged lists t's objects page by page, handing each to fn.
+func listPaged(ctx context.Context, client dynamic.Interface, t auditTarget, namespace string, fn func(*unstructured.Unstructured)) error {
+	resource := dynamic.ResourceInterface(client.Resource(t.gvr))
+	if t.namespaced && namespace != "" {
+		resource = client.Resource(t.gvr).Namespace(namespace)
+	}
+	opts := metav1.ListOptions{Limit: auditPageSize}
+	for {
+		list, err := resource.List(ctx, opts)
+		if err != nil {
+			return err
+		}
+		for i := range list.Items {
+			fn(&list.Items[i])
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return nil
+		}
+	}
+}
+
+// auditObject evaluates a stored object as an UPDATE of itself: what its
+// next edit will be held to.
+func auditObject(ctx context.Context, engine *policies.Engine, t auditTarget, obj *unstructured.Unstructured, namespaceLabels map[string]map[string]string) report.Result {
+	// List items carry no apiVersion/kind of their own in some encodings.
+	obj.SetGroupVersionKind(t.gvk)
+	res := report.Result{
+		Source:     "cluster:" + t.gvr.Resource + "." + t.gvr.Group,
+		APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
+		Operation: string(v1alpha1.Update),
+		NotStream: true,
+	}
+	out, err := engine.Evaluate(ctx, policies.Request{
+		Operation: v1alpha1.Update, Object: obj, OldObject: obj,
+		Namespace: obj.GetNamespace(), NamespaceLabels: namespaceLabels[obj.GetNamespace()],
+	})
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	for _, v := range out.Violations {
+		res.Violations = append(res.Violations, report.Finding{
+			Field: v.Field, Type: v.Type, Message: v.Message, Policy: v.Policy, Rule: v.Rule, Enforcement: report.Enforcement(v.Enforcement),
+		})
+	}
+	res.Warnings = out.Warnings
+	return res
+}
