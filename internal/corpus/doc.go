@@ -1,0 +1,5 @@
+// Package corpus finds the real-world CRDs that tests and benchmarks run
+// against. They ship inside Go modules pinned in hack/tools/corpora/go.mod,
+// so they come from the Go module proxy like any dependency and never from
+// copies in this repository.
+package corpus
