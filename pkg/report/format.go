@@ -18,12 +18,14 @@ const (
 	JSON  Format = "json"
 	SARIF Format = "sarif"
 	JUnit Format = "junit"
+	// Markdown is meant for pull request comments.
+	Markdown Format = "markdown"
 )
 
 // Formats lists the supported formats in the order help text should show
 // them.
 func Formats() []Format {
-	return []Format{Text, JSON, SARIF, JUnit}
+	return []Format{Text, JSON, SARIF, JUnit, Markdown}
 }
 
 // ParseFormat accepts a format name in any letter case, because users type
@@ -77,6 +79,14 @@ type Options struct {
 	Command string
 }
 
+// command is Command with its default.
+func (o Options) command() string {
+	if o.Command == "" {
+		return "validate"
+	}
+	return o.Command
+}
+
 // Write renders rep in format f. rep should come from New: the writers
 // trust its Summary and each result's Allowed rather than recompute them, so
 // that all formats report the same numbers. The output is built in memory
@@ -93,11 +103,9 @@ func Write(w io.Writer, f Format, rep Report, opts Options) error {
 	case SARIF:
 		err = writeSARIF(&buf, rep, opts.ToolVersion)
 	case JUnit:
-		command := opts.Command
-		if command == "" {
-			command = "validate"
-		}
-		err = writeJUnit(&buf, rep, "crdguard "+command)
+		err = writeJUnit(&buf, rep, "crdguard "+opts.command())
+	case Markdown:
+		writeMarkdown(&buf, rep, opts.command())
 	default:
 		err = unknownFormat(string(f))
 	}

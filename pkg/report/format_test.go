@@ -16,10 +16,11 @@ func TestParseFormat(t *testing.T) {
 		{in: "json", want: JSON},
 		{in: "sarif", want: SARIF},
 		{in: "junit", want: JUnit},
+		{in: "markdown", want: Markdown},
 		{in: "JSON", want: JSON},
 		{in: " Sarif ", want: SARIF},
-		{in: "yaml", wantErr: `unknown output format "yaml": valid formats are text, json, sarif, junit`},
-		{in: "", wantErr: `unknown output format "": valid formats are text, json, sarif, junit`},
+		{in: "yaml", wantErr: `unknown output format "yaml": valid formats are text, json, sarif, junit, markdown`},
+		{in: "", wantErr: `unknown output format "": valid formats are text, json, sarif, junit, markdown`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -53,7 +54,7 @@ func TestFormatSet(t *testing.T) {
 func TestWriteUnknownFormat(t *testing.T) {
 	var buf bytes.Buffer
 	err := Write(&buf, Format("JSON"), sampleReport(), Options{})
-	want := `unknown output format "JSON": valid formats are text, json, sarif, junit`
+	want := `unknown output format "JSON": valid formats are text, json, sarif, junit, markdown`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
 	}

@@ -65,7 +65,7 @@ from the cluster unless --policies or --crds name files.`,
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable); default: the cluster's CRDs")
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable); default: the cluster's GuardPolicies")
 	f.Float32Var(&o.qps, "qps", o.qps, "most requests per second to the API server")
-	f.VarP(&o.output, "output", "o", "output format: text, json, sarif or junit")
+	f.VarP(&o.output, "output", "o", outputUsage())
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only objects with findings")
 	return cmd
 }

@@ -51,7 +51,7 @@ Checks (error findings fail the run; warnings and infos do not, unless
 	f := cmd.Flags()
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory to compare with (repeatable)")
 	f.StringArrayVar(&o.severity, "severity", nil, "CHECK=error|warning|info|off: override a check's severity (repeatable)")
-	f.VarP(&o.output, "output", "o", "output format: text, json, sarif or junit")
+	f.VarP(&o.output, "output", "o", outputUsage())
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only places with findings")
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run (exit 1): error, warning or info")
 	return cmd

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 // Exit codes, the same for every command.
@@ -72,6 +75,15 @@ func Run(ctx context.Context, args []string, streams Streams) (code int) {
 	}
 }
 
+// outputUsage is the help of every command's -o flag.
+func outputUsage() string {
+	names := make([]string, 0, len(report.Formats()))
+	for _, f := range report.Formats() {
+		names = append(names, string(f))
+	}
+	return "output format: " + strings.Join(names, ", ")
+}
+
 func newRootCommand(streams Streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "crdguard",
@@ -89,6 +101,6 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.AddCommand(newValidateCommand(streams), newAuditCommand(streams), newLintCommand(streams), newVersionCommand(streams))
+	root.AddCommand(newValidateCommand(streams), newDiffCommand(streams), newLintCommand(streams), newAuditCommand(streams), newVersionCommand(streams))
 	return root
 }

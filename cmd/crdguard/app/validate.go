@@ -69,7 +69,7 @@ fields the server would reject under strict field validation or silently drop.`,
 	f.BoolVar(&o.showPatches, "show-patches", false, "show the JSON patches the mutating webhook would apply")
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
-	f.VarP(&o.output, "output", "o", "output format: text, json, sarif or junit")
+	f.VarP(&o.output, "output", "o", outputUsage())
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only objects with findings")
 	return cmd
 }

@@ -1,0 +1,389 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/report"
+	"github.com/crdguard/crdguard/pkg/schema"
+	"github.com/crdguard/crdguard/pkg/schema/diff"
+)
+
+// Policy names of the diff command's findings, as in "diff/field-removed".
+const (
+	diffPolicy   = "diff"
+	replayPolicy = "replay"
+)
+
+type diffOptions struct {
+	config  string
+	objects []string
+	output  report.Format
+	quiet   bool
+	// now is the day waiver expiry is judged against; tests pin it.
+	now func() time.Time
+}
+
+func newDiffCommand(streams Streams) *cobra.Command {
+	o := &diffOptions{output: report.Text, now: time.Now}
+	cmd := &cobra.Command{
+		Use:   "diff [flags] OLD NEW",
+		Short: "Classify every change between two versions of a set of CRDs",
+		Long: `Compare the CRDs in OLD with those in NEW, matched by name, version by version,
+and classify every difference as breaking, warning or info, with its JSON path,
+the old and new values and what it does to stored objects and clients. A
+difference no check explains is reported as "unclassified" (breaking).
+
+OLD and NEW are each a file, a directory (walked for .yaml, .yml and .json),
+"-" for stdin, or git:REF:PATH to read PATH at REF through the git CLI (PATH is
+relative to the repository root, or to the current directory when it starts
+with "./").
+
+With --objects, the objects there (for example kubectl get -o yaml output) are
+validated against the NEW CRDs as an UPDATE of themselves and as a CREATE: an
+object rejected on update fails the run; what only a create would reject is
+reported as tolerated by ratcheting while the value stays unchanged.
+
+Checks:
+` + diffCheckList(),
+		Example: `  crdguard diff git:main:config/crd/bases config/crd/bases
+  crdguard diff old/crds.yaml new/crds.yaml -o markdown > comment.md
+  crdguard diff --config crdguard-diff.yaml --objects backup/ old/ new/`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), args[0], args[1], streams)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Error|Warn|None), enumValueAdded and waivers")
+	f.StringArrayVar(&o.objects, "objects", nil, "file or directory of existing objects to validate against the new CRDs (repeatable)")
+	f.VarP(&o.output, "output", "o", outputUsage())
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only CRDs and objects with findings")
+	return cmd
+}
+
+func diffCheckList() string {
+	var b strings.Builder
+	for _, c := range diff.Checks() {
+		fmt.Fprintf(&b, "  %-32s %s\n", c.Name, c.Doc)
+	}
+	return b.String()
+}
+
+func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams Streams) error {
+	if oldArg == "-" && newArg == "-" {
+		return usageError("OLD and NEW cannot both be standard input")
+	}
+	var config *diff.Config
+	if o.config != "" {
+		var err error
+		if config, err = diff.LoadConfig(o.config); err != nil {
+			return usageError("--config %v", err)
+		}
+	}
+	oldCRDs, err := loadDiffSide(ctx, streams, oldArg)
+	if err != nil {
+		return inputError(fmt.Errorf("OLD: %w", err))
+	}
+	newCRDs, err := loadDiffSide(ctx, streams, newArg)
+	if err != nil {
+		return inputError(fmt.Errorf("NEW: %w", err))
+	}
+	if len(oldCRDs) == 0 && len(newCRDs) == 0 {
+		// Fail closed: a wrong path must not pass as "no breaking change".
+		return usageError("no CustomResourceDefinitions in %s or %s", oldArg, newArg)
+	}
+	results, err := o.diffResults(config, oldCRDs, newCRDs)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	if len(o.objects) > 0 {
+		replayed, err := replay(ctx, streams, newCRDs, o.objects)
+		if err != nil {
+			return err
+		}
+		results = append(results, replayed...)
+	}
+	rep := report.New(results)
+	if err := report.Write(streams.Out, o.output, rep, report.Options{Quiet: o.quiet, ToolVersion: Version(), Command: "diff"}); err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	switch {
+	case rep.Summary.Errors > 0:
+		return exitCode(ExitUsage)
+	case rep.Summary.Denied > 0:
+		return exitCode(ExitViolations)
+	}
+	return nil
+}
+
+// locatedCRD is a CRD with the document it was read from, so that every
+// output format can point at it.
+type locatedCRD struct {
+	crd *apiextensionsv1.CustomResourceDefinition
+	doc manifest.Document
+}
+
+// loadDiffSide reads the CRDs of one side. Each must be valid as the API
+// server validates a CRD, and a name may appear once.
+func loadDiffSide(ctx context.Context, streams Streams, arg string) ([]locatedCRD, error) {
+	var docs []manifest.Document
+	var err error
+	switch {
+	case strings.HasPrefix(arg, "git:"):
+		docs, err = readGit(ctx, arg)
+	default:
+		docs, err = manifest.ReadPaths(streams.In, arg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []locatedCRD
+	seen := map[string]string{}
+	for _, doc := range docs {
+		crds, err := schema.CRDsFromDocuments(ctx, []manifest.Document{doc})
+		if err != nil {
+			return nil, err
+		}
+		for _, crd := range crds {
+			if prev, dup := seen[crd.Name]; dup {
+				return nil, fmt.Errorf("%s: CustomResourceDefinition %q is also defined at %s", doc.Position(), crd.Name, prev)
+			}
+			seen[crd.Name] = doc.Position()
+			out = append(out, locatedCRD{crd: crd, doc: doc})
+		}
+	}
+	return out, nil
+}
+
+// readGit reads git:REF:PATH, a file or a directory, through the git CLI in
+// the current directory, so that CI can compare with any branch or tag
+// without checking it out. Sources are named git:REF:FILE.
+func readGit(ctx context.Context, arg string) ([]manifest.Document, error) {
+	ref, p, ok := strings.Cut(strings.TrimPrefix(arg, "git:"), ":")
+	if !ok || ref == "" || p == "" {
+		return nil, fmt.Errorf("%q: want git:REF:PATH", arg)
+	}
+	object := ref + ":" + p
+	kind, err := git(ctx, "cat-file", "-t", object)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(string(kind)) == "blob" {
+		data, err := git(ctx, "show", object)
+		if err != nil {
+			return nil, err
+		}
+		return manifest.Read(bytes.NewReader(data), arg)
+	}
+	// A tree: its manifests in lexical order, as a directory is walked.
+	// --full-tree: without it git filters the listing by the working
+	// directory, and a tree from a subdirectory lists nothing.
+	list, err := git(ctx, "ls-tree", "-r", "-z", "--full-tree", "--name-only", object)
+	if err != nil {
+		return nil, err
+	}
+	var docs []manifest.Document
+	for name := range strings.SplitSeq(strings.TrimSuffix(string(list), "\x00"), "\x00") {
+		if name == "" || !hasManifestExtension(name) {
+			continue
+		}
+		file := path.Join(p, name)
+		if strings.HasPrefix(p, "./") {
+			// path.Join drops the "./" that makes git resolve the path
+			// from the working directory rather than the repository root.
+			file = "./" + file
+		}
+		data, err := git(ctx, "show", ref+":"+file)
+		if err != nil {
+			return nil, err
+		}
+		d, err := manifest.Read(bytes.NewReader(data), "git:"+ref+":"+file)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d...)
+	}
+	return docs, nil
+}
+
+func hasManifestExtension(name string) bool {
+	for _, ext := range manifest.Extensions {
+		if strings.EqualFold(path.Ext(name), ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// git runs a git command and returns its standard output; a failure carries
+// git's own message, which says what is wrong with the ref or path.
+func git(ctx context.Context, args ...string) ([]byte, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return stdout.Bytes(), nil
+}
+
+// diffResults turns the changes into one report result per CRD, located at
+// the CRD's document in the new input (the old one for a removed CRD).
+func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []locatedCRD) ([]report.Result, error) {
+	docs := map[string]manifest.Document{}
+	var oldList, newList []*apiextensionsv1.CustomResourceDefinition
+	for _, c := range oldCRDs {
+		docs[c.crd.Name] = c.doc
+		oldList = append(oldList, c.crd)
+	}
+	for _, c := range newCRDs {
+		docs[c.crd.Name] = c.doc // the new location wins
+		newList = append(newList, c.crd)
+	}
+	now := o.now()
+	var results []report.Result
+	for _, pair := range diff.MatchCRDs(oldList, newList) {
+		changes, err := pair.Compare()
+		if err != nil {
+			return nil, err
+		}
+		doc := docs[pair.Name]
+		res := report.Result{
+			Source: doc.Source, Document: doc.Index, Line: doc.Line,
+			APIVersion: apiextensionsv1.SchemeGroupVersion.String(), Kind: "CustomResourceDefinition", Name: pair.Name,
+			Operation: "UPDATE",
+		}
+		switch {
+		case pair.New == nil:
+			res.Operation = "DELETE"
+		case pair.Old == nil:
+			res.Operation = "CREATE"
+		}
+		for _, ch := range changes {
+			res.Violations = append(res.Violations, changeFinding(ch, config.Decide(ch, now)))
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+// changeFinding renders a change as a report finding. The finding's type is
+// the change's severity: the classification, which enforcement may
+// override.
+func changeFinding(ch diff.Change, d diff.Decision) report.Finding {
+	msg := ch.Values() + ": " + ch.Message
+	if ch.Version != "" {
+		msg = ch.Version + ": " + msg
+	}
+	f := report.Finding{Field: ch.Path, Type: string(ch.Severity), Policy: diffPolicy, Rule: ch.Check, Enforcement: enforcementOf(d.Enforcement)}
+	switch {
+	case d.Expired:
+		// An expired waiver fails the run whatever the check's enforcement,
+		// so that it is revisited rather than forgotten.
+		f.Enforcement = report.Deny
+		msg += fmt.Sprintf(" (waiver expired on %s: %s)", d.Waiver.Expires, d.Waiver.Reason)
+	case d.Waiver != nil:
+		msg += " (waived: " + d.Waiver.Reason + ")"
+	}
+	f.Message = msg
+	return f
+}
+
+func enforcementOf(e diff.Enforcement) report.Enforcement {
+	switch e {
+	case diff.Error:
+		return report.Deny
+	case diff.Warn:
+		return report.Warn
+	}
+	return report.Audit
+}
+
+// replay validates existing objects against the new CRDs, as the API server
+// would on their next update (an update of the object to itself, so
+// ratcheting applies) and on a create (no ratcheting).
+func replay(ctx context.Context, streams Streams, newCRDs []locatedCRD, paths []string) ([]report.Result, error) {
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(newCRDs))
+	for i, c := range newCRDs {
+		crds[i] = c.crd
+	}
+	registry, err := schema.NewRegistry(crds...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	docs, err := manifest.ReadPaths(streams.In, paths...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	var results []report.Result
+	for _, doc := range docs {
+		res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line, Operation: "UPDATE"}
+		if doc.Err != nil {
+			res.Error = doc.Err.Error()
+			results = append(results, res)
+			continue
+		}
+		obj := doc.Object
+		res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), registry.Namespace(obj), obj.GetName()
+		onUpdate, err := registry.Validate(ctx, obj, obj)
+		var noSchema *schema.NoSchemaError
+		if errors.As(err, &noSchema) {
+			res.Skipped, res.SkipReason = true, "no new CustomResourceDefinition defines "+obj.GroupVersionKind().String()
+			results = append(results, res)
+			continue
+		} else if err != nil {
+			res.Error = err.Error()
+			results = append(results, res)
+			continue
+		}
+		onCreate, err := registry.Validate(ctx, obj, nil)
+		if err != nil {
+			res.Error = err.Error()
+			results = append(results, res)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, e := range onUpdate {
+			seen[errorKey(e)] = true
+			f := report.Finding{Field: e.Field, Type: string(e.Type), Message: e.ErrorBody(), Policy: replayPolicy, Rule: "update", Enforcement: report.Deny}
+			if schema.IsUnknownField(e) {
+				// Not a rejection under the default field validation, but
+				// the value is lost on the next write.
+				f.Rule, f.Enforcement = "pruned", report.Warn
+				f.Message = "the new schema does not declare this field: the next write of the object drops it"
+			}
+			res.Violations = append(res.Violations, f)
+		}
+		for _, e := range onCreate {
+			if seen[errorKey(e)] || schema.IsUnknownField(e) {
+				continue
+			}
+			res.Violations = append(res.Violations, report.Finding{
+				Field: e.Field, Type: string(e.Type), Policy: replayPolicy, Rule: "ratcheted", Enforcement: report.Warn,
+				Message: "tolerated by ratcheting while the value is unchanged; any change to it, or re-creating the object, is rejected: " + e.ErrorBody(),
+			})
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+func errorKey(e *field.Error) string {
+	return e.Field + "\x00" + string(e.Type) + "\x00" + e.Detail
+}

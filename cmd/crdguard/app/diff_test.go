@@ -1,0 +1,303 @@
+package app
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crdguard/crdguard/pkg/report"
+)
+
+const diffTestdata = "testdata/diff/"
+
+func diffFile(name string) string { return diffTestdata + name }
+
+const legacyPath = "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.legacy"
+
+func TestDiffExitCodes(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stderr string
+	}{
+		{name: "breaking", args: []string{diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitViolations},
+		{name: "safe", args: []string{diffFile("old.yaml"), diffFile("new-safe.yaml")}, code: ExitOK},
+		{name: "identical", args: []string{diffFile("old.yaml"), diffFile("old.yaml")}, code: ExitOK},
+		{name: "new from stdin", args: []string{diffFile("old.yaml"), "-"}, stdin: mustRead(t, diffFile("new-breaking.yaml")), code: ExitViolations},
+		{name: "waived", args: []string{"--config", diffFile("config-waive.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitOK},
+		{name: "expired waiver", args: []string{"--config", diffFile("config-expired.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitViolations},
+		{name: "one argument", args: []string{diffFile("old.yaml")}, code: ExitUsage, stderr: "accepts 2 arg(s), received 1"},
+		{name: "both stdin", args: []string{"-", "-"}, code: ExitUsage, stderr: "crdguard: OLD and NEW cannot both be standard input\n"},
+		{name: "no CRDs", args: []string{diffFile("objects.yaml"), diffFile("objects.yaml")}, code: ExitUsage, stderr: "no CustomResourceDefinitions in"},
+		{name: "missing file", args: []string{diffFile("nope.yaml"), diffFile("old.yaml")}, code: ExitUsage, stderr: "crdguard: OLD: stat testdata/diff/nope.yaml: no such file or directory\n"},
+		{name: "invalid config", args: []string{"--config", diffFile("config-invalid.yaml"), diffFile("old.yaml"), diffFile("old.yaml")}, code: ExitUsage,
+			stderr: `crdguard: --config testdata/diff/config-invalid.yaml: [checks[field-removed]: Unsupported value: "Deny": supported values: "Error", "Warn", "None", waivers[0].check: Not found: "no-such-check", waivers[0].reason: Required value: say why the change is acceptable]` + "\n"},
+		{name: "bad git source", args: []string{"git:nope", diffFile("old.yaml")}, code: ExitUsage, stderr: `crdguard: OLD: "git:nope": want git:REF:PATH` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := crdguard(t, tt.stdin, append([]string{"diff"}, tt.args...)...)
+			if r.code != tt.code {
+				t.Errorf("exit code = %d, want %d\n%s%s", r.code, tt.code, r.stdout, r.stder)
+			}
+			if tt.stderr == "" && r.stder != "" || !strings.Contains(r.stder, tt.stderr) {
+				t.Errorf("stderr = %q, want it to contain %q", r.stder, tt.stderr)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestDiffText(t *testing.T) {
+	r := crdguard(t, "", "diff", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	want := "testdata/diff/new-breaking.yaml:6 (document 2): CustomResourceDefinition widgets.example.com is invalid (UPDATE):\n" +
+		"  * [diff/field-removed] " + legacyPath + ": v1: string → <none>: the API server prunes it from stored objects on their next write, and clients setting it lose it silently\n" +
+		"  * [diff/validation-rules-changed] spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)\n" +
+		"  * [diff/maximum-changed] spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)\n" +
+		"1 object: 0 allowed, 1 denied, 0 skipped, 0 errors\n"
+	if r.stdout != want {
+		t.Errorf("stdout\n got: %s\nwant: %s", r.stdout, want)
+	}
+}
+
+func TestDiffJSONWithWaivers(t *testing.T) {
+	r := crdguard(t, "", "diff", "-o", "json", "--config", diffFile("config-waive.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stder)
+	}
+	rep := decodeReport(t, r)
+	res := rep.Results[0]
+	if res.Source != diffFile("new-breaking.yaml") || res.Document != 1 || res.Line != 6 || res.Kind != "CustomResourceDefinition" || res.Name != "widgets.example.com" || !res.Allowed {
+		t.Errorf("result header = %+v", res)
+	}
+	v := res.Violations[0]
+	if v.Field != legacyPath || v.Type != "breaking" || v.RuleID() != "diff/field-removed" || v.Enforcement != report.Audit ||
+		!strings.HasSuffix(v.Message, "(waived: never read by the controller)") {
+		t.Errorf("waived finding = %+v", v)
+	}
+}
+
+func TestDiffExpiredWaiverFailsEvenForWarnings(t *testing.T) {
+	r := crdguard(t, "", "diff", "-o", "json", "--config", diffFile("config-expired.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	rep := decodeReport(t, r)
+	var expired []string
+	for _, v := range rep.Results[0].Violations {
+		if strings.Contains(v.Message, "waiver expired") {
+			expired = append(expired, v.Rule+" "+string(v.Enforcement))
+		}
+	}
+	if len(expired) != 1 || expired[0] != "maximum-changed Deny" || r.code != ExitViolations {
+		t.Errorf("exit %d, expired findings %q", r.code, expired)
+	}
+}
+
+func TestDiffDirectories(t *testing.T) {
+	r := crdguard(t, "", "diff", "-o", "json", diffFile("old-dir"), diffFile("new-dir"))
+	if r.code != ExitViolations {
+		t.Fatalf("exit %d: %s", r.code, r.stder)
+	}
+	var got []string
+	for _, res := range decodeReport(t, r).Results {
+		line := res.Name + " " + res.Operation + " " + res.Source
+		for _, v := range res.Violations {
+			line += " " + v.RuleID() + ":" + string(v.Enforcement)
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"bolts.example.com CREATE testdata/diff/new-dir/bolts.yaml diff/crd-added:Audit",
+		"gears.example.com DELETE testdata/diff/old-dir/gears.yaml diff/crd-removed:Deny",
+		"widgets.example.com UPDATE testdata/diff/new-dir/widgets.yaml diff/field-added:Audit diff/description-changed:Audit diff/maximum-changed:Audit",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("results\n got: %q\nwant: %q", got, want)
+	}
+}
+
+func TestDiffReplay(t *testing.T) {
+	r := crdguard(t, "", "diff", "-o", "json", "--objects", diffFile("objects.yaml"), diffFile("old.yaml"), diffFile("new-safe.yaml"))
+	if r.code != ExitOK {
+		t.Fatalf("a safe change with valid objects: exit %d\n%s%s", r.code, r.stdout, r.stder)
+	}
+	r = crdguard(t, "", "diff", "-o", "json", "--config", diffFile("config-waive.yaml"), "--objects", diffFile("objects.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	rep := decodeReport(t, r)
+	var got []string
+	for _, res := range rep.Results[1:] {
+		line := res.Kind + " " + res.Name + " " + res.Operation
+		if res.Skipped {
+			line += " skipped"
+		}
+		for _, v := range res.Violations {
+			line += " | " + v.Field + " " + v.RuleID() + " " + string(v.Enforcement)
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"Widget small UPDATE",
+		"Widget big UPDATE | spec.legacy replay/pruned Warn | spec.color replay/ratcheted Warn | spec.replicas replay/ratcheted Warn",
+		"Gadget other UPDATE skipped",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("replay\n got: %q\nwant: %q", got, want)
+	}
+	// Waived CRD changes and ratcheted objects: nothing is rejected today.
+	if r.code != ExitOK {
+		t.Errorf("exit %d", r.code)
+	}
+}
+
+func TestDiffReplayRejectedOnUpdate(t *testing.T) {
+	// An object of a version the new CRD no longer serves fails any update.
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "obj.yaml")
+	if err := os.WriteFile(obj, []byte("apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w, namespace: ns}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := crdguard(t, "", "diff", "-o", "json", "--objects", obj, diffFile("old.yaml"), diffFile("new-safe.yaml"))
+	rep := decodeReport(t, r)
+	if r.code != ExitViolations || len(rep.Results) != 2 || len(rep.Results[1].Violations) == 0 ||
+		rep.Results[1].Violations[0].RuleID() != "replay/update" || rep.Results[1].Violations[0].Field != "apiVersion" {
+		t.Errorf("exit %d, results %+v", r.code, rep.Results)
+	}
+}
+
+func TestDiffSARIFPointsAtTheCRD(t *testing.T) {
+	r := crdguard(t, "", "diff", "-o", "sarif", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
+						Region           struct{ StartLine int } `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil {
+		t.Fatal(err)
+	}
+	res := sarif.Runs[0].Results
+	if len(res) != 3 || res[0].RuleID != "diff/field-removed" || res[0].Level != "error" ||
+		res[0].Locations[0].PhysicalLocation.ArtifactLocation.URI != "testdata/diff/new-breaking.yaml" || res[0].Locations[0].PhysicalLocation.Region.StartLine != 6 {
+		t.Errorf("results = %+v", res)
+	}
+}
+
+func TestDiffJUnitAndMarkdown(t *testing.T) {
+	r := crdguard(t, "", "diff", "-o", "junit", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	var suites struct {
+		Suites []struct {
+			Name string `xml:"name,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(r.stdout), &suites); err != nil || len(suites.Suites) != 1 || suites.Suites[0].Name != "crdguard diff" {
+		t.Errorf("junit: %v %+v\n%s", err, suites, r.stdout)
+	}
+	r = crdguard(t, "", "diff", "-o", "markdown", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	for _, want := range []string{
+		"### ❌ crdguard diff: 1 object: 0 allowed, 1 denied, 0 skipped, 0 errors\n",
+		"| Deny | `diff/maximum-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum` | v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting) |\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("markdown lacks %q\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestDiffGit compares the committed CRD with a working-tree change, and a
+// directory at two commits, in a temporary repository.
+func TestDiffGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required for the git: sources")
+	}
+	abs := func(name string) string {
+		p, err := filepath.Abs(diffFile(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	oldCRD, breaking, safe := mustRead(t, abs("old.yaml")), abs("new-breaking.yaml"), mustRead(t, abs("new-safe.yaml"))
+	repo := t.TempDir()
+	t.Chdir(repo)
+	gitRun := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitRun("init", "-q", "-b", "main")
+	write("crds/widgets.yaml", oldCRD)
+	write("crds/README.md", "not a manifest")
+	gitRun("add", ".")
+	gitRun("commit", "-q", "-m", "v1")
+	gitRun("tag", "v1")
+	write("crds/widgets.yaml", safe)
+	gitRun("commit", "-q", "-am", "v2")
+
+	r := crdguard(t, "", "diff", "git:v1:crds/widgets.yaml", breaking)
+	if r.code != ExitViolations || r.stder != "" {
+		t.Errorf("file at tag vs breaking: exit %d, stderr %q", r.code, r.stder)
+	}
+	r = crdguard(t, "", "diff", "-o", "json", "git:v1:crds", "git:main:./crds")
+	if r.code != ExitOK {
+		t.Fatalf("tree at tag vs main: exit %d, stderr %q", r.code, r.stder)
+	}
+	if res := decodeReport(t, r).Results; len(res) != 1 || res[0].Source != "git:main:./crds/widgets.yaml" || res[0].Line != 1 || len(res[0].Violations) != 3 {
+		t.Errorf("results = %+v", res)
+	}
+	// From a subdirectory, "./" paths are relative to it.
+	t.Chdir(filepath.Join(repo, "crds"))
+	r = crdguard(t, "", "diff", "-o", "json", "git:v1:./", "git:main:./")
+	if r.code != ExitOK {
+		t.Fatalf("subdirectory: exit %d, stderr %q", r.code, r.stder)
+	}
+	if res := decodeReport(t, r).Results; len(res) != 1 || res[0].Source != "git:main:./widgets.yaml" {
+		t.Errorf("subdirectory: exit %d, stderr %q, results %+v", r.code, r.stder, res)
+	}
+	r = crdguard(t, "", "diff", "git:nope:crds", "widgets.yaml")
+	if r.code != ExitUsage || !strings.Contains(r.stder, "crdguard: OLD: git cat-file -t nope:crds: ") {
+		t.Errorf("unknown ref: exit %d, stderr %q", r.code, r.stder)
+	}
+}
+
+func TestDiffWaiverExpiryIsJudgedToday(t *testing.T) {
+	// The expired fixture expired in 2020; pin "now" to before that to
+	// prove the date, not the fixture, decides.
+	o := &diffOptions{output: report.JSON, config: diffFile("config-expired.yaml"), now: func() time.Time { return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC) }}
+	var out strings.Builder
+	err := o.run(t.Context(), diffFile("old.yaml"), diffFile("new-breaking.yaml"), Streams{In: strings.NewReader(""), Out: &out, Err: &out})
+	if err != nil {
+		t.Errorf("before expiry every change is waived: %v\n%s", err, out.String())
+	}
+}

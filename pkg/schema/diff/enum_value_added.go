@@ -1,0 +1,31 @@
+package diff
+
+import "slices"
+
+var enumValueAdded = Check{
+	Name: "enum-value-added",
+	Doc:  "an enum gained a value (Config.EnumValueAdded sets how much that matters)",
+	// Warning rather than Info by default: a client or controller written
+	// against the old values may not handle the new one.
+	Claims: []string{"enum"},
+	Property: func(n *Node) []Change {
+		if len(n.Old.Enum) == 0 || len(n.New.Enum) == 0 {
+			return nil // enum-introduced
+		}
+		var out []Change
+		old := enumSet(n.Old)
+		for _, v := range enumValues(n.New) {
+			if !old[v] {
+				out = append(out, Change{Severity: Warning, Path: n.Path.Child("enum").String(), New: v,
+					Message: "clients and controllers written against the old values may not handle the new one"})
+			}
+		}
+		if len(out) == 0 && !slices.Equal(enumValues(n.Old), enumValues(n.New)) && len(enumSet(n.Old)) == len(enumSet(n.New)) {
+			// Same values, another order or repeats: nothing changes, but
+			// every difference is reported.
+			out = append(out, Change{Severity: Info, Path: n.Path.Child("enum").String(), Old: render(enumValues(n.Old), true), New: render(enumValues(n.New), true),
+				Message: "the same values in a different order"})
+		}
+		return out
+	},
+}

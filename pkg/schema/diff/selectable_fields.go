@@ -1,0 +1,42 @@
+package diff
+
+import "slices"
+
+var selectableFieldsChanged = Check{
+	Name:   "selectable-fields-changed",
+	Doc:    "selectableFields changed (breaking when one disappears)",
+	Claims: []string{"spec.versions.*.selectableFields"},
+	CRD: func(p *CRDPair) []Change {
+		var out []Change
+		for _, v := range p.CommonVersions() {
+			var oldPaths, newPaths []string
+			for _, f := range v.Old.SelectableFields {
+				oldPaths = append(oldPaths, f.JSONPath)
+			}
+			for _, f := range v.New.SelectableFields {
+				newPaths = append(newPaths, f.JSONPath)
+			}
+			if slices.Equal(oldPaths, newPaths) {
+				continue
+			}
+			path := v.Path.Child("selectableFields").String()
+			for _, f := range oldPaths {
+				if !slices.Contains(newPaths, f) {
+					out = append(out, Change{Severity: Breaking, Version: v.Name, Path: path, Old: f,
+						Message: "list and watch requests selecting on this field now fail"})
+				}
+			}
+			for _, f := range newPaths {
+				if !slices.Contains(oldPaths, f) {
+					out = append(out, Change{Severity: Info, Version: v.Name, Path: path, New: f,
+						Message: "clients can now select on this field"})
+				}
+			}
+			if len(out) == 0 { // only the order changed
+				out = append(out, Change{Severity: Info, Version: v.Name, Path: path, Old: render(oldPaths, true), New: render(newPaths, true),
+					Message: "the same fields in a different order"})
+			}
+		}
+		return out
+	},
+}

@@ -1,0 +1,65 @@
+package diff
+
+import (
+	"slices"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+var validationRulesChanged = Check{
+	Name:   "validation-rules-changed",
+	Doc:    "a CEL x-kubernetes-validations rule was added or changed (breaking) or removed (info)",
+	Claims: []string{"x-kubernetes-validations"},
+	Property: func(n *Node) []Change {
+		path := n.Path.Child("x-kubernetes-validations")
+		oldRules, newRules := n.Old.XValidations, n.New.XValidations
+		// Rules are matched by their text: a rule kept verbatim keeps its
+		// verdicts whatever its position.
+		var removed, added []apiextensionsv1.ValidationRule
+		for _, r := range oldRules {
+			if !slices.ContainsFunc(newRules, sameRule(r)) {
+				removed = append(removed, r)
+			}
+		}
+		for _, r := range newRules {
+			if !slices.ContainsFunc(oldRules, sameRule(r)) {
+				added = append(added, r)
+			}
+		}
+		var out []Change
+		// A removed and an added rule at the same rank read as one rule
+		// rewritten, which is how authors edit them.
+		for len(removed) > 0 && len(added) > 0 {
+			out = append(out, Change{Severity: Breaking, Path: rulePath(path, newRules, added[0]), Old: removed[0].Rule, New: added[0].Rule,
+				Message: "the rule changed: stored objects it now rejects fail their next update (unless the rule ratchets on unchanged values)"})
+			removed, added = removed[1:], added[1:]
+		}
+		for _, r := range added {
+			out = append(out, Change{Severity: Breaking, Path: rulePath(path, newRules, r), New: r.Rule,
+				Message: "a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)"})
+		}
+		for _, r := range removed {
+			out = append(out, Change{Severity: Info, Path: path.String(), Old: r.Rule,
+				Message: "the rule no longer applies: values it rejected are now accepted"})
+		}
+		// Same rules, other messages, reasons or field paths.
+		for _, r := range newRules {
+			i := slices.IndexFunc(oldRules, sameRule(r))
+			if i >= 0 && render(oldRules[i], true) != render(r, true) {
+				out = append(out, Change{Severity: Info, Path: rulePath(path, newRules, r), Old: render(oldRules[i], true), New: render(r, true),
+					Message: "the same rule reports differently (message, reason or field path)"})
+			}
+		}
+		return out
+	},
+}
+
+func sameRule(r apiextensionsv1.ValidationRule) func(apiextensionsv1.ValidationRule) bool {
+	return func(o apiextensionsv1.ValidationRule) bool { return o.Rule == r.Rule }
+}
+
+// rulePath points at a rule of the new schema by its index.
+func rulePath(path *field.Path, rules []apiextensionsv1.ValidationRule, r apiextensionsv1.ValidationRule) string {
+	return path.Index(slices.IndexFunc(rules, sameRule(r))).String()
+}
