@@ -34,7 +34,7 @@ fuzz: ## Fuzz the decoder and validator for FUZZTIME each.
 
 .PHONY: bench
 bench: tools ## Benchmarks: per-object validation, policy engine vs CEL, CLI throughput vs kubeconform.
-	$(GO) test ./pkg/schema/ ./pkg/policies/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5
+	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5
 	$(GO) run ./bench $(BENCHARGS)
 
 .PHONY: generate
