@@ -1,0 +1,35 @@
+package app
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+)
+
+// RunFunc runs the server with completed, valid options until ctx is done.
+type RunFunc func(ctx context.Context, o *Options) error
+
+// NewCommand returns the crdguard-webhook command. run is Run in the
+// binary; tests pass their own to see the options without a server.
+func NewCommand(run RunFunc) *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "crdguard-webhook",
+		Short: "Serve crdguard's validating and mutating admission webhooks",
+		Long: `crdguard-webhook evaluates admission requests against CRD schemas and
+GuardPolicies: /validate denies unsafe objects with every field path,
+/mutate applies policy defaults and consumes approvals.`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Complete()
+			if errs := o.Validate(); len(errs) > 0 {
+				return errs.ToAggregate()
+			}
+			return run(cmd.Context(), o)
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}

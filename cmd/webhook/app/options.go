@@ -1,0 +1,186 @@
+package app
+
+import (
+	"crypto/tls"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Options configure crdguard-webhook. NewOptions sets every default named
+// here; each field is one flag.
+type Options struct {
+	// CRDs are CRD files or directories whose schemas objects are validated
+	// against (--crds, repeatable). Default: none, so only policies apply.
+	CRDs []string
+	// Policies are GuardPolicy files or directories (--policies,
+	// repeatable). Required: files are the only source of policies yet.
+	Policies []string
+
+	// Host is the address the webhook server binds (--bind-address).
+	// Default "": every interface.
+	Host string
+	// Port is the webhook server's port (--port). Default 9443.
+	Port int
+	// CertDir holds the serving certificate and key, as mounted from
+	// cert-manager's Secret (--cert-dir). Default
+	// "/tmp/k8s-webhook-server/serving-certs".
+	CertDir string
+	// CertName is the certificate's file in CertDir (--cert-name). Default
+	// "tls.crt".
+	CertName string
+	// KeyName is the key's file in CertDir (--key-name). Default "tls.key".
+	KeyName string
+	// TLSMinVersion is the lowest TLS version served (--tls-min-version):
+	// "VersionTLS12" or "VersionTLS13". Default "VersionTLS12".
+	TLSMinVersion string
+	// TLSCipherSuites are the TLS 1.2 cipher suites served, by their
+	// crypto/tls names (--tls-cipher-suites). Default: none given, Go's
+	// secure defaults. TLS 1.3 suites are not configurable.
+	TLSCipherSuites []string
+	// EnableHTTP2 serves HTTP/2 too (--enable-http2). Default false: HTTP/2
+	// stream handling has had denial-of-service flaws (CVE-2023-44487,
+	// CVE-2023-39325) and the API server does not need it.
+	EnableHTTP2 bool
+
+	// HealthProbeBindAddress serves /healthz and /readyz
+	// (--health-probe-bind-address). Default ":8081"; "0" disables them.
+	HealthProbeBindAddress string
+	// MetricsBindAddress serves Prometheus metrics on /metrics
+	// (--metrics-bind-address). Default ":8080"; "0" disables them.
+	MetricsBindAddress string
+	// Kubeconfig is the kubeconfig file of the cluster (--kubeconfig).
+	// Default "": $KUBECONFIG, the in-cluster config, or ~/.kube/config.
+	Kubeconfig string
+	// ShutdownTimeout bounds the graceful shutdown that lets in-flight
+	// requests finish (--shutdown-timeout). Default 30s: the API server's
+	// longest webhook timeout. Set the pod's terminationGracePeriodSeconds
+	// above it, or the kubelet kills requests still in flight.
+	ShutdownTimeout time.Duration
+	// Dev logs human-readable console lines at debug level (--dev).
+	// Default false: JSON at info level.
+	Dev bool
+
+	// Set by Complete from the fields above.
+	tlsMinVersion   uint16
+	tlsCipherSuites []uint16
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{
+		Port:                   9443,
+		CertDir:                "/tmp/k8s-webhook-server/serving-certs",
+		CertName:               "tls.crt",
+		KeyName:                "tls.key",
+		TLSMinVersion:          "VersionTLS12",
+		HealthProbeBindAddress: ":8081",
+		MetricsBindAddress:     ":8080",
+		ShutdownTimeout:        30 * time.Second,
+	}
+}
+
+// AddFlags binds every option to its flag.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.CRDs, "crds", o.CRDs, "CRD file or directory (repeatable)")
+	fs.StringArrayVar(&o.Policies, "policies", o.Policies, "GuardPolicy file or directory (repeatable; required)")
+	fs.StringVar(&o.Host, "bind-address", o.Host, "address the webhook server binds; empty for every interface")
+	fs.IntVar(&o.Port, "port", o.Port, "port of the webhook server")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with the serving certificate and key")
+	fs.StringVar(&o.CertName, "cert-name", o.CertName, "serving certificate file in --cert-dir")
+	fs.StringVar(&o.KeyName, "key-name", o.KeyName, "serving key file in --cert-dir")
+	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "lowest TLS version: "+strings.Join(slices.Sorted(maps.Keys(tlsVersions)), " or "))
+	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "TLS 1.2 cipher suites (crypto/tls names, comma-separated); default Go's secure suites")
+	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "serve HTTP/2 as well as HTTP/1.1")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `address of /healthz and /readyz; "0" disables them`)
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `address of /metrics; "0" disables it`)
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, in-cluster, or ~/.kube/config")
+	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long a graceful shutdown waits for in-flight requests")
+	fs.BoolVar(&o.Dev, "dev", o.Dev, "log human-readable console lines at debug level instead of JSON")
+}
+
+// tlsVersions are the versions --tls-min-version accepts. Older ones are
+// not offered: they are deprecated (RFC 8996).
+var tlsVersions = map[string]uint16{
+	"VersionTLS12": tls.VersionTLS12,
+	"VersionTLS13": tls.VersionTLS13,
+}
+
+// Complete derives the values Run uses from the flags. What it cannot
+// derive is left for Validate to report.
+func (o *Options) Complete() {
+	o.tlsMinVersion = tlsVersions[o.TLSMinVersion]
+	o.tlsCipherSuites = nil
+	for _, name := range o.TLSCipherSuites {
+		if id, ok := cipherSuite(name); ok {
+			o.tlsCipherSuites = append(o.tlsCipherSuites, id)
+		}
+	}
+}
+
+// cipherSuite looks up a secure cipher suite by name; Go's insecure ones
+// are not accepted at all.
+func cipherSuite(name string) (uint16, bool) {
+	for _, s := range tls.CipherSuites() {
+		if s.Name == name {
+			return s.ID, true
+		}
+	}
+	return 0, false
+}
+
+// Validate reports every invalid option, not only the first, each at the
+// flag's name.
+func (o *Options) Validate() field.ErrorList {
+	var errs field.ErrorList
+	if len(o.Policies) == 0 {
+		errs = append(errs, field.Required(field.NewPath("policies"), "name at least one GuardPolicy file or directory"))
+	}
+	for path, files := range map[string][]string{"crds": o.CRDs, "policies": o.Policies} {
+		for i, f := range files {
+			if _, err := os.Stat(f); err != nil {
+				errs = append(errs, field.Invalid(field.NewPath(path).Index(i), f, "cannot be read: "+pathError(err)))
+			}
+		}
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		errs = append(errs, field.Invalid(field.NewPath("port"), o.Port, "must be between 1 and 65535"))
+	}
+	if o.CertDir == "" {
+		errs = append(errs, field.Required(field.NewPath("cert-dir"), ""))
+	}
+	if o.CertName == "" {
+		errs = append(errs, field.Required(field.NewPath("cert-name"), ""))
+	}
+	if o.KeyName == "" {
+		errs = append(errs, field.Required(field.NewPath("key-name"), ""))
+	}
+	if _, ok := tlsVersions[o.TLSMinVersion]; !ok {
+		errs = append(errs, field.NotSupported(field.NewPath("tls-min-version"), o.TLSMinVersion, slices.Sorted(maps.Keys(tlsVersions))))
+	}
+	for i, name := range o.TLSCipherSuites {
+		if _, ok := cipherSuite(name); !ok {
+			errs = append(errs, field.Invalid(field.NewPath("tls-cipher-suites").Index(i), name, "not a secure crypto/tls cipher suite"))
+		}
+	}
+	if o.ShutdownTimeout <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("shutdown-timeout"), o.ShutdownTimeout.String(), "must be positive"))
+	}
+	// Validation runs over a map: sort so the message is the same each run.
+	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
+	return errs
+}
+
+// pathError is an os error without the path it repeats.
+func pathError(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return fmt.Sprint(err)
+}

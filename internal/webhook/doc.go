@@ -1,0 +1,22 @@
+// Package webhook turns AdmissionReviews into pkg/policies requests and
+// their results back into admission responses.
+//
+// It holds the user logic of the crdguard webhook server only: transport
+// (TLS, the HTTP server, certificates) lives in cmd/webhook, and decisions
+// live in pkg/policies. Requests are built exactly as `crdguard validate`
+// builds them, so the CLI and the webhook give every object the same
+// verdict.
+//
+//   - /validate (Validator): CREATE, UPDATE and DELETE. Deny findings are one
+//     422 Invalid status with every cause; Warn findings are admission
+//     warnings; Audit findings are audit annotations; a request that cannot be
+//     evaluated is a 500.
+//   - /mutate (Mutator): CREATE and UPDATE. The engine's patches (policy
+//     defaults), and the one-shot consumption of a crdguard.dev/approve
+//     annotation that lifted a denial (see approval.go).
+//
+// The engine is read from an EngineHolder on every request, so a source can
+// replace the policies and schemas without a restart. Metrics (metrics.go)
+// count /validate's decisions, findings and approvals, and expose the
+// engine's size and the serving certificate's expiry.
+package webhook

@@ -1,0 +1,92 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// errNotReady is what a request gets before any source has produced an
+// engine. It is an evaluation error (500), never an allow: failing open
+// before the policies are known would let exactly the unsafe objects in.
+var errNotReady = errors.New("crdguard has not loaded its policies and schemas yet")
+
+// EngineHolder holds the engine every request is evaluated with. Sources
+// (files now, informers later) build a new engine and Store it; requests in
+// flight keep the engine they loaded. The zero value holds no engine.
+type EngineHolder struct {
+	engine atomic.Pointer[policies.Engine]
+}
+
+// NewEngineHolder returns a holder with engine already stored.
+func NewEngineHolder(engine *policies.Engine) *EngineHolder {
+	h := &EngineHolder{}
+	h.Store(engine)
+	return h
+}
+
+// Load returns the current engine, or nil when none was stored yet.
+func (h *EngineHolder) Load() *policies.Engine { return h.engine.Load() }
+
+// Store replaces the engine for every request that starts afterwards.
+func (h *EngineHolder) Store(engine *policies.Engine) { h.engine.Store(engine) }
+
+// Ready tells whether an engine is loaded, for the readiness probe.
+func (h *EngineHolder) Ready() bool { return h.Load() != nil }
+
+// evaluate runs the engine within the request's context. A request whose
+// context is done (the API server's timeout passed, or it hung up) is not
+// evaluated, and an evaluation that outlives it is discarded: whatever it
+// found, nobody is waiting for the answer, and a verdict computed after the
+// deadline must not pass for one computed in time.
+func evaluate(ctx context.Context, engine *policies.Engine, req policies.Request) (policies.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return policies.Result{}, fmt.Errorf("not evaluated: %w", err)
+	}
+	res, err := engine.Evaluate(ctx, req)
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("evaluation outlived the request: %w", ctx.Err())
+	}
+	return res, err
+}
+
+// SourceStats say what an engine was built from, for logs and metrics.
+type SourceStats struct {
+	// Policies is the number of GuardPolicies.
+	Policies int
+	// Schemas is the number of kinds (group, version, kind) with a schema.
+	Schemas int
+}
+
+// EngineFromFiles builds an engine from CRD files and GuardPolicy files
+// (files or directories), validated exactly as `crdguard validate --crds
+// --policies` validates them.
+func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string) (*policies.Engine, SourceStats, error) {
+	// Like the CLI, no CRDs is an empty registry, not a nil one: objects
+	// are then checked against policies only, in both.
+	registry, err := schema.RegistryFromFiles(ctx, crdPaths...)
+	if err != nil {
+		return nil, SourceStats{}, fmt.Errorf("loading CRDs: %w", err)
+	}
+	// A server has no standard input: "-" reads nothing rather than
+	// blocking on a terminal.
+	docs, err := manifest.ReadPaths(strings.NewReader(""), policyPaths...)
+	if err != nil {
+		return nil, SourceStats{}, fmt.Errorf("reading GuardPolicies: %w", err)
+	}
+	guardPolicies, err := policies.PoliciesFromDocuments(ctx, docs, registry)
+	if err != nil {
+		return nil, SourceStats{}, err
+	}
+	engine, err := policies.NewEngine(registry, guardPolicies...)
+	if err != nil {
+		return nil, SourceStats{}, err
+	}
+	return engine, SourceStats{Policies: len(guardPolicies), Schemas: len(registry.Kinds())}, nil
+}

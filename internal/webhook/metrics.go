@@ -1,0 +1,121 @@
+package webhook
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/crdguard/crdguard/pkg/policies"
+)
+
+// Decisions of crdguard_admission_requests_total.
+const (
+	decisionAllowed = "allowed"
+	decisionDenied  = "denied"
+	// decisionError is a request that could not be evaluated (a 500).
+	decisionError = "error"
+)
+
+// Metrics are the webhook's Prometheus metrics. A nil *Metrics records
+// nothing, so handlers work without them (in tests, say).
+type Metrics struct {
+	requests    *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	violations  *prometheus.CounterVec
+	approvals   prometheus.Counter
+	policies    prometheus.Gauge
+	schemas     prometheus.Gauge
+	certExpires prometheus.Gauge
+}
+
+// NewMetrics creates the metrics; Register exposes them.
+func NewMetrics() *Metrics {
+	return &Metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "crdguard_admission_requests_total",
+			Help: "Admission requests /validate decided, by operation, kind and decision (allowed, denied, error).",
+		}, []string{"operation", "kind", "decision"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "crdguard_admission_duration_seconds",
+			Help: "Time /validate took to decide a request, by operation and kind.",
+			// Up to 30s, the longest timeout a webhook configuration may
+			// set: a request slower than that never got its answer.
+			Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}, []string{"operation", "kind"}),
+		violations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "crdguard_policy_violations_total",
+			Help: "Findings of /validate, by policy, rule and enforcement (Deny, Warn, Audit).",
+		}, []string{"policy", "rule", "enforcement"}),
+		approvals: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "crdguard_approvals_total",
+			Help: "Requests /validate allowed because an approver lifted a denial.",
+		}),
+		policies: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "crdguard_policies",
+			Help: "GuardPolicies in the engine serving requests.",
+		}),
+		schemas: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "crdguard_schemas",
+			Help: "CRD kinds (group, version, kind) whose schemas the engine serving requests knows.",
+		}),
+		certExpires: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "crdguard_serving_certificate_expiry_timestamp_seconds",
+			Help: "When the serving certificate expires, in seconds since the Unix epoch.",
+		}),
+	}
+}
+
+// Register adds the metrics to reg, for the manager's /metrics that is
+// controller-runtime's metrics.Registry.
+func (m *Metrics) Register(reg prometheus.Registerer) error {
+	var errs []error
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.violations, m.approvals, m.policies, m.schemas, m.certExpires} {
+		errs = append(errs, reg.Register(c))
+	}
+	return errors.Join(errs...)
+}
+
+// observe records one decision of /validate.
+func (m *Metrics) observe(op, kind, decision string, took time.Duration, res *policies.Result) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(op, kind, decision).Inc()
+	m.duration.WithLabelValues(op, kind).Observe(took.Seconds())
+	if res == nil {
+		return
+	}
+	for _, v := range res.Violations {
+		m.violations.WithLabelValues(v.Policy, v.Rule, string(v.Enforcement)).Inc()
+	}
+	if decision == decisionAllowed && res.Approval != "" {
+		m.approvals.Inc()
+	}
+}
+
+// SetSources records the size of the engine now serving.
+func (m *Metrics) SetSources(policies, schemas int) {
+	if m == nil {
+		return
+	}
+	m.policies.Set(float64(policies))
+	m.schemas.Set(float64(schemas))
+}
+
+// SetServingCertificate records when cert expires; a certwatcher callback,
+// so a renewal shows at once.
+func (m *Metrics) SetServingCertificate(cert tls.Certificate) {
+	if m == nil {
+		return
+	}
+	leaf := cert.Leaf
+	if leaf == nil && len(cert.Certificate) > 0 {
+		leaf, _ = x509.ParseCertificate(cert.Certificate[0])
+	}
+	if leaf != nil {
+		m.certExpires.Set(float64(leaf.NotAfter.Unix()))
+	}
+}

@@ -1,0 +1,78 @@
+package webhook
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	admissionv1 "k8s.io/api/admission/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+func TestMetrics(t *testing.T) {
+	m := NewMetrics()
+	reg := prometheus.NewPedanticRegistry()
+	if err := m.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	v := &Validator{Engines: engines(t), Metrics: m}
+	old := example(t, "update/old.yaml")
+	for _, req := range []admission.Request{
+		request(admissionv1.Create, bob, example(t, "good.yaml"), nil),
+		request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil),
+		request(admissionv1.Update, alice, example(t, "update/approved.yaml"), old),
+		request(admissionv1.Create, bob, []byte("{"), nil),
+	} {
+		v.Handle(t.Context(), req)
+	}
+	m.SetSources(1, 2)
+	m.SetServingCertificate(tls.Certificate{Leaf: &x509.Certificate{NotAfter: time.Unix(1800000000, 0)}})
+
+	want := `
+# HELP crdguard_admission_requests_total Admission requests /validate decided, by operation, kind and decision (allowed, denied, error).
+# TYPE crdguard_admission_requests_total counter
+crdguard_admission_requests_total{decision="allowed",kind="MySQLCluster",operation="CREATE"} 1
+crdguard_admission_requests_total{decision="allowed",kind="MySQLCluster",operation="UPDATE"} 1
+crdguard_admission_requests_total{decision="denied",kind="MySQLCluster",operation="CREATE"} 1
+crdguard_admission_requests_total{decision="error",kind="MySQLCluster",operation="CREATE"} 1
+# HELP crdguard_approvals_total Requests /validate allowed because an approver lifted a denial.
+# TYPE crdguard_approvals_total counter
+crdguard_approvals_total 1
+# HELP crdguard_policies GuardPolicies in the engine serving requests.
+# TYPE crdguard_policies gauge
+crdguard_policies 1
+# HELP crdguard_policy_violations_total Findings of /validate, by policy, rule and enforcement (Deny, Warn, Audit).
+# TYPE crdguard_policy_violations_total counter
+crdguard_policy_violations_total{enforcement="Audit",policy="mysql-safety",rule="safe-updates"} 1
+crdguard_policy_violations_total{enforcement="Deny",policy="mysql-safety",rule="image-version"} 1
+crdguard_policy_violations_total{enforcement="Deny",policy="mysql-safety",rule="resources"} 1
+crdguard_policy_violations_total{enforcement="Warn",policy="mysql-safety",rule="production-replicas"} 1
+# HELP crdguard_schemas CRD kinds (group, version, kind) whose schemas the engine serving requests knows.
+# TYPE crdguard_schemas gauge
+crdguard_schemas 2
+# HELP crdguard_serving_certificate_expiry_timestamp_seconds When the serving certificate expires, in seconds since the Unix epoch.
+# TYPE crdguard_serving_certificate_expiry_timestamp_seconds gauge
+crdguard_serving_certificate_expiry_timestamp_seconds 1.8e+09
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"crdguard_admission_requests_total", "crdguard_approvals_total", "crdguard_policies", "crdguard_policy_violations_total",
+		"crdguard_schemas", "crdguard_serving_certificate_expiry_timestamp_seconds"); err != nil {
+		t.Error(err)
+	}
+	if n := testutil.CollectAndCount(m.duration); n != 2 {
+		t.Errorf("duration series = %d, want 2 (CREATE and UPDATE)", n)
+	}
+}
+
+// TestMetricsNil: handlers without metrics record nothing and do not
+// panic.
+func TestMetricsNil(t *testing.T) {
+	var m *Metrics
+	m.observe("CREATE", "MySQLCluster", decisionAllowed, time.Second, nil)
+	m.SetSources(1, 1)
+	m.SetServingCertificate(tls.Certificate{})
+}

@@ -1,0 +1,79 @@
+package webhook
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// Mutator is the /mutate handler: the engine's patches (policy defaults)
+// and the one-shot consumption of approvals, on CREATE and UPDATE.
+//
+// It never denies: verdicts, warnings and audit annotations are /validate's,
+// which sees the mutated object; reporting them here too would show every
+// warning twice.
+type Mutator struct {
+	Engines *EngineHolder
+	// NamespaceLabels looks up labels for namespaceSelectors; nil leaves
+	// them unknown.
+	NamespaceLabels NamespaceLabelsFunc
+	// Now stamps approval records; time.Now when nil.
+	Now func() time.Time
+}
+
+var _ admission.Handler = (*Mutator)(nil)
+
+// Handle returns the patches for one request. A request that cannot be
+// evaluated is a 500: a missing default could let /validate pass what the
+// policy means to fill in, so mutation does not fail open either.
+func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	log := logf.FromContext(ctx)
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+		return admission.Allowed("")
+	}
+	preq, _, err := toPolicyRequest(req)
+	if err != nil {
+		log.Error(err, "Cannot decode the admission request")
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	engine := m.Engines.Load()
+	if engine == nil {
+		return admission.Errored(http.StatusInternalServerError, errNotReady)
+	}
+	if err := addNamespaceLabels(ctx, m.NamespaceLabels, engine, &preq); err != nil {
+		log.Error(err, "Cannot evaluate the request")
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	res, err := evaluate(ctx, engine, preq)
+	if err != nil {
+		log.Error(err, "Cannot evaluate the request", "policies", res.Policies)
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	patches := res.Patches
+	// Strip the approval only once it lifted something: an approval of a
+	// DELETE-only rule must survive the update that puts it on the object.
+	if annotation, ok := preq.Object.GetAnnotations()[v1alpha1.ApproveAnnotation]; ok && res.Approval != "" {
+		now := time.Now
+		if m.Now != nil {
+			now = m.Now
+		}
+		if record, ok := newApprovalRecord(&res, req.UserInfo.Username, annotation, now()); ok {
+			approval, err := approvalPatches(record)
+			if err != nil {
+				return admission.Errored(http.StatusInternalServerError, err)
+			}
+			patches = append(patches, approval...)
+			log.Info("Consumed an approval", "user", record.User, "rules", record.Rules)
+		}
+	}
+	if len(patches) == 0 {
+		return admission.Allowed("")
+	}
+	return admission.Patched("", patches...)
+}

@@ -1,0 +1,40 @@
+package webhook
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// The paths the WebhookConfigurations call.
+const (
+	ValidatePath = "/validate"
+	MutatePath   = "/mutate"
+)
+
+// Config is what the handlers share.
+type Config struct {
+	// Engines holds the engine requests are evaluated with.
+	Engines *EngineHolder
+	// Metrics records decisions; nil records nothing.
+	Metrics *Metrics
+	// NamespaceLabels looks up labels for namespaceSelectors; nil leaves
+	// them unknown.
+	NamespaceLabels NamespaceLabelsFunc
+}
+
+// Webhooks returns the admission webhooks by path, each recovering from a
+// panic in its handler as a 500 response: one bad object must not take the
+// server down with every request in flight.
+func Webhooks(cfg Config) map[string]*admission.Webhook {
+	return map[string]*admission.Webhook{
+		ValidatePath: (&admission.Webhook{Handler: &Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
+		MutatePath:   (&admission.Webhook{Handler: &Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
+	}
+}
+
+// Register serves the webhooks on server.
+func Register(server webhook.Server, cfg Config) {
+	for path, hook := range Webhooks(cfg) {
+		server.Register(path, hook)
+	}
+}

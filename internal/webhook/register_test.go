@@ -1,0 +1,24 @@
+package webhook
+
+import (
+	"net/http"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+)
+
+// TestWebhooksRecoverPanics: a handler that panics (here: no engine holder
+// at all) answers 500 instead of killing the request, on both paths.
+func TestWebhooksRecoverPanics(t *testing.T) {
+	for path, hook := range Webhooks(Config{}) {
+		t.Run(path, func(t *testing.T) {
+			resp := hook.Handle(t.Context(), request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil))
+			if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusInternalServerError {
+				t.Fatalf("got %+v, want a 500", resp.AdmissionResponse)
+			}
+			if resp.UID != "uid-1" {
+				t.Errorf("UID = %q, want the request's", resp.UID)
+			}
+		})
+	}
+}

@@ -1,0 +1,77 @@
+package webhook
+
+import (
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies"
+)
+
+// operations maps the admission operations crdguard evaluates; CONNECT
+// carries no object and is allowed without evaluation.
+var operations = map[admissionv1.Operation]v1alpha1.Operation{
+	admissionv1.Create: v1alpha1.Create,
+	admissionv1.Update: v1alpha1.Update,
+	admissionv1.Delete: v1alpha1.Delete,
+}
+
+// toPolicyRequest builds the request the engine evaluates, field for field
+// as `crdguard validate` builds it, so both give the same verdict. ok is
+// false for an operation crdguard does not evaluate.
+func toPolicyRequest(req admission.Request) (out policies.Request, ok bool, err error) {
+	op, ok := operations[req.Operation]
+	if !ok {
+		return out, false, nil
+	}
+	out = policies.Request{
+		Operation: op,
+		Namespace: req.Namespace,
+		UserInfo:  req.UserInfo,
+		// Dry-run requests get the same verdict: `kubectl apply
+		// --dry-run=server` is how people ask whether a real apply would pass.
+		DryRun: req.DryRun != nil && *req.DryRun,
+	}
+	if op != v1alpha1.Delete {
+		if out.Object, err = decodeObject(req.Object, "object"); err != nil {
+			return out, true, err
+		}
+	}
+	if op != v1alpha1.Create {
+		if out.OldObject, err = decodeObject(req.OldObject, "oldObject"); err != nil {
+			return out, true, err
+		}
+	}
+	return out, true, nil
+}
+
+// decodeObject reads one object of an AdmissionRequest. An empty one is an
+// error: the API server always sends it for the operations evaluated.
+func decodeObject(raw runtime.RawExtension, what string) (*unstructured.Unstructured, error) {
+	if len(raw.Raw) == 0 {
+		return nil, fmt.Errorf("the admission request has no %s", what)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
+		return nil, fmt.Errorf("decoding the admission request's %s: %w", what, err)
+	}
+	return obj, nil
+}
+
+// objectName names the request's object in a denial: the name, or the
+// generateName prefix of a create that has no name yet (as the CLI does).
+func objectName(req admission.Request, subject *unstructured.Unstructured) string {
+	switch {
+	case req.Name != "":
+		return req.Name
+	case subject == nil:
+		return ""
+	case subject.GetName() != "":
+		return subject.GetName()
+	}
+	return subject.GetGenerateName()
+}

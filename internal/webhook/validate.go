@@ -1,0 +1,134 @@
+package webhook
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies"
+)
+
+// Validator is the /validate handler: schema conformance and GuardPolicies
+// on CREATE, UPDATE and DELETE.
+type Validator struct {
+	Engines *EngineHolder
+	// Metrics records decisions; nil records nothing.
+	Metrics *Metrics
+	// NamespaceLabels looks up labels for namespaceSelectors; nil leaves
+	// them unknown.
+	NamespaceLabels NamespaceLabelsFunc
+}
+
+var _ admission.Handler = (*Validator)(nil)
+
+// Handle evaluates one request. An object that breaks a Deny rule is
+// denied with a 422 Invalid status naming every field; a request that
+// cannot be evaluated is a 500, never an allow.
+func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	start := time.Now()
+	resp, res := v.decide(ctx, req)
+	// Only a 422 is a verdict on the object; a 400 (an AdmissionReview we
+	// cannot read) or a 500 is an error.
+	decision := decisionAllowed
+	switch {
+	case resp.Allowed:
+	case resp.Result != nil && resp.Result.Code == http.StatusUnprocessableEntity:
+		decision = decisionDenied
+	default:
+		decision = decisionError
+	}
+	v.Metrics.observe(string(req.Operation), req.Kind.Kind, decision, time.Since(start), res)
+	return resp
+}
+
+// decide is Handle without the metrics; res is nil when nothing was
+// evaluated.
+func (v *Validator) decide(ctx context.Context, req admission.Request) (admission.Response, *policies.Result) {
+	log := logf.FromContext(ctx)
+	preq, ok, err := toPolicyRequest(req)
+	switch {
+	case err != nil:
+		log.Error(err, "Cannot decode the admission request")
+		return admission.Errored(http.StatusBadRequest, err), nil
+	case !ok:
+		return admission.Allowed(""), nil
+	}
+	engine := v.Engines.Load()
+	if engine == nil {
+		return admission.Errored(http.StatusInternalServerError, errNotReady), nil
+	}
+	if err := addNamespaceLabels(ctx, v.NamespaceLabels, engine, &preq); err != nil {
+		log.Error(err, "Cannot evaluate the request")
+		return admission.Errored(http.StatusInternalServerError, err), nil
+	}
+	preq.Object = restoreApproval(preq.Object, preq.OldObject, req.UserInfo.Username)
+	res, err := evaluate(ctx, engine, preq)
+	if err != nil {
+		log.Error(err, "Cannot evaluate the request", "policies", res.Policies)
+		return admission.Errored(http.StatusInternalServerError, err), nil
+	}
+
+	var resp admission.Response
+	if res.Allowed() {
+		resp = admission.Allowed("")
+	} else {
+		subject := preq.Object
+		if subject == nil {
+			subject = preq.OldObject
+		}
+		status := apierrors.NewInvalid(groupKind(req), objectName(req, subject), denials(&res)).Status()
+		resp = admission.Response{}
+		resp.Allowed = false
+		resp.Result = &status
+	}
+	resp.Warnings = res.AdmissionWarnings()
+	if annotations := res.AuditAnnotations(); len(annotations) > 0 {
+		resp.AuditAnnotations = annotations
+	}
+	// The logger from the context already carries the request's UID, kind,
+	// namespace, name and user; object contents are never logged.
+	if resp.Allowed {
+		log.V(1).Info("Allowed", "policies", res.Policies, "approval", res.Approval != "", "warnings", len(resp.Warnings))
+	} else {
+		log.Info("Denied", "policies", res.Policies, "causes", len(resp.Result.Details.Causes))
+	}
+	return resp, &res
+}
+
+// groupKind is the kind named in a denial: the kind the client asked for,
+// as the API server names it in its own Invalid errors.
+func groupKind(req admission.Request) schema.GroupKind {
+	kind := req.Kind
+	if req.RequestKind != nil {
+		kind = *req.RequestKind
+	}
+	return schema.GroupKind{Group: kind.Group, Kind: kind.Kind}
+}
+
+// denials are the Deny violations as field errors whose ErrorBody is the
+// violation's message exactly, so kubectl prints what `crdguard validate`
+// prints. A violation's message starts with its type ("Invalid value: 3:
+// ..."); the error carries the rest as its detail and no bad value.
+func denials(res *policies.Result) field.ErrorList {
+	var errs field.ErrorList
+	for _, v := range res.Violations {
+		if v.Enforcement != v1alpha1.Deny {
+			continue
+		}
+		typ := field.ErrorType(v.Type)
+		detail, ok := strings.CutPrefix(v.Message, typ.String()+": ")
+		if !ok && v.Message == typ.String() {
+			detail = ""
+		}
+		errs = append(errs, &field.Error{Type: typ, Field: v.Field, BadValue: field.OmitValueType{}, Detail: detail})
+	}
+	return errs
+}

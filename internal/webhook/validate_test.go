@@ -1,0 +1,250 @@
+package webhook
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+const (
+	approvedWarning = "approved by alice: mysql-safety/safe-updates: consolidating replicas after the migration, ticket DB-1234"
+	replicasAudit   = "spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more"
+	approvalAudit   = "user=alice rules=mysql-safety/safe-updates reason=consolidating replicas after the migration, ticket DB-1234"
+)
+
+// withLastApproval replaces the approve annotation by a last-approval
+// record, as /mutate leaves the object for /validate.
+func withLastApproval(record string) func(*unstructured.Unstructured) {
+	return func(obj *unstructured.Unstructured) {
+		annotations := obj.GetAnnotations()
+		delete(annotations, "crdguard.dev/approve")
+		annotations[LastApprovalAnnotation] = record
+		obj.SetAnnotations(annotations)
+	}
+}
+
+const aliceRecord = `{"user":"alice","rules":["mysql-safety/safe-updates"],"reason":"consolidating replicas after the migration, ticket DB-1234","time":"2026-01-02T03:04:05Z"}`
+
+func TestValidator(t *testing.T) {
+	old, approved := example(t, "update/old.yaml"), example(t, "update/approved.yaml")
+	consumed := edit(t, approved, withLastApproval(aliceRecord))
+	oldWithRecord := edit(t, old, func(obj *unstructured.Unstructured) {
+		obj.SetAnnotations(map[string]string{LastApprovalAnnotation: aliceRecord})
+	})
+	safeUpdatesDenial := []metav1.StatusCause{{
+		Type: "FieldValueInvalid", Field: "spec.replicas",
+		Message: "Invalid value: 3: may not decrease: was 5; allowed: 5 or more",
+	}}
+	tests := []struct {
+		name     string
+		req      admission.Request
+		allowed  bool
+		code     int32
+		message  string
+		causes   []metav1.StatusCause
+		warnings []string
+		audit    map[string]string
+	}{{
+		name:    "a valid create",
+		req:     request(admissionv1.Create, bob, example(t, "good.yaml"), nil),
+		allowed: true, code: http.StatusOK,
+	}, {
+		name: "an unsafe create: every Deny finding, the Warn finding as a warning",
+		req:  request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil),
+		code: http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "analytics" is invalid: [spec.resources.limits.memory: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×, ` +
+			`spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>]`,
+		causes: []metav1.StatusCause{{
+			Type: "FieldValueInvalid", Field: "spec.resources.limits.memory",
+			Message: "Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×",
+		}, {
+			Type: "FieldValueInvalid", Field: "spec.image",
+			Message: `Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`,
+		}},
+		warnings: []string{"[mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1"},
+	}, {
+		name: "an unsafe update: every transition",
+		req:  request(admissionv1.Update, alice, example(t, "update/new.yaml"), old),
+		code: http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more, ` +
+			`spec.storage.size: Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more, ` +
+			`spec.storage.storageClassName: Invalid value: "standard": is immutable once set; was "fast", ` +
+			`spec.version: Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x, ` +
+			`spec.users[1]: Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users]`,
+		causes: []metav1.StatusCause{
+			{Type: "FieldValueInvalid", Field: "spec.replicas", Message: "Invalid value: 3: may not decrease: was 5; allowed: 5 or more"},
+			{Type: "FieldValueInvalid", Field: "spec.storage.size", Message: `Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more`},
+			{Type: "FieldValueInvalid", Field: "spec.storage.storageClassName", Message: `Invalid value: "standard": is immutable once set; was "fast"`},
+			{Type: "FieldValueInvalid", Field: "spec.version", Message: `Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x`},
+			{Type: "FieldValueForbidden", Field: "spec.users[1]", Message: `Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users`},
+		},
+	}, {
+		name:     "an update approved by a dba",
+		req:      request(admissionv1.Update, alice, approved, old),
+		allowed:  true,
+		code:     http.StatusOK,
+		warnings: []string{approvedWarning},
+		audit:    map[string]string{"approval": approvalAudit, "mysql-safety.safe-updates": replicasAudit},
+	}, {
+		name: "an update approved by a non-approver",
+		req:  request(admissionv1.Update, bob, approved, old),
+		code: http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more ` +
+			`(not approved: bob may not approve policy mysql-safety; approvers: groups dba)`,
+		causes: []metav1.StatusCause{{
+			Type: "FieldValueInvalid", Field: "spec.replicas",
+			Message: "Invalid value: 3: may not decrease: was 5; allowed: 5 or more (not approved: bob may not approve policy mysql-safety; approvers: groups dba)",
+		}},
+	}, {
+		name:     "an approval /mutate consumed in this request",
+		req:      request(admissionv1.Update, alice, consumed, old),
+		allowed:  true,
+		code:     http.StatusOK,
+		warnings: []string{approvedWarning},
+		audit:    map[string]string{"approval": approvalAudit, "mysql-safety.safe-updates": replicasAudit},
+	}, {
+		name:    "an approval consumed by an earlier request lifts nothing",
+		req:     request(admissionv1.Update, alice, consumed, oldWithRecord),
+		code:    http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
+		causes:  safeUpdatesDenial,
+	}, {
+		name:    "a record naming another user lifts nothing",
+		req:     request(admissionv1.Update, bob, consumed, old),
+		code:    http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
+		causes:  safeUpdatesDenial,
+	}, {
+		name:    "a protected delete",
+		req:     request(admissionv1.Delete, alice, nil, example(t, "delete/ephemeral.yaml")),
+		code:    http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "scratch" is invalid: <nil>: Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it`,
+		causes: []metav1.StatusCause{{
+			Type: "FieldValueForbidden", Field: "<nil>",
+			Message: "Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it",
+		}},
+	}, {
+		name: "a delete approved by a dba",
+		req: request(admissionv1.Delete, alice, nil, edit(t, example(t, "delete/ephemeral.yaml"), func(obj *unstructured.Unstructured) {
+			obj.SetAnnotations(map[string]string{"crdguard.dev/approve": "protect-data: scratch cluster, ticket DB-99"})
+		})),
+		allowed:  true,
+		code:     http.StatusOK,
+		warnings: []string{"approved by alice: mysql-safety/protect-data: scratch cluster, ticket DB-99"},
+		audit: map[string]string{
+			"approval":                  "user=alice rules=mysql-safety/protect-data reason=scratch cluster, ticket DB-99",
+			"mysql-safety.protect-data": "<nil>: Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it",
+		},
+	}, {
+		name:    "a dry run is judged like a real request",
+		req:     dryRun(request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil)),
+		code:    http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "analytics" is invalid: [spec.resources.limits.memory: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×, spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>]`,
+		causes: []metav1.StatusCause{{
+			Type: "FieldValueInvalid", Field: "spec.resources.limits.memory",
+			Message: "Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×",
+		}, {
+			Type: "FieldValueInvalid", Field: "spec.image",
+			Message: `Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`,
+		}},
+		warnings: []string{"[mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1"},
+	}, {
+		name:    "CONNECT is not evaluated",
+		req:     request(admissionv1.Connect, bob, nil, nil),
+		allowed: true, code: http.StatusOK,
+	}, {
+		name:    "an object that is not JSON",
+		req:     request(admissionv1.Create, bob, []byte("{"), nil),
+		code:    http.StatusBadRequest,
+		message: "decoding the admission request's object: unexpected end of JSON input",
+	}, {
+		name:    "an update without its old object",
+		req:     request(admissionv1.Update, bob, example(t, "good.yaml"), nil),
+		code:    http.StatusBadRequest,
+		message: "the admission request has no oldObject",
+	}}
+	v := &Validator{Engines: engines(t)}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := v.Handle(t.Context(), tt.req)
+			assertResponse(t, resp, tt.allowed, tt.code, tt.message, tt.causes)
+			if diff := cmp.Diff(tt.warnings, []string(resp.Warnings)); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.audit, resp.AuditAnnotations); diff != "" {
+				t.Errorf("audit annotations (-want +got):\n%s", diff)
+			}
+			if len(resp.Patches) > 0 {
+				t.Errorf("/validate returned patches: %v", resp.Patches)
+			}
+		})
+	}
+}
+
+func dryRun(req admission.Request) admission.Request {
+	req.DryRun = ptr.To(true)
+	return req
+}
+
+// assertResponse checks the verdict, the status code and message, and the
+// causes of a denial exactly.
+func assertResponse(t *testing.T, resp admission.Response, allowed bool, code int32, message string, causes []metav1.StatusCause) {
+	t.Helper()
+	if resp.Allowed != allowed {
+		t.Errorf("allowed = %v, want %v (result %+v)", resp.Allowed, allowed, resp.Result)
+	}
+	if resp.Result == nil {
+		t.Fatalf("no result")
+	}
+	if resp.Result.Code != code {
+		t.Errorf("code = %d, want %d", resp.Result.Code, code)
+	}
+	if resp.Result.Message != message {
+		t.Errorf("message:\n got %s\nwant %s", resp.Result.Message, message)
+	}
+	var got []metav1.StatusCause
+	if resp.Result.Details != nil {
+		got = resp.Result.Details.Causes
+	}
+	if diff := cmp.Diff(causes, got); diff != "" {
+		t.Errorf("causes (-want +got):\n%s", diff)
+	}
+	if code == http.StatusUnprocessableEntity && resp.Result.Reason != metav1.StatusReasonInvalid {
+		t.Errorf("reason = %q, want Invalid", resp.Result.Reason)
+	}
+}
+
+func TestValidatorCannotEvaluate(t *testing.T) {
+	canceled, cancel := context.WithCancel(t.Context())
+	cancel()
+	tests := []struct {
+		name    string
+		engines *EngineHolder
+		ctx     context.Context
+		message string
+	}{{
+		name:    "no engine loaded yet",
+		engines: &EngineHolder{},
+		ctx:     t.Context(),
+		message: errNotReady.Error(),
+	}, {
+		name:    "the API server gave up on the request",
+		engines: engines(t),
+		ctx:     canceled,
+		message: "not evaluated: context canceled",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := &Validator{Engines: tt.engines}
+			resp := v.Handle(tt.ctx, request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil))
+			assertResponse(t, resp, false, http.StatusInternalServerError, tt.message, nil)
+		})
+	}
+}

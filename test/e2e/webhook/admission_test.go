@@ -1,0 +1,198 @@
+package webhook
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crdguard/crdguard/internal/webhook"
+)
+
+// Field paths and messages of the example's findings, as kubectl prints them.
+const (
+	memoryRatio = "spec.resources.limits.memory: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×"
+	imageTag    = `spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`
+	fewReplicas = "Warning: [mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1"
+	protectData = "Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it"
+)
+
+// unsafeUpdate are the causes of update/new.yaml over update/old.yaml.
+var unsafeUpdate = []string{
+	"spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more",
+	`spec.storage.size: Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more`,
+	`spec.storage.storageClassName: Invalid value: "standard": is immutable once set; was "fast"`,
+	`spec.version: Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x`,
+	`spec.users[1]: Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users`,
+}
+
+// causes are the "field: message" of an Invalid error, as kubectl prints
+// them from the status details.
+func causes(t *testing.T, err error) []string {
+	t.Helper()
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || !apierrors.IsInvalid(err) {
+		t.Fatalf("want an Invalid error, got %v", err)
+	}
+	var out []string
+	for _, c := range status.Status().Details.Causes {
+		out = append(out, c.Field+": "+c.Message)
+	}
+	return out
+}
+
+func TestCreate(t *testing.T) {
+	ns := namespace(t)
+
+	good := example(t, "good.yaml", ns)
+	if err := cluster.client.Create(t.Context(), good); err != nil {
+		t.Fatalf("creating good.yaml: %v", err)
+	}
+
+	unsafe := example(t, "unsafe.yaml", ns)
+	err := cluster.client.Create(t.Context(), unsafe)
+	if got, want := causes(t, err), []string{memoryRatio, imageTag}; !slices.Equal(got, want) {
+		t.Errorf("causes of unsafe.yaml:\n got %q\nwant %q", got, want)
+	}
+	if !strings.Contains(err.Error(), `admission webhook "`+validatingName+`" denied the request`) {
+		t.Errorf("the denial does not name the webhook: %v", err)
+	}
+	if stored(t, unsafe) != nil {
+		t.Error("unsafe.yaml was stored")
+	}
+}
+
+// TestKubectlDryRun uses the real kubectl: a denial shows every field
+// path and exits non-zero, a Warn finding is a Warning: line, and neither
+// a denied nor an accepted dry run stores anything.
+func TestKubectlDryRun(t *testing.T) {
+	ns := namespace(t)
+
+	unsafe := example(t, "unsafe.yaml", ns)
+	res := runKubectl(t, "bob", "apply", "--dry-run=server", "-f", writeObject(t, unsafe))
+	if res.ok {
+		t.Fatalf("kubectl apply --dry-run=server of unsafe.yaml succeeded:\n%s", res)
+	}
+	for _, line := range []string{`The MySQLCluster "analytics" is invalid:`, "* " + memoryRatio, "* " + imageTag, fewReplicas} {
+		if !strings.Contains(res.stderr, line) {
+			t.Errorf("kubectl output lacks %q:\n%s", line, res)
+		}
+	}
+	if stored(t, unsafe) != nil {
+		t.Error("a denied dry run stored the object")
+	}
+
+	good := example(t, "good.yaml", ns)
+	res = runKubectl(t, "bob", "apply", "--dry-run=server", "-f", writeObject(t, good))
+	if !res.ok || !strings.Contains(res.stdout, "mysqlcluster.db.example.io/prod created (server dry run)") {
+		t.Fatalf("kubectl apply --dry-run=server of good.yaml:\n%s", res)
+	}
+	if stored(t, good) != nil {
+		t.Error("an accepted dry run stored the object")
+	}
+}
+
+// TestDefaultsAndDelete: the default cpu limit is on the stored object, and
+// deleting a cluster whose volumes go with it is denied until a dba
+// approves; the approval can sit on the stored object.
+func TestDefaultsAndDelete(t *testing.T) {
+	ns := namespace(t)
+	scratch := example(t, "delete/ephemeral.yaml", ns)
+	if err := cluster.client.Create(t.Context(), scratch); err != nil {
+		t.Fatalf("creating delete/ephemeral.yaml: %v", err)
+	}
+	if cpu, _, _ := unstructuredString(stored(t, scratch), "spec", "resources", "limits", "cpu"); cpu != "2" {
+		t.Errorf("stored spec.resources.limits.cpu = %q, want the default 2 (twice the request)", cpu)
+	}
+
+	res := runKubectl(t, "bob", "delete", "-f", writeObject(t, scratch))
+	if res.ok || !strings.Contains(res.stderr, protectData) {
+		t.Fatalf("kubectl delete of delete/ephemeral.yaml:\n%s", res)
+	}
+	if stored(t, scratch) == nil {
+		t.Fatal("the protected cluster was deleted")
+	}
+
+	// A dba approves the delete on the object; the update that carries the
+	// approval lifts nothing, so the annotation stays for the delete.
+	res = runKubectl(t, "alice", "annotate", "-n", ns, "mysqlcluster", scratch.GetName(), "crdguard.dev/approve=protect-data: scratch cluster, ticket DB-99")
+	if !res.ok {
+		t.Fatalf("kubectl annotate:\n%s", res)
+	}
+	if _, ok := stored(t, scratch).GetAnnotations()["crdguard.dev/approve"]; !ok {
+		t.Fatal("the DELETE approval was stripped on the update that added it")
+	}
+	if res := runKubectl(t, "bob", "delete", "-n", ns, "mysqlcluster", scratch.GetName()); res.ok {
+		t.Fatalf("a non-approver deleted with a dba's approval on the object:\n%s", res)
+	}
+	res = runKubectl(t, "alice", "delete", "-n", ns, "mysqlcluster", scratch.GetName())
+	if !res.ok || !strings.Contains(res.stderr, "Warning: approved by alice: mysql-safety/protect-data: scratch cluster, ticket DB-99") {
+		t.Fatalf("the approved delete:\n%s", res)
+	}
+}
+
+// TestUpdate: an unsafe update is denied with every transition; an approval
+// by a non-approver is denied; by a dba it is accepted, stripped and
+// recorded, and it does not approve the next update.
+func TestUpdate(t *testing.T) {
+	ns := namespace(t)
+	old := example(t, "update/old.yaml", ns)
+	if err := cluster.client.Create(t.Context(), old); err != nil {
+		t.Fatalf("creating update/old.yaml: %v", err)
+	}
+
+	res := runKubectl(t, "alice", "replace", "-f", writeObject(t, example(t, "update/new.yaml", ns)))
+	if res.ok {
+		t.Fatalf("the unsafe update was accepted:\n%s", res)
+	}
+	for _, c := range unsafeUpdate {
+		if !strings.Contains(res.stderr, "* "+c) {
+			t.Errorf("kubectl output lacks %q:\n%s", c, res)
+		}
+	}
+
+	approved := writeObject(t, example(t, "update/approved.yaml", ns))
+	res = runKubectl(t, "bob", "replace", "-f", approved)
+	if res.ok || !strings.Contains(res.stderr, "(not approved: bob may not approve policy mysql-safety; approvers: groups dba)") {
+		t.Fatalf("the update approved by bob:\n%s", res)
+	}
+
+	res = runKubectl(t, "alice", "replace", "-f", approved)
+	if !res.ok {
+		t.Fatalf("the update approved by alice was denied:\n%s", res)
+	}
+	got := stored(t, old)
+	annotations := got.GetAnnotations()
+	if _, ok := annotations["crdguard.dev/approve"]; ok {
+		t.Errorf("the approval was not stripped: %v", annotations)
+	}
+	var record struct {
+		User   string   `json:"user"`
+		Rules  []string `json:"rules"`
+		Reason string   `json:"reason"`
+		Time   string   `json:"time"`
+	}
+	if err := json.Unmarshal([]byte(annotations[webhook.LastApprovalAnnotation]), &record); err != nil {
+		t.Fatalf("%s: %v", webhook.LastApprovalAnnotation, err)
+	}
+	if record.User != "alice" || !slices.Equal(record.Rules, []string{"mysql-safety/safe-updates"}) ||
+		record.Reason != "consolidating replicas after the migration, ticket DB-1234" || record.Time == "" {
+		t.Errorf("%s = %+v", webhook.LastApprovalAnnotation, record)
+	}
+	if replicas, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); replicas != 3 {
+		t.Errorf("stored spec.replicas = %d, want 3", replicas)
+	}
+
+	// One-shot: the record stays, but the next shrink needs a new approval.
+	if err := unstructured.SetNestedField(got.Object, int64(1), "spec", "replicas"); err != nil {
+		t.Fatal(err)
+	}
+	err := cluster.client.Update(t.Context(), got)
+	if c := causes(t, err); !slices.Equal(c, []string{"spec.replicas: Invalid value: 1: may not decrease: was 3; allowed: 3 or more"}) {
+		t.Errorf("causes of the second shrink: %q", c)
+	}
+}

@@ -1,0 +1,42 @@
+// Package webhook proves the crdguard webhook against a real kube-apiserver
+// and the real kubectl. It has no non-test code.
+//
+// TestMain starts kube-apiserver v1.37.2 and etcd (envtest, binaries from
+// KUBEBUILDER_ASSETS), installs the MySQL example CRD, generates a CA and a
+// serving certificate for 127.0.0.1, runs crdguard-webhook in-process over
+// TLS (cmd/webhook/app.Run with --crds and --policies from
+// examples/mysql), waits until it is ready, and registers a
+// ValidatingWebhookConfiguration and a MutatingWebhookConfiguration that
+// call it by clientConfig.url with the CA as caBundle and sideEffects None.
+// Users: an admin for setup, alice (group dba, an approver of the example
+// policy) and bob (no approver); all are system:masters so RBAC never
+// decides, only the webhook.
+//
+// The tests:
+//
+//   - TestCreate: a valid MySQLCluster is created; unsafe.yaml is denied
+//     with an Invalid error whose causes are every field path;
+//   - TestKubectlDryRun: the real `kubectl apply --dry-run=server` shows the
+//     denial (every path), exits non-zero, prints the Warn finding as a
+//     Warning: line, and neither a denied nor an accepted dry run stores
+//     anything;
+//   - TestDefaultsAndDelete: the default cpu limit is on the stored object;
+//     deleting delete/ephemeral.yaml is denied, an approval of the delete
+//     survives the update that adds it, bob cannot use it, alice can;
+//   - TestUpdate: update/new.yaml over update/old.yaml is denied with every
+//     transition; update/approved.yaml is denied for bob, accepted for
+//     alice with the annotation stripped and crdguard.dev/last-approval
+//     recorded, and the record does not approve the next update;
+//   - TestServingCertificateRenewal: TLS 1.2 floor, no HTTP/2, and a
+//     certificate renewed on disk is served without a restart;
+//   - TestMetricsEndpoint: /metrics counts what the API server sent;
+//   - TestNamespaceSelector: namespace labels are read from the cluster and
+//     a label change takes effect without a restart;
+//   - TestParity: `crdguard validate` and the cluster give every example
+//     object the same verdict on create, on the example updates and on
+//     delete.
+//
+// It has its own control plane rather than the e2e package's: there, the
+// MySQL example is compared against the server's schema verdict alone, and
+// a webhook on its kinds would change that verdict.
+package webhook

@@ -1,0 +1,405 @@
+package webhook
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/internal/corpus"
+)
+
+// cluster is the environment every test shares.
+var cluster struct {
+	root     string            // repository root
+	examples string            // examples/mysql
+	client   client.Client     // admin client
+	kubectl  string            // the real kubectl
+	configs  map[string]string // user -> kubeconfig file
+	cacheDir string            // kubectl's discovery cache
+	crdguard string            // the CLI, for the parity test
+	metrics  string            // the webhook's /metrics URL
+	policies []string          // the webhook's --policies, given to the CLI too
+	ca       *certificateAuthority
+	certDir  string // the webhook's --cert-dir
+	// webhookAddr is the webhook server's host:port.
+	webhookAddr string
+	tmp         string
+}
+
+// setupTimeout bounds starting the control plane and the webhook.
+const setupTimeout = 3 * time.Minute
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) (code int) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These tests run the webhook behind a real kube-apiserver and kubectl;\n"+
+			"run `make test`, or: KUBEBUILDER_ASSETS=$(sh hack/tools/install.sh envtest) go test ./test/e2e/webhook/")
+		return 1
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, "FAIL: webhook e2e setup: "+format+"\n", args...)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	start := time.Now()
+
+	tmp, err := os.MkdirTemp("", "crdguard-webhook-e2e-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	cluster.tmp = tmp
+	cluster.root = corpus.Root()
+	cluster.examples = filepath.Join(cluster.root, "examples", "mysql")
+	cluster.kubectl = filepath.Join(assets, "kubectl")
+	cluster.cacheDir = filepath.Join(tmp, "kube-cache")
+	cluster.crdguard = filepath.Join(tmp, "crdguard")
+
+	built := make(chan error, 1)
+	go func() {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", cluster.crdguard, "./cmd/crdguard")
+		cmd.Dir = cluster.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built <- fmt.Errorf("go build ./cmd/crdguard: %v\n%s", err, out)
+			return
+		}
+		built <- nil
+	}()
+
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return fail("%v", err)
+		}
+	}
+	env := &envtest.Environment{
+		Scheme:                   scheme,
+		BinaryAssetsDirectory:    assets,
+		ErrorIfCRDPathMissing:    true,
+		CRDDirectoryPaths:        []string{filepath.Join(cluster.examples, "crd.yaml")},
+		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
+		ControlPlaneStartTimeout: time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+	}
+	cfg, err := env.Start()
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: stopping the control plane: %v\n", err)
+			code = 1
+		}
+	}()
+	if err != nil {
+		return fail("starting kube-apiserver and etcd: %v", err)
+	}
+	if cluster.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return fail("%v", err)
+	}
+
+	cluster.configs = map[string]string{}
+	for name, groups := range map[string][]string{
+		"admin": {"system:masters"},
+		"alice": {"dba", "system:masters"},
+		"bob":   {"developers", "system:masters"},
+	} {
+		user, err := env.AddUser(envtest.User{Name: name, Groups: groups}, nil)
+		if err != nil {
+			return fail("adding user %s: %v", name, err)
+		}
+		kubeconfig, err := user.KubeConfig()
+		if err != nil {
+			return fail("%v", err)
+		}
+		cluster.configs[name] = filepath.Join(tmp, name+".kubeconfig")
+		if err := os.WriteFile(cluster.configs[name], kubeconfig, 0o600); err != nil {
+			return fail("%v", err)
+		}
+	}
+
+	// The webhook, in-process, through the same Run as the binary.
+	cluster.ca, err = newCertificateAuthority()
+	if err != nil {
+		return fail("generating the CA: %v", err)
+	}
+	cluster.certDir = filepath.Join(tmp, "certs")
+	if err := os.Mkdir(cluster.certDir, 0o700); err != nil {
+		return fail("%v", err)
+	}
+	if err := cluster.ca.writeServing(cluster.certDir, 24*time.Hour); err != nil {
+		return fail("generating the serving certificate: %v", err)
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		return fail("%v", err)
+	}
+	o := app.NewOptions()
+	o.CRDs = []string{filepath.Join(cluster.examples, "crd.yaml")}
+	cluster.policies = []string{filepath.Join(cluster.examples, "policy.yaml"), filepath.Join(cluster.root, "test", "e2e", "webhook", "testdata", "frozen-namespaces.yaml")}
+	o.Policies = cluster.policies
+	o.Host, o.Port, o.CertDir = "127.0.0.1", ports[0], cluster.certDir
+	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
+	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
+	cluster.metrics = "http://" + o.MetricsBindAddress + "/metrics"
+	o.Kubeconfig = cluster.configs["admin"]
+	o.ShutdownTimeout = 10 * time.Second
+	o.Complete()
+	if errs := o.Validate(); len(errs) > 0 {
+		return fail("webhook options: %v", errs.ToAggregate())
+	}
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- app.Run(serveCtx, o) }()
+	defer func() {
+		stopServing()
+		if err := <-served; err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: the webhook stopped with an error: %v\n", err)
+			code = 1
+		}
+	}()
+	if err := waitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
+		return fail("%v", err)
+	}
+	cluster.webhookAddr = fmt.Sprintf("127.0.0.1:%d", o.Port)
+	if err := register(ctx, "https://"+cluster.webhookAddr, cluster.ca.pem); err != nil {
+		return fail("registering the webhook: %v", err)
+	}
+	// Fill kubectl's discovery cache once for all the calls that follow.
+	if out, err := kubectl(ctx, "admin", "api-resources", "-o", "name").CombinedOutput(); err != nil {
+		return fail("kubectl api-resources: %v\n%s", err, out)
+	}
+	if err := <-built; err != nil {
+		return fail("%v", err)
+	}
+	fmt.Fprintf(os.Stderr, "webhook e2e: ready in %s\n", time.Since(start).Round(time.Millisecond))
+	return m.Run()
+}
+
+// certificateAuthority signs the webhook's serving certificates; the API
+// server trusts it through caBundle.
+type certificateAuthority struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pem  []byte
+}
+
+func newCertificateAuthority() (*certificateAuthority, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	template := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "crdguard-e2e-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(7 * 24 * time.Hour),
+		IsCA:                  true,
+		KeyUsage:              x509.KeyUsageCertSign,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &certificateAuthority{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+}
+
+// writeServing writes tls.crt and tls.key for 127.0.0.1, valid for
+// validity, into dir. Each file is written whole and renamed into place,
+// as the kubelet updates a mounted Secret, so the certwatcher never reads
+// half a file.
+func (ca *certificateAuthority) writeServing(dir string, validity time.Duration) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		return err
+	}
+	template := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: "crdguard-webhook"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(validity),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	for name, block := range map[string]*pem.Block{
+		"tls.key": {Type: "EC PRIVATE KEY", Bytes: keyDER},
+		"tls.crt": {Type: "CERTIFICATE", Bytes: der},
+	} {
+		tmp := filepath.Join(dir, "."+name+".tmp")
+		if err := os.WriteFile(tmp, pem.EncodeToMemory(block), 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// freePorts asks the kernel for n unused ports.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// waitReady polls /readyz until the webhook is ready, or fails early when
+// Run returns.
+func waitReady(ctx context.Context, probe string, served <-chan error) error {
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-served:
+			return false, fmt.Errorf("the webhook stopped before it was ready: %v", err)
+		default:
+		}
+		resp, err := http.Get("http://" + probe + "/readyz")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+}
+
+// The names of the webhooks, as the API server prints them in denials.
+const (
+	validatingName = "validate.crdguard.dev"
+	mutatingName   = "mutate.crdguard.dev"
+)
+
+// register installs the configurations and waits until the API server
+// calls both webhooks.
+func register(ctx context.Context, url string, caBundle []byte) error {
+	rule := func(ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
+		return []admissionregistrationv1.RuleWithOperations{{
+			Operations: ops,
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"},
+				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+			},
+		}}
+	}
+	none := admissionregistrationv1.SideEffectClassNone
+	fail := admissionregistrationv1.Fail
+	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    validatingName,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate"), CABundle: caBundle},
+			Rules:                   rule(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
+			SideEffects:             &none,
+			FailurePolicy:           &fail,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:                    mutatingName,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/mutate"), CABundle: caBundle},
+			Rules:                   rule(admissionregistrationv1.Create, admissionregistrationv1.Update),
+			SideEffects:             &none,
+			FailurePolicy:           &fail,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	if err := cluster.client.Create(ctx, validating); err != nil {
+		return err
+	}
+	if err := cluster.client.Create(ctx, mutating); err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "webhook-probe"}}
+	if err := cluster.client.Create(ctx, ns); err != nil {
+		return err
+	}
+	// The API server picks configurations up from an informer: probe with
+	// dry runs until the mutation shows and the denial comes from us.
+	probe, err := readExample("delete/ephemeral.yaml", ns.Name)
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		obj := probe.DeepCopy()
+		if err := cluster.client.Create(ctx, obj, client.DryRunAll); err != nil {
+			return false, fmt.Errorf("dry-run create of the probe: %w", err)
+		}
+		if _, ok, _ := unstructuredString(obj, "spec", "resources", "limits", "cpu"); !ok {
+			return false, nil
+		}
+		unsafe, err := readExample("unsafe.yaml", ns.Name)
+		if err != nil {
+			return false, err
+		}
+		err = cluster.client.Create(ctx, unsafe, client.DryRunAll)
+		// unsafe.yaml is valid against the schema: only the webhook
+		// makes it Invalid.
+		return apierrors.IsInvalid(err), nil
+	})
+}
+
+// kubectl returns a kubectl command run as user.
+func kubectl(ctx context.Context, user string, args ...string) *exec.Cmd {
+	args = append([]string{"--kubeconfig=" + cluster.configs[user], "--cache-dir=" + cluster.cacheDir}, args...)
+	cmd := exec.CommandContext(ctx, cluster.kubectl, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.configs[user], "HOME="+cluster.tmp, "KUBECTL_COMMAND_HEADERS=false")
+	return cmd
+}

@@ -1,0 +1,135 @@
+package webhook
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// users as the CLI is told about them: the same names and groups as the
+// cluster's users.
+var cliUsers = map[string][]string{
+	"alice": {"--user", "alice", "--groups", "dba,system:masters"},
+	"bob":   {"--user", "bob", "--groups", "developers,system:masters"},
+}
+
+// TestParity: `crdguard validate` and the cluster (kube-apiserver with the
+// webhook) give every example object the same verdict, on create, on the
+// example's updates and on delete. The cluster is asked with the real
+// kubectl and --dry-run=server, so nothing a case does is stored except
+// the old objects an update or a delete needs.
+func TestParity(t *testing.T) {
+	type parityCase struct {
+		name   string
+		file   string // in examples/mysql
+		index  int    // the object's index in file
+		old    string // update: the stored object's file
+		delete bool
+		user   string
+		want   bool // accepted; both sides must agree with it too
+	}
+	cases := []parityCase{
+		{name: "create good", file: "good.yaml", want: true},
+		{name: "create bad staging", file: "bad.yaml", index: 0},
+		{name: "create bad Reporting_DB", file: "bad.yaml", index: 1},
+		{name: "create unsafe", file: "unsafe.yaml"},
+		{name: "create ephemeral", file: "delete/ephemeral.yaml", want: true},
+		{name: "create update old", file: "update/old.yaml", want: true},
+		{name: "create update new", file: "update/new.yaml", want: true},
+		{name: "create update approved", file: "update/approved.yaml", want: true},
+		{name: "update new", file: "update/new.yaml", old: "update/old.yaml", user: "alice"},
+		{name: "update approved by alice", file: "update/approved.yaml", old: "update/old.yaml", user: "alice", want: true},
+		{name: "update approved by bob", file: "update/approved.yaml", old: "update/old.yaml", user: "bob"},
+		{name: "delete ephemeral", file: "delete/ephemeral.yaml", delete: true, user: "bob"},
+		{name: "delete good", file: "good.yaml", delete: true, user: "bob", want: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.user == "" {
+				tc.user = "bob"
+			}
+			ns := namespace(t)
+			objs, err := readExamples(tc.file, ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := objs[tc.index]
+			file := writeObject(t, obj)
+			cli := []string{"validate", "--crds", filepath.Join(cluster.examples, "crd.yaml"), "-o", "json"}
+			for _, p := range cluster.policies {
+				cli = append(cli, "--policies", p)
+			}
+			cli = append(cli, cliUsers[tc.user]...)
+			var kubectlArgs []string
+			switch {
+			case tc.old != "":
+				old := example(t, tc.old, ns)
+				if err := cluster.client.Create(t.Context(), old); err != nil {
+					t.Fatalf("creating %s: %v", tc.old, err)
+				}
+				cli = append(cli, "--old", writeObject(t, example(t, tc.old, ns)))
+				kubectlArgs = []string{"replace", "--dry-run=server", "-f", file}
+			case tc.delete:
+				if err := cluster.client.Create(t.Context(), obj.DeepCopy()); err != nil {
+					t.Fatalf("creating %s: %v", tc.file, err)
+				}
+				cli = append(cli, "--delete")
+				kubectlArgs = []string{"delete", "--dry-run=server", "-f", file}
+			default:
+				kubectlArgs = []string{"create", "--dry-run=server", "-f", file}
+			}
+
+			fromCLI, report := cliVerdict(t, append(cli, file)...)
+			res := runKubectl(t, tc.user, kubectlArgs...)
+			// A denial is an Invalid status ("The MySQLCluster "x" is
+			// invalid:") or another server error; anything else means
+			// kubectl gave up before asking.
+			if !res.ok && !strings.Contains(res.stderr, "Error from server") && !strings.Contains(res.stderr, " is invalid: ") {
+				t.Fatalf("kubectl failed before the server decided:\n%s", res)
+			}
+			if fromCLI != res.ok {
+				t.Errorf("crdguard validate allowed=%v, the cluster allowed=%v\ncrdguard: %s\nkubectl %s", fromCLI, res.ok, report, res)
+			}
+			if res.ok != tc.want {
+				t.Errorf("the cluster allowed=%v, want %v:\n%s", res.ok, tc.want, res)
+			}
+			if stored := stored(t, obj); (stored != nil) != (tc.old != "" || (tc.delete)) {
+				t.Errorf("a dry run changed what is stored: %v", stored)
+			}
+		})
+	}
+}
+
+// cliVerdict runs `crdguard validate -o json` on one object and returns
+// whether it was allowed.
+func cliVerdict(t *testing.T, args ...string) (bool, string) {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), cluster.crdguard, args...).Output()
+	if exit, ok := err.(*exec.ExitError); err != nil && (!ok || exit.ExitCode() != 1) {
+		t.Fatalf("crdguard %s: %v\n%s%s", strings.Join(args, " "), err, out, stderrOf(err))
+	}
+	var report struct {
+		Results []struct {
+			Allowed bool   `json:"allowed"`
+			Error   string `json:"error"`
+			Skipped bool   `json:"skipped"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(out, &report); err != nil {
+		t.Fatalf("crdguard -o json: %v\n%s", err, out)
+	}
+	if len(report.Results) != 1 || report.Results[0].Error != "" || report.Results[0].Skipped {
+		t.Fatalf("crdguard: want one evaluated result:\n%s", out)
+	}
+	return report.Results[0].Allowed, string(out)
+}
+
+func stderrOf(err error) string {
+	if exit, ok := err.(*exec.ExitError); ok {
+		return string(exit.Stderr)
+	}
+	return fmt.Sprint(err)
+}
