@@ -32,9 +32,10 @@ func Webhooks(cfg Config) map[string]*admission.Webhook {
 	}
 }
 
-// Register serves the webhooks on server.
+// Register serves the webhooks on server. A request they cannot evaluate
+// fails at the HTTP level, so the configuration's failurePolicy decides.
 func Register(server webhook.Server, cfg Config) {
 	for path, hook := range Webhooks(cfg) {
-		server.Register(path, hook)
+		server.Register(path, failurePolicyDecides(hook))
 	}
 }

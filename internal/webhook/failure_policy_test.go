@@ -1,0 +1,53 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// fixedHandler answers every request with one response.
+type fixedHandler admission.Response
+
+func (h fixedHandler) Handle(context.Context, admission.Request) admission.Response {
+	return admission.Response(h)
+}
+
+func TestFailurePolicyDecides(t *testing.T) {
+	tests := []struct {
+		name     string
+		response admission.Response
+		code     int
+		body     string // a substring
+	}{
+		{"cannot evaluate: HTTP 500 for failurePolicy", admission.Errored(http.StatusInternalServerError, errNotReady), http.StatusInternalServerError, errNotReady.Error()},
+		{"denied: a review the API server reads", admission.Denied("no"), http.StatusOK, `"allowed":false`},
+		{"bad request: a review", admission.Errored(http.StatusBadRequest, io.ErrUnexpectedEOF), http.StatusOK, `"code":400`},
+		{"allowed: a review", admission.Allowed(""), http.StatusOK, `"allowed":true`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hook := &admission.Webhook{Handler: fixedHandler(tt.response)}
+			body, _ := json.Marshal(admissionv1.AdmissionReview{
+				TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+				Request:  &admissionv1.AdmissionRequest{UID: "1"},
+			})
+			req := httptest.NewRequest(http.MethodPost, ValidatePath, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			failurePolicyDecides(hook).ServeHTTP(rec, req)
+			if rec.Code != tt.code || !strings.Contains(rec.Body.String(), tt.body) {
+				t.Errorf("HTTP %d %q, want %d containing %q", rec.Code, rec.Body.String(), tt.code, tt.body)
+			}
+		})
+	}
+}
