@@ -18,12 +18,32 @@ var (
 // Set is a directory of CRDs in a Go module.
 type Set struct {
 	Module, Dir string
+	// previous selects the release pinned in hack/tools/corpora-previous
+	// rather than hack/tools/corpora: one go.mod selects a single version
+	// of a module, and crdguard diff needs two.
+	previous bool
+}
+
+// Previous is the set at the release before, pinned in
+// hack/tools/corpora-previous/go.mod.
+func (s Set) Previous() Set {
+	s.previous = true
+	return s
+}
+
+// moduleDir is the directory of the go.mod that pins the set's release.
+func (s Set) moduleDir() string {
+	dir := "corpora"
+	if s.previous {
+		dir = "corpora-previous"
+	}
+	return filepath.Join(Root(), "hack", "tools", dir)
 }
 
 // Path downloads the module if needed and returns the directory's path.
 func (s Set) Path() (string, error) {
 	cmd := exec.Command("go", "list", "-m", "-mod=mod", "-f", "{{.Dir}}", s.Module)
-	cmd.Dir = filepath.Join(Root(), "hack", "tools", "corpora")
+	cmd.Dir = s.moduleDir()
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr string
