@@ -18,7 +18,7 @@ build: ## Build bin/crdguard.
 	$(GO) build -trimpath -o bin/crdguard ./cmd/crdguard
 
 .PHONY: tools
-tools: ## Build kube-apiserver, etcd, kubectl and kubeconform into bin/ (first time ~10 min).
+tools: ## Build kube-apiserver, etcd, kubectl, kubeconform, controller-gen and helm into bin/ (first time ~10 min).
 	$(TOOLS) all >/dev/null
 
 .PHONY: test
@@ -33,7 +33,7 @@ fuzz: ## Fuzz the decoder and validator for FUZZTIME each.
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
 
 .PHONY: bench
-bench: tools ## Benchmarks: per-object validation, policy engine vs CEL, CLI throughput vs kubeconform.
+bench: tools ## Benchmarks: per-object validation, CRD diff and replay, policy engine vs CEL, CLI throughput vs kubeconform.
 	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5
 	$(GO) run ./bench $(BENCHARGS)
 
@@ -54,3 +54,10 @@ verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generat
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 	cd hack/tools && $(GO) mod tidy -diff
+	cd hack/tools/corpora && $(GO) mod tidy -diff
+	cd hack/tools/corpora-previous && $(GO) mod tidy -diff
+	cd hack/tools/helm && $(GO) mod tidy -diff
+
+.PHONY: demo
+demo: ## Run the webhook behind a real kube-apiserver and show kubectl's verdicts on examples/mysql.
+	$(GO) run ./hack/demo

@@ -8,19 +8,37 @@
 #   envtest        all three above; prints the directory (KUBEBUILDER_ASSETS)
 #   kubeconform    bin/kubeconform-<version>/kubeconform
 #   controller-gen bin/controller-gen-<version>/controller-gen
+#   helm           bin/helm-<version>/helm
 #   openapi2jsonschema  prints the path of kubeconform's python script
 #                       (scripts/openapi2jsonschema.py) in the module cache
 #   corpus MODULE  prints the source dir of a CRD corpus module pinned in
 #                  hack/tools/corpora/go.mod (downloads it if needed)
-#   all            envtest + kubeconform
+#   corpus-previous MODULE  the same for the release before, pinned in
+#                  hack/tools/corpora-previous/go.mod (crdguard diff's corpus)
+#   sarif-schema   prints the path of the SARIF 2.1.0 JSON schema,
+#                  bin/sarif-schema-<version>/sarif-2.1.0.json, taken from the
+#                  npm package @microsoft/sarif-multitool-linux (needs npm)
+#   all            envtest + kubeconform + controller-gen + helm
 #
-# Versions come from the go.mod files beside this script:
+# Versions come from the go.mod files beside this script, and one from the
+# script itself:
 #   go.mod          k8s.io/kubernetes (kube-apiserver, kubectl), kubeconform
 #   etcd/go.mod     go.etcd.io/etcd/server/v3 (etcd)
 #   controller-gen/go.mod  sigs.k8s.io/controller-tools (controller-gen)
+#   helm/go.mod     helm.sh/helm/v3 (helm)
 #   corpora/go.mod  cert-manager, gateway-api, prometheus-operator (CRD YAML)
+#   corpora-previous/go.mod  the same modules at the release before
+#   SARIF_MULTITOOL_VERSION below  @microsoft/sarif-multitool-linux (SARIF schema)
 # Override the output root with BIN_DIR (default: <repo>/bin).
 set -eu
+
+# The SARIF schema is the one Microsoft's SARIF SDK validates with: the final
+# 2.1.0 schema with the OASIS errata (the smaller @microsoft/jest-sarif ships
+# only the 2.1.0-rtm.5 draft). The package is a 43 MB .NET build, of which
+# only the schema is kept; its digest is pinned so that a republished
+# package cannot change what the tests check against.
+SARIF_MULTITOOL_VERSION=5.7.0
+SARIF_SCHEMA_SHA256=1c49a0f2b60444c71bb14878e21e0d882198eff4c539861b133093ad89ed798c
 
 TOOLS_DIR=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
 ROOT_DIR=$(CDPATH='' cd -- "$TOOLS_DIR/../.." && pwd)
@@ -110,7 +128,46 @@ install_controller_gen() {
 	echo "$dir/controller-gen"
 }
 
-[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|openapi2jsonschema|corpus MODULE|all ..."
+install_helm() {
+	v=$(modversion "$TOOLS_DIR/helm" helm.sh/helm/v3)
+	dir=$BIN_DIR/helm-$v
+	if [ ! -x "$dir/helm" ]; then
+		# The ldflags are the ones helm's own Makefile sets: the version that
+		# `helm version` reports, and the Kubernetes version that templates see
+		# as .Capabilities.KubeVersion when helm does not talk to a cluster
+		# (derived there from k8s.io/client-go v0.MINOR -> 1.MINOR).
+		cg=$(modversion "$TOOLS_DIR/helm" k8s.io/client-go)
+		minor=${cg#v0.}; minor=${minor%%.*}
+		ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=$v -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+		for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+			ldflags="$ldflags -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$minor"
+		done
+		gobuild "$TOOLS_DIR/helm" "$dir" "$ldflags" helm.sh/helm/v3/cmd/helm
+	fi
+	echo "$dir/helm"
+}
+
+install_sarif_schema() {
+	v=$SARIF_MULTITOOL_VERSION
+	dir=$BIN_DIR/sarif-schema-$v
+	if [ ! -f "$dir/sarif-2.1.0.json" ]; then
+		command -v npm >/dev/null || die "sarif-schema needs npm"
+		mkdir -p "$dir"
+		tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
+		trap 'rm -rf "$tmp"' EXIT INT TERM
+		log "fetching @microsoft/sarif-multitool-linux@$v from npm for its SARIF schema ..."
+		(cd "$tmp" && npm pack --silent "@microsoft/sarif-multitool-linux@$v" >/dev/null)
+		tar -xzf "$tmp"/*.tgz -C "$tmp" package/sarif-2.1.0.json
+		echo "$SARIF_SCHEMA_SHA256  $tmp/package/sarif-2.1.0.json" | sha256sum -c - >/dev/null ||
+			die "sarif-2.1.0.json of @microsoft/sarif-multitool-linux@$v does not have the pinned sha256"
+		mv -f "$tmp/package/sarif-2.1.0.json" "$dir/"
+		rm -rf "$tmp"
+		trap - EXIT INT TERM
+	fi
+	echo "$dir/sarif-2.1.0.json"
+}
+
+[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|openapi2jsonschema|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -123,6 +180,8 @@ while [ $# -gt 0 ]; do
 		;;
 	kubeconform) install_kubeconform ;;
 	controller-gen) install_controller_gen ;;
+	helm) install_helm ;;
+	sarif-schema) install_sarif_schema ;;
 	openapi2jsonschema)
 		f=$(moddir "$TOOLS_DIR" github.com/yannh/kubeconform)/scripts/openapi2jsonschema.py
 		[ -f "$f" ] || die "not found: $f"
@@ -133,11 +192,17 @@ while [ $# -gt 0 ]; do
 		moddir "$TOOLS_DIR/corpora" "$2"
 		shift
 		;;
+	corpus-previous)
+		[ $# -ge 2 ] || die "corpus-previous needs a MODULE argument"
+		moddir "$TOOLS_DIR/corpora-previous" "$2"
+		shift
+		;;
 	all)
 		install_k8s kube-apiserver kubectl
 		install_etcd
 		install_kubeconform
 		install_controller_gen
+		install_helm
 		;;
 	*) die "unknown tool: $1" ;;
 	esac

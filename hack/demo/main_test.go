@@ -1,0 +1,157 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestShellJoin checks that printed command lines read back, through a
+// real sh, as the arguments the demo ran.
+func TestShellJoin(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	args := []string{
+		"kubectl", "--as=alice", "apply", "-f", "examples/mysql/update/approved.yaml",
+		`jsonpath={.metadata.annotations.crdguard\.dev/last-approval}`,
+		`{range .items[*]}{@}{"\n"}{end}`, "it's", "", "a b", "$HOME", "*", "~",
+	}
+	line := shellJoin(args)
+	if !strings.HasPrefix(line, "kubectl --as=alice apply -f examples/mysql/update/approved.yaml ") {
+		t.Errorf("safe words are quoted: %s", line)
+	}
+	// set -- LINE makes sh split and unquote LINE as it would a command.
+	out, err := exec.Command(sh, "-c", "set -- "+line+`; for a in "$@"; do printf '%s\0' "$a"; done`).Output()
+	if err != nil {
+		t.Fatalf("sh -c 'set -- %s': %v", line, err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if !slices.Equal(got, args) {
+		t.Errorf("sh read %s back as\n %q\nwant %q", line, got, args)
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	for _, c := range []struct {
+		accepted, want bool
+		line           string
+	}{
+		{true, true, "=> ACCEPTED"},
+		{false, false, "=> DENIED"},
+		{true, false, "=> ACCEPTED (UNEXPECTED)"},
+		{false, true, "=> DENIED (UNEXPECTED)"},
+	} {
+		if got := verdict(c.accepted, c.want); got != c.line {
+			t.Errorf("verdict(%v, %v) = %q, want %q", c.accepted, c.want, got, c.line)
+		}
+	}
+}
+
+func TestIndent(t *testing.T) {
+	for in, want := range map[string]string{
+		"":               "",
+		"\n":             "",
+		"one":            "    one\n",
+		"one\ntwo\n":     "    one\n    two\n",
+		"one\n\nthree\n": "    one\n    \n    three\n",
+	} {
+		if got := indent(in); got != want {
+			t.Errorf("indent(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestServingCertificate serves TLS with the files writeServing wrote and
+// connects as the API server would: trusting only the CA, to 127.0.0.1.
+func TestServingCertificate(t *testing.T) {
+	ca, err := newCA("test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := ca.writeServing(dir, "127.0.0.1", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := ca.writeServing(dir, "localhost", time.Hour); err == nil {
+		t.Error("writeServing accepted a host name as an IP address")
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
+	if err != nil {
+		t.Fatalf("loading the pair as crdguard-webhook's certwatcher does: %v", err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	defer srv.Close()
+
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca.pem) {
+		t.Fatal("the caBundle is not PEM")
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatalf("a client trusting only the CA: %v", err)
+	}
+	resp.Body.Close()
+
+	other, err := newCA("other-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AppendCertsFromPEM(other.pem)
+	c = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	if resp, err := c.Get(srv.URL); err == nil {
+		resp.Body.Close()
+		t.Error("a client trusting another CA connected")
+	}
+}
+
+func TestFreePorts(t *testing.T) {
+	ports, err := freePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ports) != 3 || ports[0] == ports[1] || ports[1] == ports[2] || ports[0] == ports[2] {
+		t.Fatalf("want 3 different ports, got %v", ports)
+	}
+	// Released: the webhook can bind them.
+	for _, p := range ports {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			t.Errorf("port %d not free: %v", p, err)
+			continue
+		}
+		l.Close()
+	}
+}
+
+// TestHeading: exactly one blank line before a heading, whether or not the
+// output before it ended with one.
+func TestHeading(t *testing.T) {
+	var b strings.Builder
+	d := &demo{out: &tailWriter{w: &b}}
+	d.heading("one")
+	fmt.Fprint(d.out, "text\n")
+	d.heading("two")
+	fmt.Fprint(d.out, "x\n")
+	fmt.Fprint(d.out, "\n") // one byte at a time, as Fprintln(w) writes it
+	d.heading("three")
+	want := "\n=== one\n\ntext\n\n=== two\n\nx\n\n=== three\n\n"
+	if b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
