@@ -14,9 +14,16 @@
 //   - /mutate (Mutator): CREATE and UPDATE. The engine's patches (policy
 //     defaults), and the one-shot consumption of a crdguard.dev/approve
 //     annotation that lifted a denial (see approval.go).
+//   - /validate-policy (PolicyValidator): CREATE and UPDATE of GuardPolicies.
+//     A policy crdguard cannot compile is denied (422) with every field
+//     path, as `crdguard validate --policies` rejects the file.
 //
 // The engine is read from an EngineHolder on every request, so a source can
-// replace the policies and schemas without a restart. Metrics (metrics.go)
+// replace the policies and schemas without a restart: EngineFromFiles
+// (--policies, --crds) once at start, or ClusterSource (sources.go), which
+// watches GuardPolicies and CRDs through informers, rebuilds after each
+// burst of changes, and never lets an invalid stored GuardPolicy replace its
+// last good version. Metrics (metrics.go)
 // count /validate's decisions, findings and approvals, and expose the
 // engine's size and the serving certificate's expiry.
 package webhook

@@ -18,8 +18,9 @@ import (
 var errNotReady = errors.New("crdguard has not loaded its policies and schemas yet")
 
 // EngineHolder holds the engine every request is evaluated with. Sources
-// (files now, informers later) build a new engine and Store it; requests in
-// flight keep the engine they loaded. The zero value holds no engine.
+// (EngineFromFiles once, ClusterSource after every change) build a new
+// engine and Store it; requests in flight keep the engine they loaded. The
+// zero value holds no engine.
 type EngineHolder struct {
 	engine atomic.Pointer[policies.Engine]
 }

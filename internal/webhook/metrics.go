@@ -29,6 +29,8 @@ type Metrics struct {
 	policies    prometheus.Gauge
 	schemas     prometheus.Gauge
 	certExpires prometheus.Gauge
+	invalid     *prometheus.GaugeVec
+	builds      *prometheus.CounterVec
 }
 
 // NewMetrics creates the metrics; Register exposes them.
@@ -65,6 +67,14 @@ func NewMetrics() *Metrics {
 			Name: "crdguard_serving_certificate_expiry_timestamp_seconds",
 			Help: "When the serving certificate expires, in seconds since the Unix epoch.",
 		}),
+		invalid: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "crdguard_policy_invalid",
+			Help: "1 for each GuardPolicy in the cluster whose stored version is invalid; the engine uses its last good version, or leaves it out if it never had one. The logs say why.",
+		}, []string{"policy"}),
+		builds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "crdguard_engine_builds_total",
+			Help: "Engines built from the cluster's GuardPolicies and CRDs, by result (success, error); on an error the previous engine keeps serving.",
+		}, []string{"result"}),
 	}
 }
 
@@ -72,7 +82,7 @@ func NewMetrics() *Metrics {
 // controller-runtime's metrics.Registry.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	var errs []error
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.violations, m.approvals, m.policies, m.schemas, m.certExpires} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.violations, m.approvals, m.policies, m.schemas, m.certExpires, m.invalid, m.builds} {
 		errs = append(errs, reg.Register(c))
 	}
 	return errors.Join(errs...)
@@ -118,4 +128,28 @@ func (m *Metrics) SetServingCertificate(cert tls.Certificate) {
 	if leaf != nil {
 		m.certExpires.Set(float64(leaf.NotAfter.Unix()))
 	}
+}
+
+// setInvalidPolicies records the GuardPolicies whose stored version is
+// invalid, replacing the previous set so a fixed or deleted one disappears.
+func (m *Metrics) setInvalidPolicies(problems []PolicyProblem) {
+	if m == nil {
+		return
+	}
+	m.invalid.Reset()
+	for _, p := range problems {
+		m.invalid.WithLabelValues(p.Name).Set(1)
+	}
+}
+
+// engineBuilt counts one rebuild from the cluster.
+func (m *Metrics) engineBuilt(ok bool) {
+	if m == nil {
+		return
+	}
+	result := "success"
+	if !ok {
+		result = "error"
+	}
+	m.builds.WithLabelValues(result).Inc()
 }

@@ -9,6 +9,9 @@ import (
 const (
 	ValidatePath = "/validate"
 	MutatePath   = "/mutate"
+	// ValidatePolicyPath validates GuardPolicies themselves; register it
+	// for guardpolicies.crdguard.dev CREATE and UPDATE.
+	ValidatePolicyPath = "/validate-policy"
 )
 
 // Config is what the handlers share.
@@ -27,8 +30,9 @@ type Config struct {
 // server down with every request in flight.
 func Webhooks(cfg Config) map[string]*admission.Webhook {
 	return map[string]*admission.Webhook{
-		ValidatePath: (&admission.Webhook{Handler: &Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
-		MutatePath:   (&admission.Webhook{Handler: &Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
+		ValidatePath:       (&admission.Webhook{Handler: &Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
+		MutatePath:         (&admission.Webhook{Handler: &Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
+		ValidatePolicyPath: (&admission.Webhook{Handler: &PolicyValidator{Engines: cfg.Engines}}).WithRecoverPanic(true),
 	}
 }
 

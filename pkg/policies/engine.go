@@ -53,6 +53,11 @@ func NewEngine(schemas *schema.Registry, guardPolicies ...*v1alpha1.GuardPolicy)
 	return e, nil
 }
 
+// Schemas returns the registry the engine validates objects against, nil
+// when it has none. Validating a new GuardPolicy against the same registry
+// gives it the verdict the engine would give it when compiling.
+func (e *Engine) Schemas() *schema.Registry { return e.schemas }
+
 // UsesNamespaceSelector tells whether any policy selects namespaces by
 // label, so callers know whether Request.NamespaceLabels matter.
 func (e *Engine) UsesNamespaceSelector() bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -54,20 +55,43 @@ func PoliciesFromDocuments(ctx context.Context, docs []manifest.Document, schema
 		if doc.Object.GetAPIVersion() != v1alpha1.GroupVersion.String() {
 			return nil, fmt.Errorf("%s: GuardPolicy %q: apiVersion %s is not served; use %s", doc.Position(), doc.Object.GetName(), doc.Object.GetAPIVersion(), v1alpha1.GroupVersion)
 		}
-		invalid := func(errs field.ErrorList) error {
-			return fmt.Errorf("%s: GuardPolicy %q is invalid: %v", doc.Position(), doc.Object.GetName(), errs.ToAggregate())
-		}
-		if errs := validator.Validate(ctx, doc.Object, nil); len(errs) > 0 {
-			return nil, invalid(errs)
-		}
-		p := &v1alpha1.GuardPolicy{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(validator.Decode(doc.Object).Object, p); err != nil {
-			return nil, fmt.Errorf("%s: GuardPolicy %q: %w", doc.Position(), doc.Object.GetName(), err)
-		}
-		if errs := ValidateGuardPolicy(p, schemas); len(errs) > 0 {
-			return nil, invalid(errs)
+		p, errs := policyFromObject(ctx, validator, doc.Object, schemas)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("%s: GuardPolicy %q is invalid: %v", doc.Position(), doc.Object.GetName(), errs.ToAggregate())
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// PolicyFromObject validates one GuardPolicy object exactly as
+// PoliciesFromDocuments validates each document (schema, CEL markers,
+// defaults, then ValidateGuardPolicy) and decodes it. It returns the
+// errors themselves rather than one message, so an admission webhook can
+// name every field path in its denial, and a watch can report them per
+// policy. obj must be a crdguard.dev/v1alpha1 GuardPolicy.
+func PolicyFromObject(ctx context.Context, obj *unstructured.Unstructured, schemas *schema.Registry) (*v1alpha1.GuardPolicy, field.ErrorList) {
+	validator, err := policySchema()
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, fmt.Errorf("GuardPolicy CRD: %w", err))}
+	}
+	if gvk := obj.GroupVersionKind(); gvk != v1alpha1.GroupVersion.WithKind("GuardPolicy") {
+		return nil, field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), obj.GetAPIVersion(), []string{v1alpha1.GroupVersion.String()})}
+	}
+	return policyFromObject(ctx, validator, obj, schemas)
+}
+
+func policyFromObject(ctx context.Context, validator *schema.Validator, obj *unstructured.Unstructured, schemas *schema.Registry) (*v1alpha1.GuardPolicy, field.ErrorList) {
+	if errs := validator.Validate(ctx, obj, nil); len(errs) > 0 {
+		return nil, errs
+	}
+	p := &v1alpha1.GuardPolicy{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(validator.Decode(obj).Object, p); err != nil {
+		// The schema admitted it, so this is crdguard's bug, not the user's.
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	if errs := ValidateGuardPolicy(p, schemas); len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
 }

@@ -18,7 +18,12 @@ func NewCommand(run RunFunc) *cobra.Command {
 		Short: "Serve crdguard's validating and mutating admission webhooks",
 		Long: `crdguard-webhook evaluates admission requests against CRD schemas and
 GuardPolicies: /validate denies unsafe objects with every field path,
-/mutate applies policy defaults and consumes approvals.`,
+/mutate applies policy defaults and consumes approvals, /validate-policy
+denies GuardPolicies crdguard cannot compile.
+
+Without --policies, GuardPolicies (and, without --crds, CRDs) are watched
+from the cluster and applied without a restart; this needs get, list and
+watch on guardpolicies.crdguard.dev and customresourcedefinitions.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -47,6 +47,11 @@ func TestCommandOptions(t *testing.T) {
 		args: []string{"--policies", examplePolicy},
 		want: func(*Options) {},
 	}, {
+		// No files: policies and CRDs are watched from the cluster.
+		name: "cluster sources",
+		args: nil,
+		want: func(o *Options) { o.Policies = nil },
+	}, {
 		name: "every flag",
 		args: []string{
 			"--policies", examplePolicy, "--crds", exampleCRD, "--crds", exampleCRD,
@@ -56,6 +61,7 @@ func TestCommandOptions(t *testing.T) {
 			"--tls-cipher-suites", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
 			"--enable-http2", "--health-probe-bind-address", "0", "--metrics-bind-address", ":9090",
 			"--kubeconfig", "/kube/config", "--shutdown-timeout", "10s", "--dev",
+			"--source-debounce", "2s",
 		},
 		want: func(o *Options) {
 			o.CRDs = []string{exampleCRD, exampleCRD}
@@ -67,6 +73,7 @@ func TestCommandOptions(t *testing.T) {
 			o.EnableHTTP2 = true
 			o.HealthProbeBindAddress, o.MetricsBindAddress = "0", ":9090"
 			o.Kubeconfig, o.ShutdownTimeout, o.Dev = "/kube/config", 10*time.Second, true
+			o.SourceDebounce = 2 * time.Second
 		},
 	}}
 	for _, tt := range tests {
@@ -90,20 +97,17 @@ func TestCommandInvalid(t *testing.T) {
 		args []string
 		want string
 	}{{
-		name: "no policies",
-		args: nil,
-		want: "policies: Required value: name at least one GuardPolicy file or directory",
-	}, {
 		name: "every invalid option at once",
 		args: []string{
 			"--policies", "does-not-exist.yaml", "--crds", exampleCRD, "--crds", "missing-crds/",
 			"--port", "0", "--cert-dir", "", "--cert-name", "", "--key-name", "",
 			"--tls-min-version", "VersionTLS10", "--tls-cipher-suites", "TLS_RSA_WITH_RC4_128_SHA",
-			"--shutdown-timeout", "0s",
+			"--shutdown-timeout", "0s", "--source-debounce", "0s",
 		},
 		want: `[cert-dir: Required value, cert-name: Required value, crds[1]: Invalid value: "missing-crds/": cannot be read: no such file or directory, ` +
 			`key-name: Required value, policies[0]: Invalid value: "does-not-exist.yaml": cannot be read: no such file or directory, ` +
 			`port: Invalid value: 0: must be between 1 and 65535, shutdown-timeout: Invalid value: "0s": must be positive, ` +
+			`source-debounce: Invalid value: "0s": must be positive, ` +
 			`tls-cipher-suites[0]: Invalid value: "TLS_RSA_WITH_RC4_128_SHA": not a secure crypto/tls cipher suite, ` +
 			`tls-min-version: Unsupported value: "VersionTLS10": supported values: "VersionTLS12", "VersionTLS13"]`,
 	}, {

@@ -17,11 +17,21 @@ import (
 // here; each field is one flag.
 type Options struct {
 	// CRDs are CRD files or directories whose schemas objects are validated
-	// against (--crds, repeatable). Default: none, so only policies apply.
+	// against (--crds, repeatable). Default: none. With --policies, none
+	// means no schemas (only policies apply); without --policies, CRDs are
+	// watched from the cluster instead, and --crds is for clusters where
+	// the webhook may not read CRDs.
 	CRDs []string
 	// Policies are GuardPolicy files or directories (--policies,
-	// repeatable). Required: files are the only source of policies yet.
+	// repeatable). Default: none, and GuardPolicies are watched from the
+	// cluster and applied without a restart; that needs the GuardPolicy
+	// CRD installed and get, list and watch on guardpolicies (and on
+	// customresourcedefinitions unless --crds is given).
 	Policies []string
+	// SourceDebounce is how long the webhook waits after a GuardPolicy or
+	// CRD changes in the cluster before it rebuilds, so a burst of changes
+	// costs one rebuild (--source-debounce). Default 500ms.
+	SourceDebounce time.Duration
 
 	// Host is the address the webhook server binds (--bind-address).
 	// Default "": every interface.
@@ -83,13 +93,15 @@ func NewOptions() *Options {
 		HealthProbeBindAddress: ":8081",
 		MetricsBindAddress:     ":8080",
 		ShutdownTimeout:        30 * time.Second,
+		SourceDebounce:         500 * time.Millisecond,
 	}
 }
 
 // AddFlags binds every option to its flag.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&o.CRDs, "crds", o.CRDs, "CRD file or directory (repeatable)")
-	fs.StringArrayVar(&o.Policies, "policies", o.Policies, "GuardPolicy file or directory (repeatable; required)")
+	fs.StringArrayVar(&o.CRDs, "crds", o.CRDs, "CRD file or directory (repeatable); default: with --policies none, else watched from the cluster")
+	fs.StringArrayVar(&o.Policies, "policies", o.Policies, "GuardPolicy file or directory (repeatable); default: watched from the cluster")
+	fs.DurationVar(&o.SourceDebounce, "source-debounce", o.SourceDebounce, "wait after a GuardPolicy or CRD change in the cluster before rebuilding")
 	fs.StringVar(&o.Host, "bind-address", o.Host, "address the webhook server binds; empty for every interface")
 	fs.IntVar(&o.Port, "port", o.Port, "port of the webhook server")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with the serving certificate and key")
@@ -139,9 +151,6 @@ func cipherSuite(name string) (uint16, bool) {
 // flag's name.
 func (o *Options) Validate() field.ErrorList {
 	var errs field.ErrorList
-	if len(o.Policies) == 0 {
-		errs = append(errs, field.Required(field.NewPath("policies"), "name at least one GuardPolicy file or directory"))
-	}
 	for path, files := range map[string][]string{"crds": o.CRDs, "policies": o.Policies} {
 		for i, f := range files {
 			if _, err := os.Stat(f); err != nil {
@@ -168,6 +177,9 @@ func (o *Options) Validate() field.ErrorList {
 		if _, ok := cipherSuite(name); !ok {
 			errs = append(errs, field.Invalid(field.NewPath("tls-cipher-suites").Index(i), name, "not a secure crypto/tls cipher suite"))
 		}
+	}
+	if o.SourceDebounce <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("source-debounce"), o.SourceDebounce.String(), "must be positive"))
 	}
 	if o.ShutdownTimeout <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("shutdown-timeout"), o.ShutdownTimeout.String(), "must be positive"))

@@ -9,10 +9,15 @@ import (
 	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
@@ -23,6 +28,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/crdguard/crdguard/internal/webhook"
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // Run serves the webhooks until ctx is done, then shuts down gracefully:
@@ -36,19 +42,33 @@ func Run(ctx context.Context, o *Options) error {
 	// controller-runtime's packages log through its global logger.
 	ctrl.SetLogger(log)
 
-	// Load before serving: a webhook that starts without its policies
-	// could only answer 500 (or, worse, allow).
-	engine, stats, err := webhook.EngineFromFiles(ctx, o.CRDs, o.Policies)
-	if err != nil {
-		return err
-	}
-	engines := webhook.NewEngineHolder(engine)
 	metrics := webhook.NewMetrics()
 	if err := metrics.Register(ctrlmetrics.Registry); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	metrics.SetSources(stats.Policies, stats.Schemas)
-	log.Info("Loaded policies and schemas from files", "crds", o.CRDs, "policies", o.Policies, "policyCount", stats.Policies, "schemaCount", stats.Schemas)
+	// Files are loaded before serving: a webhook that starts without its
+	// policies could only answer 500. From the cluster, the holder stays
+	// empty (and /readyz failing) until the informers have synced and the
+	// first engine is built.
+	engines := &webhook.EngineHolder{}
+	var source *webhook.ClusterSource
+	if len(o.Policies) > 0 {
+		engine, stats, err := webhook.EngineFromFiles(ctx, o.CRDs, o.Policies)
+		if err != nil {
+			return err
+		}
+		engines.Store(engine)
+		metrics.SetSources(stats.Policies, stats.Schemas)
+		log.Info("Loaded policies and schemas from files", "crds", o.CRDs, "policies", o.Policies, "policyCount", stats.Policies, "schemaCount", stats.Schemas)
+	} else {
+		source = &webhook.ClusterSource{Engines: engines, Metrics: metrics, Log: log.WithName("sources"), Debounce: o.SourceDebounce}
+		if len(o.CRDs) > 0 {
+			if source.Schemas, err = schema.RegistryFromFiles(ctx, o.CRDs...); err != nil {
+				return fmt.Errorf("loading CRDs: %w", err)
+			}
+		}
+		log.Info("Watching GuardPolicies from the cluster", "crdsFromFiles", o.CRDs)
+	}
 
 	cfg, err := restConfig(o.Kubeconfig)
 	if err != nil {
@@ -69,7 +89,18 @@ func Run(ctx context.Context, o *Options) error {
 		Port:    o.Port,
 		TLSOpts: []func(*tls.Config){o.tlsConfig(certs.GetCertificate)},
 	})
+	// The CRD informer decodes into typed objects.
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return err
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme: scheme,
+		// CRDs are large and managedFields often their biggest part; no
+		// source reads them.
+		Cache:                   cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		Logger:                  log,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
@@ -82,12 +113,18 @@ func Run(ctx context.Context, o *Options) error {
 	if err := mgr.Add(certs); err != nil {
 		return err
 	}
+	if source != nil {
+		source.Cache = mgr.GetCache()
+		if err := mgr.Add(source); err != nil {
+			return err
+		}
+	}
 	// GetWebhookServer, not server: only through it does the manager add
 	// the server to what it starts.
 	webhook.Register(mgr.GetWebhookServer(), webhook.Config{
 		Engines:         engines,
 		Metrics:         metrics,
-		NamespaceLabels: namespaceLabels(mgr.GetClient()),
+		NamespaceLabels: namespaceLabels(mgr.GetClient(), mgr.GetAPIReader()),
 	})
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
@@ -112,13 +149,22 @@ func Run(ctx context.Context, o *Options) error {
 // namespaceLabels reads namespace labels from the manager's cache, metadata
 // only: a namespaceSelector needs nothing else, and a request must not pay
 // for a round trip to the API server. The informer starts on the first
-// lookup, so only policies with a namespaceSelector need the RBAC to list
-// and watch namespaces.
-func namespaceLabels(c client.Reader) webhook.NamespaceLabelsFunc {
+// lookup, so only policies with a namespaceSelector need the RBAC to get,
+// list and watch namespaces.
+//
+// A namespace the cache does not know is read from live: the API server
+// admits requests only in namespaces that exist, so a miss means the cache
+// has not seen one created moments ago (kubectl apply of a namespace and
+// its objects together), and failing the request would deny it.
+func namespaceLabels(cached, live client.Reader) webhook.NamespaceLabelsFunc {
 	return func(ctx context.Context, name string) (map[string]string, error) {
 		ns := &metav1.PartialObjectMetadata{}
 		ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+		err := cached.Get(ctx, client.ObjectKey{Name: name}, ns)
+		if apierrors.IsNotFound(err) && live != nil {
+			err = live.Get(ctx, client.ObjectKey{Name: name}, ns)
+		}
+		if err != nil {
 			return nil, err
 		}
 		return ns.GetLabels(), nil

@@ -15,7 +15,7 @@ func TestNamespaceLabels(t *testing.T) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"env": "prod"}}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bare"}},
 	).Build()
-	lookup := namespaceLabels(c)
+	lookup := namespaceLabels(c, nil)
 
 	got, err := lookup(t.Context(), "shop")
 	if err != nil {
@@ -29,5 +29,24 @@ func TestNamespaceLabels(t *testing.T) {
 	}
 	if _, err := lookup(t.Context(), "missing"); !apierrors.IsNotFound(err) {
 		t.Errorf("a missing namespace: %v, want NotFound", err)
+	}
+}
+
+// TestNamespaceLabelsCacheMiss: a namespace the cache has not seen yet is
+// read from the API server, not reported missing.
+func TestNamespaceLabelsCacheMiss(t *testing.T) {
+	cached := fake.NewClientBuilder().Build()
+	live := fake.NewClientBuilder().WithObjects(
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "new", Labels: map[string]string{"env": "prod"}}},
+	).Build()
+	got, err := namespaceLabels(cached, live)(t.Context(), "new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"env": "prod"}, got); diff != "" {
+		t.Errorf("labels of new (-want +got):\n%s", diff)
+	}
+	if _, err := namespaceLabels(cached, live)(t.Context(), "missing"); !apierrors.IsNotFound(err) {
+		t.Errorf("a namespace missing from both: %v, want NotFound", err)
 	}
 }

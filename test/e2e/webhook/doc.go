@@ -3,11 +3,14 @@
 //
 // TestMain starts kube-apiserver v1.37.2 and etcd (envtest, binaries from
 // KUBEBUILDER_ASSETS), installs the MySQL example CRD, generates a CA and a
-// serving certificate for 127.0.0.1, runs crdguard-webhook in-process over
-// TLS (cmd/webhook/app.Run with --crds and --policies from
-// examples/mysql), waits until it is ready, and registers a
-// ValidatingWebhookConfiguration and a MutatingWebhookConfiguration that
-// call it by clientConfig.url with the CA as caBundle and sideEffects None.
+// serving certificate for 127.0.0.1, installs the GuardPolicy CRD and
+// creates examples/mysql/policy.yaml and testdata/frozen-namespaces.yaml as
+// GuardPolicy objects, runs crdguard-webhook in-process over TLS
+// (cmd/webhook/app.Run without --crds or --policies: both are watched from
+// the cluster), waits until it is ready, and registers a
+// ValidatingWebhookConfiguration (MySQLClusters to /validate, GuardPolicies
+// to /validate-policy) and a MutatingWebhookConfiguration that call it by
+// clientConfig.url with the CA as caBundle and sideEffects None.
 // Users: an admin for setup, alice (group dba, an approver of the example
 // policy) and bob (no approver); all are system:masters so RBAC never
 // decides, only the webhook.
@@ -34,7 +37,16 @@
 //     a label change takes effect without a restart;
 //   - TestParity: `crdguard validate` and the cluster give every example
 //     object the same verdict on create, on the example updates and on
-//     delete.
+//     delete;
+//   - TestPolicyEdit: mysql-safety edited to Warn and back takes effect
+//     without a restart;
+//   - TestCRDUpdate: an enum value added to the MySQL CRD is accepted by
+//     the webhook's schema without a restart;
+//   - TestInvalidPolicyRejected: /validate-policy denies a GuardPolicy
+//     crdguard cannot compile, naming every field path;
+//   - TestInvalidStoredPolicy: an invalid GuardPolicy that is stored anyway
+//     is reported in crdguard_policy_invalid and its last good version
+//     stays in force until it is fixed.
 //
 // It has its own control plane rather than the e2e package's: there, the
 // MySQL example is compared against the server's schema verdict alone, and

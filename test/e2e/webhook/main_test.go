@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
 // cluster is the environment every test shares.
@@ -45,7 +47,9 @@ var cluster struct {
 	cacheDir string            // kubectl's discovery cache
 	crdguard string            // the CLI, for the parity test
 	metrics  string            // the webhook's /metrics URL
-	policies []string          // the webhook's --policies, given to the CLI too
+	// policies are the GuardPolicy files created as objects for the
+	// webhook to watch, and given to the CLI as --policies.
+	policies []string
 	ca       *certificateAuthority
 	certDir  string // the webhook's --cert-dir
 	// webhookAddr is the webhook server's host:port.
@@ -104,11 +108,13 @@ func run(m *testing.M) (code int) {
 			return fail("%v", err)
 		}
 	}
+	// The GuardPolicy CRD as well as the example's: the webhook watches
+	// GuardPolicies.
 	env := &envtest.Environment{
 		Scheme:                   scheme,
 		BinaryAssetsDirectory:    assets,
 		ErrorIfCRDPathMissing:    true,
-		CRDDirectoryPaths:        []string{filepath.Join(cluster.examples, "crd.yaml")},
+		CRDDirectoryPaths:        []string{filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(cluster.root, "config", "crd", "bases")},
 		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
 		ControlPlaneStartTimeout: time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
@@ -163,10 +169,15 @@ func run(m *testing.M) (code int) {
 	if err != nil {
 		return fail("%v", err)
 	}
-	o := app.NewOptions()
-	o.CRDs = []string{filepath.Join(cluster.examples, "crd.yaml")}
+	// The policies exist before the webhook starts, as in a cluster where
+	// it restarts: its first engine must hold them.
 	cluster.policies = []string{filepath.Join(cluster.examples, "policy.yaml"), filepath.Join(cluster.root, "test", "e2e", "webhook", "testdata", "frozen-namespaces.yaml")}
-	o.Policies = cluster.policies
+	if err := createPolicies(ctx, cluster.policies); err != nil {
+		return fail("creating the GuardPolicies: %v", err)
+	}
+	// No --crds, no --policies: both are watched from the cluster.
+	o := app.NewOptions()
+	o.SourceDebounce = 200 * time.Millisecond
 	o.Host, o.Port, o.CertDir = "127.0.0.1", ports[0], cluster.certDir
 	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
 	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
@@ -321,7 +332,30 @@ func waitReady(ctx context.Context, probe string, served <-chan error) error {
 const (
 	validatingName = "validate.crdguard.dev"
 	mutatingName   = "mutate.crdguard.dev"
+	policyName     = "validate-policy.crdguard.dev"
 )
+
+// uncheckedLabel on a GuardPolicy keeps the API server from sending it to
+// /validate-policy (see register): the way for a test to store an invalid
+// policy, as one created before the webhook was registered is stored.
+const uncheckedLabel = "crdguard.dev/e2e-unchecked"
+
+// createPolicies creates the GuardPolicies in files as objects.
+func createPolicies(ctx context.Context, files []string) error {
+	docs, err := manifest.ReadPaths(nil, files...)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if d.Err != nil {
+			return fmt.Errorf("%s: %w", d.Position(), d.Err)
+		}
+		if err := cluster.client.Create(ctx, d.Object); err != nil {
+			return fmt.Errorf("%s: %w", d.Position(), err)
+		}
+	}
+	return nil
+}
 
 // register installs the configurations and waits until the API server
 // calls both webhooks.
@@ -343,6 +377,26 @@ func register(ctx context.Context, url string, caBundle []byte) error {
 			Name:                    validatingName,
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate"), CABundle: caBundle},
 			Rules:                   rule(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
+			SideEffects:             &none,
+			FailurePolicy:           &fail,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}, {
+			Name:         policyName,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate-policy"), CABundle: caBundle},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups: []string{"crdguard.dev"}, APIVersions: []string{"*"}, Resources: []string{"guardpolicies"},
+					Scope: ptr.To(admissionregistrationv1.ClusterScope),
+				},
+			}},
+			// Test-only: lets TestInvalidStoredPolicy store an invalid
+			// policy, as one created before this webhook was registered
+			// is stored. A real configuration has no such hole.
+			ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: uncheckedLabel, Operator: metav1.LabelSelectorOpDoesNotExist,
+			}}},
 			SideEffects:             &none,
 			FailurePolicy:           &fail,
 			AdmissionReviewVersions: []string{"v1"},
@@ -376,6 +430,12 @@ func register(ctx context.Context, url string, caBundle []byte) error {
 	probe, err := readExample("delete/ephemeral.yaml", ns.Name)
 	if err != nil {
 		return err
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := cluster.client.Create(ctx, invalidPolicy("webhook-probe"), client.DryRunAll)
+		return apierrors.IsInvalid(err) && strings.Contains(err.Error(), policyName), nil
+	}); err != nil {
+		return fmt.Errorf("/validate-policy never denied an invalid GuardPolicy: %w", err)
 	}
 	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		obj := probe.DeepCopy()
