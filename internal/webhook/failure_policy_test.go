@@ -51,3 +51,29 @@ func TestFailurePolicyDecides(t *testing.T) {
 		})
 	}
 }
+
+// A body that is no AdmissionReview, or one over controller-runtime's
+// 7 MiB bound, is a bad request the API server reads as a denial: the
+// request itself is wrong, so failurePolicy must not let it through.
+func TestMalformedReviews(t *testing.T) {
+	hook := &admission.Webhook{Handler: fixedHandler(admission.Allowed(""))}
+	for name, body := range map[string]string{
+		"not JSON":       "{not json",
+		"no request":     `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`,
+		"over the bound": `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","object":{"x":"` + strings.Repeat("a", 8<<20) + `"}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, ValidatePath, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			failurePolicyDecides(hook).ServeHTTP(rec, req)
+			var review admissionv1.AdmissionReview
+			if err := json.Unmarshal(rec.Body.Bytes(), &review); err != nil || rec.Code != http.StatusOK || review.Response == nil {
+				t.Fatalf("HTTP %d %q: want a review", rec.Code, rec.Body.String())
+			}
+			if review.Response.Allowed || review.Response.Result == nil || review.Response.Result.Code != tt.code {
+				t.Errorf("response = %+v, want denied with code %d", review.Response, tt.code)
+			}
+		})
+	}
+}
