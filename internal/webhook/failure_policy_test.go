@@ -52,15 +52,17 @@ func TestFailurePolicyDecides(t *testing.T) {
 	}
 }
 
-// A body that is no AdmissionReview, or one over controller-runtime's
-// 7 MiB bound, is a bad request the API server reads as a denial: the
-// request itself is wrong, so failurePolicy must not let it through.
+// A body that is no AdmissionReview (400), or one over controller-runtime's
+// 7 MiB bound (413), gets a denial the API server reads as such: the request
+// itself is wrong, so failurePolicy must not let it through.
 func TestMalformedReviews(t *testing.T) {
 	hook := &admission.Webhook{Handler: fixedHandler(admission.Allowed(""))}
-	for name, body := range map[string]string{
-		"not JSON":       "{not json",
-		"no request":     `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`,
-		"over the bound": `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","object":{"x":"` + strings.Repeat("a", 8<<20) + `"}}}`,
+	for name, tt := range map[string]struct {
+		body string
+		code int32
+	}{
+		"not JSON":       {"{not json", http.StatusBadRequest},
+		"over the bound": {`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","object":{"x":"` + strings.Repeat("a", 8<<20) + `"}}}`, http.StatusRequestEntityTooLarge},
 	} {
 		t.Run(name, func(t *testing.T) {
 			req := httptest.NewRequest(http.MethodPost, ValidatePath, strings.NewReader(tt.body))
