@@ -93,12 +93,13 @@ func (v *Validator) decide(ctx context.Context, req admission.Request) (admissio
 	if annotations := res.AuditAnnotations(); len(annotations) > 0 {
 		resp.AuditAnnotations = annotations
 	}
-	// The logger from the context already carries the request's UID, kind,
-	// namespace, name and user; object contents are never logged.
+	// The logger from the context already carries the request's UID,
+	// resource, namespace, name and user; object contents are never logged.
+	log = log.WithValues("kind", req.Kind.Kind, "operation", req.Operation, "policies", res.Policies)
 	if resp.Allowed {
-		log.V(1).Info("Allowed", "policies", res.Policies, "approval", res.Approval != "", "warnings", len(resp.Warnings))
+		log.V(1).Info("Allowed", "approval", res.Approval != "", "warnings", len(resp.Warnings))
 	} else {
-		log.Info("Denied", "policies", res.Policies, "causes", len(resp.Result.Details.Causes))
+		log.Info("Denied", "causes", len(resp.Result.Details.Causes))
 	}
 	return resp, &res
 }
