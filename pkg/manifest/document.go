@@ -15,6 +15,11 @@ type Document struct {
 	Index int
 	// Line is the 1-based line at which the document starts in Source.
 	Line int
+	// Raw is the document's text as read, its first line being Line, so
+	// that a caller can find where a field is (crdguard diff points each
+	// finding at its line). Nil for the items of a List, whose text is the
+	// whole List's.
+	Raw []byte
 	// Object is the decoded object; nil when Err is set.
 	Object *unstructured.Unstructured
 	// Err says why the document could not be decoded. The other documents of

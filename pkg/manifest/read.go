@@ -205,6 +205,7 @@ func decode(source string, index int, c chunk) []Document {
 	}
 	doc.Object = obj
 	if !obj.IsList() {
+		doc.Raw = c.data
 		if err := checkTypeMeta(obj.Object); err != nil {
 			doc.Object, doc.Err = nil, err
 		}

@@ -36,7 +36,8 @@ const JSONVersion = "crdguard.dev/report/v1"
 //	          "message": "Invalid value: 10: ...",
 //	          "policy": "schema",       // GuardPolicy name, or "schema"
 //	          "rule": "maximum",
-//	          "enforcement": "Deny"     // "Deny", "Warn" or "Audit"
+//	          "enforcement": "Deny",    // "Deny", "Warn" or "Audit"
+//	          "line": 40                // omitted when 0: 1-based line in source of the node the finding is about (crdguard diff)
 //	        }
 //	      ],
 //	      "warnings": ["..."],          // always an array, possibly empty

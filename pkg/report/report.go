@@ -25,6 +25,11 @@ type Finding struct {
 	// Rule is the rule within the policy ("unknown-field", "resources", ...).
 	Rule        string      `json:"rule"`
 	Enforcement Enforcement `json:"enforcement"`
+	// Line is the 1-based line in the result's Source of the node the
+	// finding is about, when the producer knows it (crdguard diff); 0 means
+	// the finding is located by the result's Line, the document's start.
+	// Omitted when 0 so that the JSON of producers without it is unchanged.
+	Line int `json:"line,omitempty"`
 }
 
 // Result is the verdict on one document of one input.

@@ -102,7 +102,7 @@ func writeSARIF(buf *bytes.Buffer, rep Report, toolVersion string) error {
 		Results: []sarifResult{},
 	}
 	ruleIndex := map[string]int{}
-	add := func(ruleID, level, text string, r *Result, field string) {
+	add := func(ruleID, level, text string, r *Result, field string, line int) {
 		idx, ok := ruleIndex[ruleID]
 		if !ok {
 			idx = len(run.Tool.Driver.Rules)
@@ -114,19 +114,19 @@ func writeSARIF(buf *bytes.Buffer, rep Report, toolVersion string) error {
 			RuleIndex: idx,
 			Level:     level,
 			Message:   sarifMessage{Text: text},
-			Locations: []sarifLocation{sarifLocationOf(r, field)},
+			Locations: []sarifLocation{sarifLocationOf(r, field, line)},
 		})
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		if r.Error != "" {
-			add(inputErrorRule, "error", r.Error, r, "")
+			add(inputErrorRule, "error", r.Error, r, "", 0)
 		}
 		for _, f := range r.Violations {
-			add(f.RuleID(), sarifLevel(f.Enforcement), findingLine(f, false), r, f.Field)
+			add(f.RuleID(), sarifLevel(f.Enforcement), findingLine(f, false), r, f.Field, f.Line)
 		}
 		for _, w := range r.Warnings {
-			add(warningRule, "warning", w, r, "")
+			add(warningRule, "warning", w, r, "", 0)
 		}
 	}
 	enc := json.NewEncoder(buf)
@@ -148,12 +148,17 @@ func sarifLevel(e Enforcement) string {
 	}
 }
 
-func sarifLocationOf(r *Result, field string) sarifLocation {
+// sarifLocationOf points at line, the finding's own line, when it is known,
+// else at the document's start.
+func sarifLocationOf(r *Result, field string, line int) sarifLocation {
 	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
 		ArtifactLocation: sarifArtifactLocation{URI: artifactURI(r.Source)},
 	}}
-	if r.Line > 0 {
-		loc.PhysicalLocation.Region = &sarifRegion{StartLine: r.Line}
+	if line <= 0 {
+		line = r.Line
+	}
+	if line > 0 {
+		loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
 	}
 	if ll, ok := logicalLocation(r, field); ok {
 		loc.LogicalLocations = []sarifLogicalLocation{ll}

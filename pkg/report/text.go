@@ -65,7 +65,14 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 	}
 	buf.WriteString("\n")
 	for _, f := range r.Violations {
-		buf.WriteString("  * " + findingLine(f, true) + "\n")
+		buf.WriteString("  * ")
+		// "file:line: " first, as compilers print it, so that editors
+		// and terminals jump to the node; only when the finding has its
+		// own line, the document's being in the heading already.
+		if f.Line > 0 {
+			buf.WriteString(r.Source + ":" + strconv.Itoa(f.Line) + ": ")
+		}
+		buf.WriteString(findingLine(f, true) + "\n")
 	}
 	for _, w := range r.Warnings {
 		buf.WriteString("  Warning: " + w + "\n")

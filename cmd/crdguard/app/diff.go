@@ -244,7 +244,8 @@ func git(ctx context.Context, args ...string) ([]byte, error) {
 }
 
 // diffResults turns the changes into one report result per CRD, located at
-// the CRD's document in the new input (the old one for a removed CRD).
+// the CRD's document in the new input (the old one for a removed CRD), and
+// each finding at the line of its node there.
 func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []locatedCRD) ([]report.Result, error) {
 	docs := map[string]manifest.Document{}
 	var oldList, newList []*apiextensionsv1.CustomResourceDefinition
@@ -264,6 +265,12 @@ func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []locate
 			return nil, err
 		}
 		doc := docs[pair.Name]
+		// Parsed once per CRD that has findings, and only here: reading
+		// does not keep a position tree for every document.
+		var lines *lineIndex
+		if len(changes) > 0 {
+			lines = newLineIndex(doc)
+		}
 		res := report.Result{
 			Source: doc.Source, Document: doc.Index, Line: doc.Line,
 			APIVersion: apiextensionsv1.SchemeGroupVersion.String(), Kind: "CustomResourceDefinition", Name: pair.Name,
@@ -276,7 +283,9 @@ func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []locate
 			res.Operation = "CREATE"
 		}
 		for _, ch := range changes {
-			res.Violations = append(res.Violations, changeFinding(ch, config.Decide(ch, now)))
+			f := changeFinding(ch, config.Decide(ch, now))
+			f.Line = lines.line(ch.Path, ch.Version)
+			res.Violations = append(res.Violations, f)
 		}
 		results = append(results, res)
 	}

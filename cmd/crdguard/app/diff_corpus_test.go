@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,6 +145,7 @@ func checkCorpusOutput(t *testing.T, format report.Format, out string, want []st
 					t.Errorf("%s: unclassified change at %s: %s", res.Name, v.Field, v.Message)
 				}
 				found[res.Name+" "+string(v.Enforcement)+" "+v.RuleID()+" "+v.Field] = true
+				checkFindingLine(t, res, v)
 			}
 		}
 		for _, w := range want {
@@ -173,6 +175,36 @@ func checkCorpusOutput(t *testing.T, format report.Format, out string, want []st
 	case report.SARIF:
 		checkSARIF(t, []byte(out))
 	}
+}
+
+// checkFindingLine checks a finding's line against the file itself (the
+// test runs where the report's sources are): the line must hold one of the
+// keys of the finding's path (the node, or the nearest ancestor still there
+// for a removed one), or be a sequence item when the path indexes one. The
+// goldens alone would only say the lines did not move.
+func checkFindingLine(t *testing.T, res report.Result, v report.Finding) {
+	t.Helper()
+	data, err := os.ReadFile(res.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if v.Line < res.Line || v.Line > len(lines) {
+		t.Errorf("%s %s: line %d outside the document (from line %d)", res.Name, v.Field, v.Line, res.Line)
+		return
+	}
+	text := strings.TrimSpace(lines[v.Line-1])
+	item := strings.HasPrefix(text, "- ")
+	key, _, _ := strings.Cut(strings.TrimPrefix(text, "- "), ":")
+	for _, seg := range splitFieldPath(v.Field) {
+		if seg.name == key {
+			return
+		}
+		if _, err := strconv.Atoi(seg.name); err == nil && seg.subscript && item {
+			return
+		}
+	}
+	t.Errorf("%s %s: line %d is %q, not a node of the path", res.Name, v.Field, v.Line, text)
 }
 
 func assertCorpusGolden(t *testing.T, path string, got []byte) {

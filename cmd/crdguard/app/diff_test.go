@@ -66,9 +66,9 @@ func mustRead(t *testing.T, path string) string {
 func TestDiffText(t *testing.T) {
 	r := crdguard(t, "", "diff", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
 	want := "testdata/diff/new-breaking.yaml:6 (document 2): CustomResourceDefinition widgets.example.com is invalid (UPDATE):\n" +
-		"  * [diff/field-removed] " + legacyPath + ": v1: string → <none>: the API server prunes it from stored objects on their next write, and clients setting it lose it silently\n" +
-		"  * [diff/validation-rules-changed] spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)\n" +
-		"  * [diff/maximum-changed] spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)\n" +
+		"  * testdata/diff/new-breaking.yaml:24: [diff/field-removed] " + legacyPath + ": v1: string → <none>: the API server prunes it from stored objects on their next write, and clients setting it lose it silently\n" +
+		"  * testdata/diff/new-breaking.yaml:29: [diff/validation-rules-changed] spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)\n" +
+		"  * testdata/diff/new-breaking.yaml:25: [diff/maximum-changed] spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)\n" +
 		"1 object: 0 allowed, 1 denied, 0 skipped, 0 errors\n"
 	if r.stdout != want {
 		t.Errorf("stdout\n got: %s\nwant: %s", r.stdout, want)
@@ -176,7 +176,11 @@ func TestDiffReplayRejectedOnUpdate(t *testing.T) {
 	}
 }
 
-func TestDiffSARIFPointsAtTheCRD(t *testing.T) {
+// TestDiffSARIFPointsAtTheChangedNode checks that each result points at the
+// line of its node in the new file (new-breaking.yaml, whose CRD is its
+// second document, starting at line 6), not at the CRD's first line: a
+// removed field at the nearest line still there, its parent's properties.
+func TestDiffSARIFPointsAtTheChangedNode(t *testing.T) {
 	r := crdguard(t, "", "diff", "-o", "sarif", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
 	var sarif struct {
 		Runs []struct {
@@ -196,9 +200,22 @@ func TestDiffSARIFPointsAtTheCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := sarif.Runs[0].Results
-	if len(res) != 3 || res[0].RuleID != "diff/field-removed" || res[0].Level != "error" ||
-		res[0].Locations[0].PhysicalLocation.ArtifactLocation.URI != "testdata/diff/new-breaking.yaml" || res[0].Locations[0].PhysicalLocation.Region.StartLine != 6 {
-		t.Errorf("results = %+v", res)
+	want := []struct {
+		rule string
+		line int
+	}{
+		{"diff/field-removed", 24},            // properties: of spec, where legacy was
+		{"diff/validation-rules-changed", 29}, // - rule: self != 'red'
+		{"diff/maximum-changed", 25},          // replicas: {type: integer, maximum: 5}
+	}
+	if len(res) != len(want) {
+		t.Fatalf("results = %+v", res)
+	}
+	for i, w := range want {
+		loc := res[i].Locations[0].PhysicalLocation
+		if res[i].RuleID != w.rule || res[i].Level != "error" || loc.ArtifactLocation.URI != "testdata/diff/new-breaking.yaml" || loc.Region.StartLine != w.line {
+			t.Errorf("result %d = %+v, want %s at line %d", i, res[i], w.rule, w.line)
+		}
 	}
 }
 
@@ -273,8 +290,16 @@ func TestDiffGit(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("tree at tag vs main: exit %d, stderr %q", r.code, r.stder)
 	}
-	if res := decodeReport(t, r).Results; len(res) != 1 || res[0].Source != "git:main:./crds/widgets.yaml" || res[0].Line != 1 || len(res[0].Violations) != 3 {
-		t.Errorf("results = %+v", res)
+	res := decodeReport(t, r).Results
+	if len(res) != 1 || res[0].Source != "git:main:./crds/widgets.yaml" || res[0].Line != 1 || len(res[0].Violations) != 3 {
+		t.Fatalf("results = %+v", res)
+	}
+	// A git source is read once, through git: each finding still has the
+	// line of its node (new-safe.yaml's description, replicas and size).
+	for _, v := range res[0].Violations {
+		if want := map[string]int{"description-changed": 19, "maximum-changed": 21, "field-added": 24}[v.Rule]; v.Line != want {
+			t.Errorf("%s at line %d, want %d", v.Rule, v.Line, want)
+		}
 	}
 	// From a subdirectory, "./" paths are relative to it.
 	t.Chdir(filepath.Join(repo, "crds"))

@@ -21,14 +21,19 @@ func TestCRDChecks(t *testing.T) {
 		{name: "version removed", new: func(c *crd) { c.Spec.Versions = c.Spec.Versions[1:] },
 			want: []string{"breaking version-removed v1beta1 spec.versions[0] v1beta1 → <none>"}},
 		{name: "version added", old: func(c *crd) { c.Spec.Versions = c.Spec.Versions[1:] },
-			want: []string{"info version-added v1beta1 spec.versions[0] <none> → v1beta1"}},
+			// v1beta1 declares no spec: writing an object back through it
+			// loses the spec (served-versions-diverge has its own tests).
+			want: []string{"info version-added v1beta1 spec.versions[0] <none> → v1beta1",
+				"breaking served-versions-diverge v1 spec.versions[1].schema.openAPIV3Schema.properties.spec <none> → in v1 (storage), not in v1beta1"}},
 		{name: "version reordered", new: func(c *crd) { c.Spec.Versions[0], c.Spec.Versions[1] = c.Spec.Versions[1], c.Spec.Versions[0] }},
 		{name: "no longer served", new: func(c *crd) { c.Spec.Versions[0].Served = false },
 			want: []string{"breaking version-unserved v1beta1 spec.versions[0].served true → false"}},
 		{name: "served again", old: func(c *crd) { c.Spec.Versions[0].Served = false },
 			want: []string{"info version-unserved v1beta1 spec.versions[0].served false → true"}},
 		{name: "storage moved", new: func(c *crd) { c.Spec.Versions[0].Storage, c.Spec.Versions[1].Storage = true, false },
-			want: []string{"warning storage-version-moved v1beta1 spec.versions[0].storage v1 → v1beta1"}},
+			// Now a spec written through v1 is lost on the way to storage.
+			want: []string{"warning storage-version-moved v1beta1 spec.versions[0].storage v1 → v1beta1",
+				"breaking served-versions-diverge v1 spec.versions[1].schema.openAPIV3Schema.properties.spec <none> → in v1, not in v1beta1 (storage)"}},
 		{name: "stored version removed", old: func(c *crd) { c.Status.StoredVersions = []string{"v1beta1", "v1"} }, new: func(c *crd) { c.Spec.Versions = c.Spec.Versions[1:] },
 			want: []string{"breaking version-removed v1beta1 spec.versions[0] v1beta1 → <none>", "breaking stored-version-removed v1beta1 status.storedVersions v1beta1,v1 → <none>"}},
 		{name: "stored versions trimmed", old: func(c *crd) { c.Status.StoredVersions = []string{"v1beta1", "v1"} }, new: func(c *crd) { c.Status.StoredVersions = []string{"v1"} }},

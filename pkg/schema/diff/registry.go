@@ -12,6 +12,7 @@ var (
 		versionAdded,
 		versionUnserved,
 		storageVersionMoved,
+		servedVersionsDiverge,
 		storedVersionRemoved,
 		namesChanged,
 		nameAliasesChanged,
