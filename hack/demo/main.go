@@ -42,6 +42,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/internal/localca"
 )
 
 func main() {
@@ -256,7 +258,7 @@ func (d *demo) buildTools(ctx context.Context) (string, error) {
 // until /readyz says it serves TLS with its policies loaded. The returned
 // stop function, non-nil once the process started, stops it and waits.
 func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM []byte, stop func(), err error) {
-	ca, err := newCA("crdguard-demo-ca")
+	ca, err := localca.New("crdguard-demo-ca")
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -264,7 +266,7 @@ func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM 
 	if err := os.Mkdir(certDir, 0o700); err != nil {
 		return "", nil, nil, err
 	}
-	if err := ca.writeServing(certDir, "127.0.0.1", 24*time.Hour); err != nil {
+	if err := ca.WriteServing(certDir, net.IPv4(127, 0, 0, 1), 24*time.Hour); err != nil {
 		return "", nil, nil, err
 	}
 	ports, err := freePorts(2)
@@ -334,7 +336,7 @@ func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM 
 		return "", nil, stop, err
 	}
 	fmt.Fprintf(d.out, "ready in %s (pid %d; TLS on 127.0.0.1:%d)\n", time.Since(start).Round(100*time.Millisecond), cmd.Process.Pid, ports[0])
-	return "https://127.0.0.1:" + strconv.Itoa(ports[0]), ca.pem, stop, nil
+	return "https://127.0.0.1:" + strconv.Itoa(ports[0]), ca.PEM, stop, nil
 }
 
 // register creates both configurations, as a cluster admin would apply

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestShellJoin checks that printed command lines read back, through a
@@ -70,53 +64,6 @@ func TestIndent(t *testing.T) {
 		if got := indent(in); got != want {
 			t.Errorf("indent(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-// TestServingCertificate serves TLS with the files writeServing wrote and
-// connects as the API server would: trusting only the CA, to 127.0.0.1.
-func TestServingCertificate(t *testing.T) {
-	ca, err := newCA("test-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := ca.writeServing(dir, "127.0.0.1", time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	if err := ca.writeServing(dir, "localhost", time.Hour); err == nil {
-		t.Error("writeServing accepted a host name as an IP address")
-	}
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
-	if err != nil {
-		t.Fatalf("loading the pair as crdguard-webhook's certwatcher does: %v", err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	defer srv.Close()
-
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ca.pem) {
-		t.Fatal("the caBundle is not PEM")
-	}
-	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err := c.Get(srv.URL)
-	if err != nil {
-		t.Fatalf("a client trusting only the CA: %v", err)
-	}
-	resp.Body.Close()
-
-	other, err := newCA("other-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool = x509.NewCertPool()
-	pool.AppendCertsFromPEM(other.pem)
-	c = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	if resp, err := c.Get(srv.URL); err == nil {
-		resp.Body.Close()
-		t.Error("a client trusting another CA connected")
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package localca
 
 import (
 	"crypto/ecdsa"
@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -15,16 +14,16 @@ import (
 	"time"
 )
 
-// certificateAuthority signs the webhook's serving certificate. It exists
-// only for one run: the API server trusts it through the configurations'
-// caBundle, which is how cert-manager's CA injector wires a real cluster.
-type certificateAuthority struct {
+// CA signs serving certificates.
+type CA struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey
-	pem  []byte
+	// PEM is the CA certificate, for a caBundle.
+	PEM []byte
 }
 
-func newCA(name string) (*certificateAuthority, error) {
+// New makes a CA valid for a week.
+func New(name string) (*CA, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -48,17 +47,15 @@ func newCA(name string) (*certificateAuthority, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &certificateAuthority{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
 }
 
-// writeServing writes tls.crt and tls.key, for the IP address ip, into
-// dir: the file names crdguard-webhook's --cert-name and --key-name
-// default to.
-func (ca *certificateAuthority) writeServing(dir, ip string, validity time.Duration) error {
-	addr := net.ParseIP(ip)
-	if addr == nil {
-		return fmt.Errorf("not an IP address: %q", ip)
-	}
+// WriteServing writes tls.crt and tls.key (the names crdguard-webhook's
+// --cert-name and --key-name default to) for ip into dir, valid for
+// validity. Each file is written whole and renamed into place, as the
+// kubelet updates a mounted Secret, so a certificate watcher never reads
+// half a file.
+func (ca *CA) WriteServing(dir string, ip net.IP, validity time.Duration) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
@@ -71,9 +68,8 @@ func (ca *certificateAuthority) writeServing(dir, ip string, validity time.Durat
 	template := &x509.Certificate{
 		SerialNumber: serial,
 		Subject:      pkix.Name{CommonName: "crdguard-webhook"},
-		// The API server checks the URL's host against the SANs only; the
-		// common name is ignored.
-		IPAddresses: []net.IP{addr},
+		// The API server checks the URL's host against the SANs only.
+		IPAddresses: []net.IP{ip},
 		NotBefore:   now.Add(-time.Hour),
 		NotAfter:    now.Add(validity),
 		KeyUsage:    x509.KeyUsageDigitalSignature,
@@ -87,8 +83,17 @@ func (ca *certificateAuthority) writeServing(dir, ip string, validity time.Durat
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		return err
+	for name, block := range map[string]*pem.Block{
+		"tls.key": {Type: "EC PRIVATE KEY", Bytes: keyDER},
+		"tls.crt": {Type: "CERTIFICATE", Bytes: der},
+	} {
+		tmp := filepath.Join(dir, "."+name+".tmp")
+		if err := os.WriteFile(tmp, pem.EncodeToMemory(block), 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(dir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	return nil
 }

@@ -1,0 +1,56 @@
+package localca
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestServingCertificate serves TLS with the files WriteServing wrote and
+// connects as the API server would: trusting only the CA, to 127.0.0.1.
+func TestServingCertificate(t *testing.T) {
+	ca, err := New("test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := ca.WriteServing(dir, net.IPv4(127, 0, 0, 1), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
+	if err != nil {
+		t.Fatalf("loading the pair as crdguard-webhook's certwatcher does: %v", err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	defer srv.Close()
+
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca.PEM) {
+		t.Fatal("the caBundle is not PEM")
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatalf("a client trusting only the CA: %v", err)
+	}
+	resp.Body.Close()
+
+	other, err := New("other-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AppendCertsFromPEM(other.PEM)
+	c = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	if resp, err := c.Get(srv.URL); err == nil {
+		resp.Body.Close()
+		t.Error("a client trusting another CA connected")
+	}
+}
