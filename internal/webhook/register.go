@@ -23,17 +23,24 @@ type Config struct {
 	// NamespaceLabels looks up labels for namespaceSelectors; nil leaves
 	// them unknown.
 	NamespaceLabels NamespaceLabelsFunc
+	// CRDGuard enables ValidateCRDPath; nil leaves it unserved (opt-in:
+	// it needs list on the guarded kinds).
+	CRDGuard *CRDGuard
 }
 
 // Webhooks returns the admission webhooks by path, each recovering from a
 // panic in its handler as a 500 response: one bad object must not take the
 // server down with every request in flight.
 func Webhooks(cfg Config) map[string]*admission.Webhook {
-	return map[string]*admission.Webhook{
+	hooks := map[string]*admission.Webhook{
 		ValidatePath:       (&admission.Webhook{Handler: &Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
 		MutatePath:         (&admission.Webhook{Handler: &Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
 		ValidatePolicyPath: (&admission.Webhook{Handler: &PolicyValidator{Engines: cfg.Engines}}).WithRecoverPanic(true),
 	}
+	if cfg.CRDGuard != nil {
+		hooks[ValidateCRDPath] = (&admission.Webhook{Handler: &CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics}}).WithRecoverPanic(true)
+	}
+	return hooks
 }
 
 // Register serves the webhooks on server. A request they cannot evaluate

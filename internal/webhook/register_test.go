@@ -22,3 +22,16 @@ func TestWebhooksRecoverPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhooksCRDGuardOptIn: /validate-crd is served only with a guard.
+func TestWebhooksCRDGuardOptIn(t *testing.T) {
+	if _, ok := Webhooks(Config{})[ValidateCRDPath]; ok {
+		t.Errorf("%s served without a CRDGuard", ValidateCRDPath)
+	}
+	hook, ok := Webhooks(Config{CRDGuard: guard(&fakeStore{})})[ValidateCRDPath]
+	if !ok {
+		t.Fatalf("%s not served with a CRDGuard", ValidateCRDPath)
+	}
+	old := widget(t)
+	wantDenied(t, hook.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, removeNote(old), old)), map[string]string{noteGone: "field-removed"})
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -73,6 +74,35 @@ type Options struct {
 	// longest webhook timeout. Set the pod's terminationGracePeriodSeconds
 	// above it, or the kubelet kills requests still in flight.
 	ShutdownTimeout time.Duration
+	// GuardCRDs serves /validate-crd, the CRD upgrade guard
+	// (--guard-crds). Default false: it needs list on every guarded kind.
+	// It needs --guard-crds-selector or --guard-crd-names, or both (a CRD
+	// either selects is guarded).
+	GuardCRDs bool
+	// GuardCRDsSelector selects guarded CRDs by label, in kubectl's
+	// selector syntax (--guard-crds-selector). Use the same selector as the
+	// webhook configuration's objectSelector. Default "": none by label.
+	GuardCRDsSelector string
+	// GuardCRDNames are guarded CRDs by name, plural.group
+	// (--guard-crd-names). Default: none.
+	GuardCRDNames []string
+	// CRDApproverUsers and CRDApproverGroups may approve breaking CRD
+	// changes with crdguard.dev/approve: "<check>[,...]: <reason>"
+	// (--crd-approvers-users, --crd-approvers-groups). Default: nobody.
+	CRDApproverUsers  []string
+	CRDApproverGroups []string
+	// CRDReplayMaxObjects bounds the stored objects /validate-crd lists
+	// and replays for one CRD update; more is an error, left to the
+	// failurePolicy (--crd-replay-max-objects). Default 10000.
+	CRDReplayMaxObjects int
+	// CRDReplayPageSize is the limit of one list call
+	// (--crd-replay-page-size). Default 500.
+	CRDReplayPageSize int64
+	// CRDReplayTimeout bounds listing and replaying for one CRD update
+	// (--crd-replay-timeout). Default 8s: under the API server's default
+	// webhook timeout of 10s, so the webhook answers before it is cut off.
+	CRDReplayTimeout time.Duration
+
 	// Dev logs human-readable console lines at debug level (--dev).
 	// Default false: JSON at info level.
 	Dev bool
@@ -94,6 +124,9 @@ func NewOptions() *Options {
 		MetricsBindAddress:     ":8080",
 		ShutdownTimeout:        30 * time.Second,
 		SourceDebounce:         500 * time.Millisecond,
+		CRDReplayMaxObjects:    10000,
+		CRDReplayPageSize:      500,
+		CRDReplayTimeout:       8 * time.Second,
 	}
 }
 
@@ -114,6 +147,14 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `address of /metrics; "0" disables it`)
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, in-cluster, or ~/.kube/config")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long a graceful shutdown waits for in-flight requests")
+	fs.BoolVar(&o.GuardCRDs, "guard-crds", o.GuardCRDs, "serve /validate-crd, the CRD upgrade guard; needs list on the guarded kinds")
+	fs.StringVar(&o.GuardCRDsSelector, "guard-crds-selector", o.GuardCRDsSelector, "label selector of the CRDs /validate-crd guards")
+	fs.StringSliceVar(&o.GuardCRDNames, "guard-crd-names", o.GuardCRDNames, "names (plural.group) of the CRDs /validate-crd guards, comma-separated")
+	fs.StringSliceVar(&o.CRDApproverUsers, "crd-approvers-users", o.CRDApproverUsers, "users who may approve breaking CRD changes with crdguard.dev/approve")
+	fs.StringSliceVar(&o.CRDApproverGroups, "crd-approvers-groups", o.CRDApproverGroups, "groups whose members may approve breaking CRD changes with crdguard.dev/approve")
+	fs.IntVar(&o.CRDReplayMaxObjects, "crd-replay-max-objects", o.CRDReplayMaxObjects, "most stored objects /validate-crd replays for one CRD update; more fails the request")
+	fs.Int64Var(&o.CRDReplayPageSize, "crd-replay-page-size", o.CRDReplayPageSize, "objects per list call when /validate-crd reads stored objects")
+	fs.DurationVar(&o.CRDReplayTimeout, "crd-replay-timeout", o.CRDReplayTimeout, "time /validate-crd may spend listing and replaying stored objects; keep it below the webhook timeout")
 	fs.BoolVar(&o.Dev, "dev", o.Dev, "log human-readable console lines at debug level instead of JSON")
 }
 
@@ -184,6 +225,7 @@ func (o *Options) Validate() field.ErrorList {
 	if o.ShutdownTimeout <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("shutdown-timeout"), o.ShutdownTimeout.String(), "must be positive"))
 	}
+	errs = append(errs, o.validateCRDGuard()...)
 	// Validation runs over a map: sort so the message is the same each run.
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
 	return errs
@@ -195,4 +237,38 @@ func pathError(err error) string {
 		return pe.Err.Error()
 	}
 	return fmt.Sprint(err)
+}
+
+// validateCRDGuard checks the /validate-crd flags. Selecting CRDs without
+// --guard-crds is an error rather than ignored: whoever set them meant the
+// guard to run.
+func (o *Options) validateCRDGuard() field.ErrorList {
+	var errs field.ErrorList
+	if !o.GuardCRDs {
+		if o.GuardCRDsSelector != "" || len(o.GuardCRDNames) > 0 {
+			errs = append(errs, field.Invalid(field.NewPath("guard-crds"), false, "--guard-crds-selector and --guard-crd-names need --guard-crds"))
+		}
+		return errs
+	}
+	if o.GuardCRDsSelector == "" && len(o.GuardCRDNames) == 0 {
+		errs = append(errs, field.Required(field.NewPath("guard-crds-selector"), "--guard-crds needs --guard-crds-selector or --guard-crd-names"))
+	}
+	if o.GuardCRDsSelector != "" {
+		if sel, err := labels.Parse(o.GuardCRDsSelector); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("guard-crds-selector"), o.GuardCRDsSelector, err.Error()))
+		} else if sel.Empty() {
+			// An empty selector would match every CRD: say so with a name list.
+			errs = append(errs, field.Invalid(field.NewPath("guard-crds-selector"), o.GuardCRDsSelector, "selects nothing"))
+		}
+	}
+	if o.CRDReplayMaxObjects <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("crd-replay-max-objects"), o.CRDReplayMaxObjects, "must be positive"))
+	}
+	if o.CRDReplayPageSize <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("crd-replay-page-size"), o.CRDReplayPageSize, "must be positive"))
+	}
+	if o.CRDReplayTimeout <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("crd-replay-timeout"), o.CRDReplayTimeout.String(), "must be positive"))
+	}
+	return errs
 }

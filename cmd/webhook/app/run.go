@@ -12,7 +12,11 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,7 +32,8 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/crdguard/crdguard/internal/webhook"
-	"github.com/crdguard/crdguard/pkg/schema"
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	crdschema "github.com/crdguard/crdguard/pkg/schema"
 )
 
 // Run serves the webhooks until ctx is done, then shuts down gracefully:
@@ -63,7 +68,7 @@ func Run(ctx context.Context, o *Options) error {
 	} else {
 		source = &webhook.ClusterSource{Engines: engines, Metrics: metrics, Log: log.WithName("sources"), Debounce: o.SourceDebounce}
 		if len(o.CRDs) > 0 {
-			if source.Schemas, err = schema.RegistryFromFiles(ctx, o.CRDs...); err != nil {
+			if source.Schemas, err = crdschema.RegistryFromFiles(ctx, o.CRDs...); err != nil {
 				return fmt.Errorf("loading CRDs: %w", err)
 			}
 		}
@@ -121,10 +126,15 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// GetWebhookServer, not server: only through it does the manager add
 	// the server to what it starts.
+	guard, err := o.crdGuard(cfg)
+	if err != nil {
+		return err
+	}
 	webhook.Register(mgr.GetWebhookServer(), webhook.Config{
 		Engines:         engines,
 		Metrics:         metrics,
 		NamespaceLabels: namespaceLabels(mgr.GetClient(), mgr.GetAPIReader()),
+		CRDGuard:        guard,
 	})
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
@@ -186,4 +196,36 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		return nil, fmt.Errorf("finding the cluster's configuration: %w", err)
 	}
 	return cfg, nil
+}
+
+// crdGuard configures /validate-crd, nil when --guard-crds is off. Stored
+// objects are read live through the dynamic client, by the resource the
+// CRD names: no cache (a CRD upgrade is rare, its objects many) and no
+// discovery (the kinds are known from the CRD itself).
+func (o *Options) crdGuard(cfg *rest.Config) (*webhook.CRDGuard, error) {
+	if !o.GuardCRDs {
+		return nil, nil
+	}
+	guard := &webhook.CRDGuard{
+		Names:      o.GuardCRDNames,
+		Approvers:  v1alpha1.Approvers{Users: o.CRDApproverUsers, Groups: o.CRDApproverGroups},
+		PageSize:   o.CRDReplayPageSize,
+		MaxObjects: o.CRDReplayMaxObjects,
+		Timeout:    o.CRDReplayTimeout,
+	}
+	if o.GuardCRDsSelector != "" {
+		sel, err := labels.Parse(o.GuardCRDsSelector)
+		if err != nil {
+			return nil, fmt.Errorf("--guard-crds-selector: %w", err)
+		}
+		guard.Selector = sel
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	guard.List = func(ctx context.Context, gvr schema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+		return dyn.Resource(gvr).List(ctx, opts)
+	}
+	return guard, nil
 }

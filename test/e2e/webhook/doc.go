@@ -46,7 +46,14 @@
 //     crdguard cannot compile, naming every field path;
 //   - TestInvalidStoredPolicy: an invalid GuardPolicy that is stored anyway
 //     is reported in crdguard_policy_invalid and its last good version
-//     stays in force until it is fixed.
+//     stays in force until it is fixed;
+//   - TestCRDGuard: with /validate-crd registered for a test-only CRD
+//     (labelled crdguard.dev/e2e-guarded; the webhook runs with
+//     --guard-crds and alice as CRD approver), removing a field and
+//     narrowing an enum are denied at their paths, adding an optional field
+//     is accepted, lowering a maximum below a stored object's value is
+//     denied naming that object (also when bob approves), and the same
+//     update approved by alice is accepted.
 //
 // It has its own control plane rather than the e2e package's: there, the
 // MySQL example is compared against the server's schema verdict alone, and

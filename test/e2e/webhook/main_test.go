@@ -184,6 +184,9 @@ func run(m *testing.M) (code int) {
 	cluster.metrics = "http://" + o.MetricsBindAddress + "/metrics"
 	o.Kubeconfig = cluster.configs["admin"]
 	o.ShutdownTimeout = 10 * time.Second
+	// /validate-crd, for the CRDs crd_guard_test.go labels; alice approves.
+	o.GuardCRDs, o.GuardCRDsSelector = true, guardedCRDLabel+"=true"
+	o.CRDApproverUsers = []string{"alice"}
 	o.Complete()
 	if errs := o.Validate(); len(errs) > 0 {
 		return fail("webhook options: %v", errs.ToAggregate())

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"crypto/tls"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
+)
+
+func TestCRDGuardOptions(t *testing.T) {
+	got, err := parse(t, "--policies", examplePolicy,
+		"--guard-crds", "--guard-crds-selector", "crdguard.dev/guard=true,tier!=test",
+		"--guard-crd-names", "widgets.example.io,gadgets.example.io",
+		"--crd-approvers-users", "alice,bob", "--crd-approvers-groups", "platform",
+		"--crd-replay-max-objects", "50", "--crd-replay-page-size", "10", "--crd-replay-timeout", "3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NewOptions()
+	want.Policies = []string{examplePolicy}
+	want.tlsMinVersion = tls.VersionTLS12
+	want.GuardCRDs, want.GuardCRDsSelector = true, "crdguard.dev/guard=true,tier!=test"
+	want.GuardCRDNames = []string{"widgets.example.io", "gadgets.example.io"}
+	want.CRDApproverUsers, want.CRDApproverGroups = []string{"alice", "bob"}, []string{"platform"}
+	want.CRDReplayMaxObjects, want.CRDReplayPageSize, want.CRDReplayTimeout = 50, 10, 3*time.Second
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+
+	guard, err := got.crdGuard(&rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if guard.List == nil || guard.MaxObjects != 50 || guard.PageSize != 10 || guard.Timeout != 3*time.Second {
+		t.Errorf("guard %+v", guard)
+	}
+	if !guard.Selector.Matches(labels.Set{"crdguard.dev/guard": "true"}) || guard.Selector.Matches(labels.Set{"crdguard.dev/guard": "true", "tier": "test"}) {
+		t.Errorf("selector %s", guard.Selector)
+	}
+	if diff := cmp.Diff([]string{"widgets.example.io", "gadgets.example.io"}, guard.Names); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"alice", "bob"}, guard.Approvers.Users); diff != "" || len(guard.Approvers.Groups) != 1 {
+		t.Errorf("approvers %+v", guard.Approvers)
+	}
+
+	// Off by default: no guard, /validate-crd unserved.
+	off := NewOptions()
+	if guard, err := off.crdGuard(&rest.Config{}); err != nil || guard != nil {
+		t.Errorf("default options: guard %v, %v; want none", guard, err)
+	}
+}
+
+func TestCRDGuardOptionsInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{{
+		name: "selection without --guard-crds",
+		args: []string{"--guard-crds-selector", "a=b"},
+		want: `guard-crds: Invalid value: false: --guard-crds-selector and --guard-crd-names need --guard-crds`,
+	}, {
+		name: "names without --guard-crds",
+		args: []string{"--guard-crd-names", "widgets.example.io"},
+		want: `guard-crds: Invalid value: false: --guard-crds-selector and --guard-crd-names need --guard-crds`,
+	}, {
+		name: "nothing selected",
+		args: []string{"--guard-crds"},
+		want: `guard-crds-selector: Required value: --guard-crds needs --guard-crds-selector or --guard-crd-names`,
+	}, {
+		name: "bad selector and bounds",
+		args: []string{"--guard-crds", "--guard-crds-selector", "a==b==c",
+			"--crd-replay-max-objects", "0", "--crd-replay-page-size", "-1", "--crd-replay-timeout", "0s"},
+		want: `[crd-replay-max-objects: Invalid value: 0: must be positive, crd-replay-page-size: Invalid value: -1: must be positive, ` +
+			`crd-replay-timeout: Invalid value: "0s": must be positive, guard-crds-selector: Invalid value: "a==b==c": `,
+	}, {
+		name: "empty selector",
+		args: []string{"--guard-crds", "--guard-crds-selector", " "},
+		want: `guard-crds-selector: Invalid value: " ": selects nothing`,
+	}, {
+		name: "not a duration",
+		args: []string{"--crd-replay-timeout", "soon"},
+		want: `invalid argument "soon" for "--crd-replay-timeout" flag: time: invalid duration "soon"`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, append([]string{"--policies", examplePolicy}, tt.args...)...)
+			if err == nil || len(err.Error()) < len(tt.want) || err.Error()[:len(tt.want)] != tt.want {
+				t.Errorf("error:\n got %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,438 @@
+package webhook
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/schema"
+	"github.com/crdguard/crdguard/pkg/schema/diff"
+)
+
+// ValidateCRDPath guards CRD upgrades; register it for
+// customresourcedefinitions.apiextensions.k8s.io UPDATE, with an
+// objectSelector matching the guarded CRDs' label.
+const ValidateCRDPath = "/validate-crd"
+
+// StoredObjectsCheck is the name an approval gives to lift the denial of a
+// CRD update that would make stored objects invalid. It is not a diff
+// check: naming it says "I know these objects will be rejected on their
+// next update".
+const StoredObjectsCheck = "stored-objects"
+
+// maxDenialCauses bounds the causes of a denial: the API server puts them
+// all in the message kubectl prints, and a CRD upgrade can change hundreds
+// of paths. The rest is counted in one final cause; the full report is in
+// the webhook's log.
+const maxDenialCauses = 10
+
+// maxDetailRunes bounds one cause's detail, for the same reason.
+const maxDetailRunes = 300
+
+// The replay bounds of a CRDGuard that sets none, as the flags' defaults.
+const (
+	defaultReplayMaxObjects = 10000
+	defaultReplayTimeout    = 8 * time.Second
+)
+
+// ListFunc lists one page of stored objects of a resource, all namespaces.
+type ListFunc func(ctx context.Context, gvr k8sschema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
+
+// CRDGuard configures /validate-crd.
+type CRDGuard struct {
+	// Selector selects guarded CRDs by label; nil selects none by label.
+	Selector labels.Selector
+	// Names selects guarded CRDs by name (plural.group). A CRD is guarded
+	// when either the selector or the names select it.
+	Names []string
+	// Approvers may approve breaking changes with crdguard.dev/approve.
+	Approvers v1alpha1.Approvers
+	// List reads stored objects from the API server; it needs list on
+	// every guarded kind.
+	List ListFunc
+	// PageSize is the limit of one list call; 0: no limit.
+	PageSize int64
+	// MaxObjects bounds the stored objects replayed for one request; 0:
+	// 10000.
+	MaxObjects int
+	// Timeout bounds listing and replaying for one request; it must be
+	// below the webhook configuration's timeoutSeconds. 0: 8s.
+	Timeout time.Duration
+	// Now is the clock waivers are judged by; nil: time.Now.
+	Now func() time.Time
+}
+
+// CRDValidator is the /validate-crd handler: on UPDATE of a guarded CRD it
+// denies breaking schema changes that no approver approved, and changes
+// that make stored objects invalid. Other CRDs and operations are allowed
+// untouched.
+type CRDValidator struct {
+	Guard *CRDGuard
+	// Metrics records decisions; nil records nothing.
+	Metrics *Metrics
+}
+
+var _ admission.Handler = (*CRDValidator)(nil)
+
+// Handle decides one request and records it.
+func (v *CRDValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	start := time.Now()
+	resp := v.decide(ctx, req)
+	decision := decisionAllowed
+	switch {
+	case resp.Allowed:
+	case resp.Result != nil && resp.Result.Code == http.StatusUnprocessableEntity:
+		decision = decisionDenied
+	default:
+		decision = decisionError
+	}
+	v.Metrics.observe(string(req.Operation), req.Kind.Kind, decision, time.Since(start), nil)
+	return resp
+}
+
+func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Update {
+		return admission.Allowed("")
+	}
+	log := logf.FromContext(ctx)
+	old, err := decodeCRD(req.OldObject, "oldObject")
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	crd, err := decodeCRD(req.Object, "object")
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	// Old or new: removing the label in the breaking update itself must
+	// not escape the guard (the API server's objectSelector matches
+	// either too).
+	if !v.Guard.selects(old) && !v.Guard.selects(crd) {
+		return admission.Allowed("")
+	}
+	now := time.Now
+	if v.Guard.Now != nil {
+		now = v.Guard.Now
+	}
+
+	changes, err := diff.Compare(old, crd)
+	if err != nil {
+		log.Error(err, "Cannot compare the CRD versions", "crd", crd.Name)
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	approved, approvalProblem := crdApproval(old, crd, req.UserInfo, &v.Guard.Approvers)
+	var breaking, lifted []diff.Change
+	var warnings []string
+	for _, ch := range changes {
+		// The default configuration: breaking changes are errors,
+		// warnings are warnings, info is recorded only.
+		switch (*diff.Config)(nil).Decide(ch, now()).Enforcement {
+		case diff.Error:
+			if approved[ch.Check] {
+				lifted = append(lifted, ch)
+			} else {
+				breaking = append(breaking, ch)
+			}
+		case diff.Warn:
+			warnings = append(warnings, oneLine(ch.String()))
+		}
+	}
+
+	var invalid []invalidObject
+	if !approved[StoredObjectsCheck] {
+		invalid, err = v.Guard.replay(ctx, old, crd)
+		if err != nil {
+			// A known breaking change is a verdict without the objects; an
+			// unknown one is not, and failurePolicy decides.
+			log.Error(err, "Cannot replay the stored objects against the new CRD", "crd", crd.Name)
+			if len(breaking) == 0 {
+				return admission.Errored(http.StatusInternalServerError, err)
+			}
+		}
+	}
+
+	if len(breaking) == 0 && len(invalid) == 0 {
+		if len(lifted) > 0 {
+			log.Info("Allowed an approved CRD update", "crd", crd.Name, "approved", changeStrings(lifted))
+		}
+		resp := admission.Allowed("")
+		resp.Warnings = boundedWarnings(warnings)
+		return resp
+	}
+	// The full report: every change and object, for whoever reads why.
+	log.Info("Denied a CRD update", "crd", crd.Name, "breaking", changeStrings(breaking), "approved", changeStrings(lifted),
+		"invalidObjects", objectStrings(invalid), "approvalProblem", approvalProblem)
+	causes := denialCauses(breaking, invalid, approvalProblem)
+	gk := apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition").GroupKind()
+	status := apierrors.NewInvalid(gk, crd.Name, causes).Status()
+	resp := admission.Response{}
+	resp.Allowed = false
+	resp.Result = &status
+	resp.Warnings = boundedWarnings(warnings)
+	return resp
+}
+
+// decodeCRD reads one CRD of the request.
+func decodeCRD(raw runtime.RawExtension, what string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	if len(raw.Raw) == 0 {
+		return nil, fmt.Errorf("the admission request has no %s", what)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := json.Unmarshal(raw.Raw, crd); err != nil {
+		return nil, fmt.Errorf("decoding the admission request's %s: %w", what, err)
+	}
+	return crd, nil
+}
+
+// selects tells whether crd is guarded.
+func (g *CRDGuard) selects(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	if slices.Contains(g.Names, crd.Name) {
+		return true
+	}
+	return g.Selector != nil && !g.Selector.Empty() && g.Selector.Matches(labels.Set(crd.Labels))
+}
+
+// crdApproval returns the checks an approval in this request lifts, and
+// why an approval present was not honoured ("" if none). The model is the
+// GuardPolicy one, "<check>[,<check>...]: <reason>" in crdguard.dev/approve
+// by a listed user or group member, made one-shot without a mutating
+// webhook: only an annotation this request sets or changes counts, so an
+// approval left on the CRD does not approve its next upgrade too.
+func crdApproval(old, crd *apiextensionsv1.CustomResourceDefinition, user authenticationv1.UserInfo, approvers *v1alpha1.Approvers) (map[string]bool, string) {
+	value, ok := crd.Annotations[v1alpha1.ApproveAnnotation]
+	if !ok {
+		return nil, ""
+	}
+	if oldValue, had := old.Annotations[v1alpha1.ApproveAnnotation]; had && oldValue == value {
+		return nil, "the approval is unchanged from the stored CRD's; approve this update with a new one"
+	}
+	list, reason, found := strings.Cut(value, ":")
+	checks := map[string]bool{}
+	for _, c := range strings.Split(list, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			checks[c] = true
+		}
+	}
+	if !found || strings.TrimSpace(reason) == "" || len(checks) == 0 {
+		return nil, fmt.Sprintf(`%s must be "<check>[,<check>...]: <reason>"`, v1alpha1.ApproveAnnotation)
+	}
+	if !isCRDApprover(approvers, user) {
+		return nil, fmt.Sprintf("%s is not a CRD approver", user.Username)
+	}
+	return checks, ""
+}
+
+func isCRDApprover(a *v1alpha1.Approvers, user authenticationv1.UserInfo) bool {
+	if slices.Contains(a.Users, user.Username) {
+		return true
+	}
+	for _, g := range user.Groups {
+		if slices.Contains(a.Groups, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// invalidObject is a stored object the new CRD rejects on its next update.
+type invalidObject struct {
+	kind, namespace, name string
+	// schemaPath is the path of the version's schema in the new CRD.
+	schemaPath string
+	errs       field.ErrorList
+}
+
+func (o invalidObject) String() string {
+	name := o.name
+	if o.namespace != "" {
+		name = o.namespace + "/" + name
+	}
+	return fmt.Sprintf("%s %s: %s", o.kind, name, o.errs.ToAggregate())
+}
+
+// replay lists the stored objects of every version whose schema changes
+// and validates each as an update of itself under the new CRD: what its
+// next edit (a label, a status write) is held to, ratcheting included.
+// Versions the old CRD does not serve cannot be listed and hold nothing
+// new; versions the new one drops are the diff's business.
+func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomResourceDefinition) ([]invalidObject, error) {
+	var changed []int
+	for i, v := range crd.Spec.Versions {
+		j := slices.IndexFunc(old.Spec.Versions, func(o apiextensionsv1.CustomResourceDefinitionVersion) bool { return o.Name == v.Name })
+		if j < 0 || !old.Spec.Versions[j].Served || !v.Served {
+			continue
+		}
+		o := old.Spec.Versions[j]
+		if reflect.DeepEqual(o.Schema, v.Schema) && reflect.DeepEqual(o.Subresources, v.Subresources) && reflect.DeepEqual(o.SelectableFields, v.SelectableFields) {
+			continue
+		}
+		changed = append(changed, i)
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	registry, err := schema.NewRegistry(crd)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the new CRD: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(g.Timeout, defaultReplayTimeout))
+	defer cancel()
+	var invalid []invalidObject
+	seen := 0
+	for _, i := range changed {
+		v := crd.Spec.Versions[i]
+		gvr := k8sschema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural}
+		opts := metav1.ListOptions{Limit: g.PageSize}
+		for {
+			page, err := g.List(ctx, gvr, opts)
+			if err != nil {
+				return nil, fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)
+			}
+			seen += len(page.Items)
+			// Past the bound, the objects not read could be the invalid
+			// ones: that is not an answer.
+			if maxObjects := cmp.Or(g.MaxObjects, defaultReplayMaxObjects); seen > maxObjects {
+				return nil, fmt.Errorf("%s has more than %d stored objects to replay; raise --crd-replay-max-objects", gvr.GroupResource(), maxObjects)
+			}
+			for k := range page.Items {
+				obj := &page.Items[k]
+				if err := ctx.Err(); err != nil {
+					return nil, fmt.Errorf("replaying %s: %w (raise --crd-replay-timeout)", gvr.GroupResource(), err)
+				}
+				errs, err := storedObjectErrors(ctx, registry, obj)
+				if err != nil {
+					return nil, fmt.Errorf("validating %s %s/%s: %w", crd.Spec.Names.Kind, obj.GetNamespace(), obj.GetName(), err)
+				}
+				if len(errs) > 0 {
+					invalid = append(invalid, invalidObject{
+						kind: crd.Spec.Names.Kind, namespace: obj.GetNamespace(), name: obj.GetName(),
+						schemaPath: field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema").String(), errs: errs,
+					})
+				}
+			}
+			if page.GetContinue() == "" {
+				break
+			}
+			opts.Continue = page.GetContinue()
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("replaying %s: %w (raise --crd-replay-timeout)", gvr.GroupResource(), err)
+		}
+	}
+	return invalid, nil
+}
+
+// storedObjectErrors validates a stored object against the new schema, as
+// an update of itself (what its next edit is held to: transition rules,
+// status) and as a create. Ratcheting lets an unchanged invalid value
+// through an update, so the update alone would hide exactly what a
+// narrowed schema breaks (a value above a lowered maximum); the object is
+// invalid all the same, and any change to that value, or re-creating the
+// object, is rejected. Unknown fields are pruned on the next write, not
+// rejected.
+func storedObjectErrors(ctx context.Context, registry *schema.Registry, obj *unstructured.Unstructured) (field.ErrorList, error) {
+	onUpdate, err := registry.Validate(ctx, obj, obj)
+	if err != nil {
+		return nil, err
+	}
+	onCreate, err := registry.Validate(ctx, obj, nil)
+	if err != nil {
+		return nil, err
+	}
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for _, e := range append(onUpdate, onCreate...) {
+		key := e.Field + "\x00" + string(e.Type) + "\x00" + e.Detail
+		if seen[key] || schema.IsUnknownField(e) {
+			continue
+		}
+		seen[key] = true
+		errs = append(errs, e)
+	}
+	return errs, nil
+}
+
+// denialCauses are the top findings, each at its path in the CRD, then a
+// count of the rest. Breaking changes come first: they say what to fix.
+func denialCauses(breaking []diff.Change, invalid []invalidObject, approvalProblem string) field.ErrorList {
+	var causes field.ErrorList
+	if approvalProblem != "" {
+		causes = append(causes, field.Forbidden(field.NewPath("metadata", "annotations").Key(v1alpha1.ApproveAnnotation), oneLine(approvalProblem)))
+	}
+	for _, ch := range breaking {
+		detail := fmt.Sprintf("breaking change [%s]: %s: %s", ch.Check, ch.Values(), ch.Message)
+		if ch.Version != "" {
+			detail = ch.Version + ": " + detail
+		}
+		causes = append(causes, field.Forbidden(field.NewPath(ch.Path), oneLine(detail)))
+	}
+	for _, o := range invalid {
+		name := o.name
+		if o.namespace != "" {
+			name = o.namespace + "/" + name
+		}
+		detail := fmt.Sprintf("stored %s %s would be rejected on its next update: %s", o.kind, name, o.errs[0].Error())
+		if len(o.errs) > 1 {
+			detail += fmt.Sprintf(" (and %d more errors)", len(o.errs)-1)
+		}
+		causes = append(causes, field.Forbidden(field.NewPath(o.schemaPath), oneLine(detail)))
+	}
+	if len(causes) > maxDenialCauses {
+		rest := len(causes) - (maxDenialCauses - 1)
+		causes = append(causes[:maxDenialCauses-1], field.Forbidden(field.NewPath("spec"),
+			fmt.Sprintf("%d more findings (%d breaking changes, %d invalid stored objects in all); the crdguard webhook's log has the full report", rest, len(breaking), len(invalid))))
+	}
+	return causes
+}
+
+// oneLine fits s on one line of at most maxDetailRunes runes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxDetailRunes {
+		return string(r[:maxDetailRunes-1]) + "…"
+	}
+	return s
+}
+
+// boundedWarnings keeps the admission warnings short: kubectl prints each.
+func boundedWarnings(w []string) []string {
+	if len(w) > maxDenialCauses {
+		w = append(w[:maxDenialCauses-1:maxDenialCauses-1], fmt.Sprintf("%d more warnings", len(w)-(maxDenialCauses-1)))
+	}
+	return w
+}
+
+func changeStrings(changes []diff.Change) []string {
+	out := make([]string, len(changes))
+	for i, ch := range changes {
+		out[i] = ch.String()
+	}
+	return out
+}
+
+func objectStrings(objs []invalidObject) []string {
+	out := make([]string, len(objs))
+	for i, o := range objs {
+		out[i] = o.String()
+	}
+	return out
+}

@@ -1,0 +1,536 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// widgetCRD is the guarded CRD of these tests: widgets.test.example.io,
+// labelled guard=yes, with spec.size (maximum 10), spec.mode (enum) and
+// spec.note.
+const widgetCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.test.example.io
+  labels: {guard: "yes"}
+spec:
+  group: test.example.io
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, maximum: 10}
+              mode: {type: string, enum: [fast, slow]}
+              note: {type: string}
+`
+
+func widget(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict([]byte(widgetCRD), crd); err != nil {
+		t.Fatal(err)
+	}
+	return crd
+}
+
+// specProp edits one property of spec in every version.
+func specProp(crd *apiextensionsv1.CustomResourceDefinition, name string, fn func(p *apiextensionsv1.JSONSchemaProps, ok bool) *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.CustomResourceDefinition {
+	crd = crd.DeepCopy()
+	for i := range crd.Spec.Versions {
+		spec := crd.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties["spec"]
+		p, ok := spec.Properties[name]
+		if np := fn(&p, ok); np == nil {
+			delete(spec.Properties, name)
+		} else {
+			spec.Properties[name] = *np
+		}
+		crd.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	}
+	return crd
+}
+
+func removeNote(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	return specProp(crd, "note", func(*apiextensionsv1.JSONSchemaProps, bool) *apiextensionsv1.JSONSchemaProps { return nil })
+}
+
+func addColor(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	return specProp(crd, "color", func(*apiextensionsv1.JSONSchemaProps, bool) *apiextensionsv1.JSONSchemaProps {
+		return &apiextensionsv1.JSONSchemaProps{Type: "string"}
+	})
+}
+
+func setMaximum(crd *apiextensionsv1.CustomResourceDefinition, max float64) *apiextensionsv1.CustomResourceDefinition {
+	return specProp(crd, "size", func(p *apiextensionsv1.JSONSchemaProps, _ bool) *apiextensionsv1.JSONSchemaProps {
+		p.Maximum = &max
+		return p
+	})
+}
+
+func withApproval(crd *apiextensionsv1.CustomResourceDefinition, value string) *apiextensionsv1.CustomResourceDefinition {
+	crd = crd.DeepCopy()
+	if crd.Annotations == nil {
+		crd.Annotations = map[string]string{}
+	}
+	crd.Annotations[v1alpha1.ApproveAnnotation] = value
+	return crd
+}
+
+func crdRequest(t *testing.T, op admissionv1.Operation, user authenticationv1.UserInfo, obj, old *apiextensionsv1.CustomResourceDefinition) admission.Request {
+	t.Helper()
+	raw := func(crd *apiextensionsv1.CustomResourceDefinition) []byte {
+		if crd == nil {
+			return nil
+		}
+		out, err := json.Marshal(crd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	gvk := metav1.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+	name := ""
+	if obj != nil {
+		name = obj.Name
+	} else if old != nil {
+		name = old.Name
+	}
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID: types.UID("uid-crd"), Kind: gvk, RequestKind: &gvk,
+		Resource:  metav1.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
+		Name:      name,
+		Operation: op, UserInfo: user,
+		Object: runtime.RawExtension{Raw: raw(obj)}, OldObject: runtime.RawExtension{Raw: raw(old)},
+	}}
+}
+
+// fakeStore lists widgets in pages of its page size, recording the calls.
+type fakeStore struct {
+	objects []map[string]any
+	err     error
+	calls   []metav1.ListOptions
+	gvrs    []k8sschema.GroupVersionResource
+	delay   time.Duration
+}
+
+func (f *fakeStore) list(ctx context.Context, gvr k8sschema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	f.calls = append(f.calls, opts)
+	f.gvrs = append(f.gvrs, gvr)
+	if f.err != nil {
+		return nil, f.err
+	}
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	start := 0
+	if opts.Continue != "" {
+		fmt.Sscan(opts.Continue, &start)
+	}
+	end := len(f.objects)
+	if opts.Limit > 0 && start+int(opts.Limit) < end {
+		end = start + int(opts.Limit)
+	}
+	list := &unstructured.UnstructuredList{}
+	for _, o := range f.objects[start:end] {
+		list.Items = append(list.Items, unstructured.Unstructured{Object: o})
+	}
+	if end < len(f.objects) {
+		list.SetContinue(fmt.Sprint(end))
+	}
+	return list, nil
+}
+
+func storedWidget(name string, size int64) map[string]any {
+	return map[string]any{
+		"apiVersion": "test.example.io/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": name, "namespace": "ns", "resourceVersion": "1", "uid": "u-" + name},
+		"spec":     map[string]any{"size": size},
+	}
+}
+
+func guard(store *fakeStore) *CRDGuard {
+	return &CRDGuard{
+		Selector:   labels.SelectorFromSet(labels.Set{"guard": "yes"}),
+		Approvers:  v1alpha1.Approvers{Users: []string{"alice"}, Groups: []string{"platform"}},
+		List:       store.list,
+		PageSize:   2,
+		MaxObjects: 100,
+		Timeout:    5 * time.Second,
+	}
+}
+
+func causes(resp admission.Response) []metav1.StatusCause {
+	if resp.Result == nil || resp.Result.Details == nil {
+		return nil
+	}
+	return resp.Result.Details.Causes
+}
+
+func causeString(resp admission.Response) string {
+	var b strings.Builder
+	for _, c := range causes(resp) {
+		fmt.Fprintf(&b, "%s: %s\n", c.Field, c.Message)
+	}
+	return b.String()
+}
+
+// wantDenied checks a 422 Invalid on the CRD with a cause at each path
+// (prefix) whose message contains the text.
+func wantDenied(t *testing.T, resp admission.Response, want map[string]string) {
+	t.Helper()
+	if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusUnprocessableEntity || resp.Result.Reason != metav1.StatusReasonInvalid {
+		t.Fatalf("response %+v, want 422 Invalid", resp.AdmissionResponse)
+	}
+	if d := resp.Result.Details; d == nil || d.Kind != "CustomResourceDefinition" || d.Group != "apiextensions.k8s.io" || d.Name != "widgets.test.example.io" {
+		t.Errorf("details %+v, want CustomResourceDefinition widgets.test.example.io", resp.Result.Details)
+	}
+	for path, text := range want {
+		found := false
+		for _, c := range causes(resp) {
+			if strings.HasPrefix(c.Field, path) && strings.Contains(c.Message, text) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no cause at %s containing %q in:\n%s", path, text, causeString(resp))
+		}
+	}
+}
+
+func wantAllowed(t *testing.T, resp admission.Response) {
+	t.Helper()
+	if !resp.Allowed {
+		t.Fatalf("denied: %+v\n%s", resp.Result, causeString(resp))
+	}
+}
+
+var (
+	carol    = authenticationv1.UserInfo{Username: "carol", Groups: []string{"platform", "system:authenticated"}}
+	noteGone = "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.note"
+)
+
+func TestCRDGuardSelection(t *testing.T) {
+	old := widget(t)
+	unlabelled := old.DeepCopy()
+	unlabelled.Labels = nil
+	other := unlabelled.DeepCopy()
+	other.Name = "gadgets.test.example.io"
+
+	for _, tc := range []struct {
+		name     string
+		selector labels.Selector
+		names    []string
+		old      *apiextensionsv1.CustomResourceDefinition
+		guarded  bool
+	}{
+		{"selector matches", labels.SelectorFromSet(labels.Set{"guard": "yes"}), nil, old, true},
+		{"selector does not match", labels.SelectorFromSet(labels.Set{"guard": "yes"}), nil, unlabelled, false},
+		{"name matches", nil, []string{"widgets.test.example.io"}, unlabelled, true},
+		{"name does not match", nil, []string{"widgets.test.example.io"}, other, false},
+		{"empty selector selects nothing", labels.Everything(), nil, old, false},
+		{"neither", nil, nil, old, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := &fakeStore{}
+			g := guard(store)
+			g.Selector, g.Names = tc.selector, tc.names
+			v := &CRDValidator{Guard: g}
+			resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, removeNote(tc.old), tc.old))
+			if tc.guarded {
+				wantDenied(t, resp, map[string]string{noteGone: "field-removed"})
+			} else {
+				wantAllowed(t, resp)
+				if len(store.calls) != 0 {
+					t.Errorf("listed %d times for an unguarded CRD", len(store.calls))
+				}
+			}
+		})
+	}
+
+	// Removing the label in the breaking update itself does not escape.
+	t.Run("label removed by the update", func(t *testing.T) {
+		v := &CRDValidator{Guard: guard(&fakeStore{})}
+		resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, removeNote(unlabelled), old))
+		wantDenied(t, resp, map[string]string{noteGone: "field-removed"})
+	})
+}
+
+func TestCRDGuardOtherOperations(t *testing.T) {
+	store := &fakeStore{}
+	v := &CRDValidator{Guard: guard(store)}
+	crd := widget(t)
+	for _, req := range []admission.Request{
+		crdRequest(t, admissionv1.Create, bob, crd, nil),
+		crdRequest(t, admissionv1.Delete, bob, nil, crd),
+	} {
+		wantAllowed(t, v.Handle(t.Context(), req))
+	}
+	if len(store.calls) != 0 {
+		t.Errorf("listed %d times for a create and a delete", len(store.calls))
+	}
+}
+
+func TestCRDGuardBreakingDenied(t *testing.T) {
+	old := widget(t)
+	narrowed := specProp(old, "mode", func(p *apiextensionsv1.JSONSchemaProps, _ bool) *apiextensionsv1.JSONSchemaProps {
+		p.Enum = p.Enum[:1]
+		return p
+	})
+	v := &CRDValidator{Guard: guard(&fakeStore{})}
+	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, removeNote(narrowed), old))
+	wantDenied(t, resp, map[string]string{
+		noteGone: "v1: breaking change [field-removed]",
+		"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.mode": "enum-value-removed",
+	})
+	if !strings.Contains(resp.Result.Message, "slow") {
+		t.Errorf("message %q does not show the removed enum value", resp.Result.Message)
+	}
+}
+
+func TestCRDGuardSafeAllowed(t *testing.T) {
+	store := &fakeStore{objects: []map[string]any{storedWidget("a", 3)}}
+	v := &CRDValidator{Guard: guard(store)}
+	old := widget(t)
+	wantAllowed(t, v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, addColor(old), old)))
+	// Only a label: no schema changed, nothing to list.
+	relabelled := old.DeepCopy()
+	relabelled.Labels["team"] = "a"
+	store.calls = nil
+	wantAllowed(t, v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, relabelled, old)))
+	if len(store.calls) != 0 {
+		t.Errorf("listed %d times for an update that changes no schema", len(store.calls))
+	}
+}
+
+func TestCRDGuardDenialBounded(t *testing.T) {
+	old := widget(t)
+	for i := range 30 {
+		old = specProp(old, fmt.Sprintf("f%02d", i), func(*apiextensionsv1.JSONSchemaProps, bool) *apiextensionsv1.JSONSchemaProps {
+			return &apiextensionsv1.JSONSchemaProps{Type: "string", Description: strings.Repeat("long ", 200)}
+		})
+	}
+	crd := old
+	for i := range 30 {
+		crd = specProp(crd, fmt.Sprintf("f%02d", i), func(*apiextensionsv1.JSONSchemaProps, bool) *apiextensionsv1.JSONSchemaProps { return nil })
+	}
+	v := &CRDValidator{Guard: guard(&fakeStore{})}
+	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, crd, old))
+	wantDenied(t, resp, nil)
+	cs := causes(resp)
+	if len(cs) != maxDenialCauses {
+		t.Fatalf("%d causes, want %d:\n%s", len(cs), maxDenialCauses, causeString(resp))
+	}
+	last := cs[len(cs)-1]
+	if last.Field != "spec" || !strings.Contains(last.Message, "21 more findings (30 breaking changes, 0 invalid stored objects in all)") {
+		t.Errorf("last cause %s: %s, want the count of the 21 others", last.Field, last.Message)
+	}
+	for _, c := range cs {
+		if n := len([]rune(c.Message)); n > maxDetailRunes+len("Forbidden: ") {
+			t.Errorf("cause of %d runes: %s", n, c.Message)
+		}
+	}
+	if n := len(resp.Result.Message); n > 5000 {
+		t.Errorf("message of %d bytes", n)
+	}
+}
+
+func TestCRDGuardApproval(t *testing.T) {
+	old := widget(t)
+	const approve = "field-removed: the note field was never used"
+	for _, tc := range []struct {
+		name    string
+		user    authenticationv1.UserInfo
+		old     *apiextensionsv1.CustomResourceDefinition
+		value   string
+		allowed bool
+		problem string
+	}{
+		{"approver user", alice, old, approve, true, ""},
+		{"approver group", carol, old, approve, true, ""},
+		{"not an approver", bob, old, approve, false, "bob is not a CRD approver"},
+		{"other check approved", alice, old, "enum-value-removed: wrong check", false, ""},
+		{"malformed", alice, old, "field-removed", false, "must be"},
+		{"stale approval", alice, withApproval(old, approve), approve, false, "unchanged"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &CRDValidator{Guard: guard(&fakeStore{})}
+			resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, tc.user, withApproval(removeNote(old), tc.value), tc.old))
+			if tc.allowed {
+				wantAllowed(t, resp)
+				return
+			}
+			want := map[string]string{noteGone: "field-removed"}
+			if tc.problem != "" {
+				want["metadata.annotations[crdguard.dev/approve]"] = tc.problem
+			}
+			wantDenied(t, resp, want)
+		})
+	}
+}
+
+func TestCRDGuardStoredObjects(t *testing.T) {
+	old := widget(t)
+	store := &fakeStore{objects: []map[string]any{
+		storedWidget("a", 3), storedWidget("b", 9), storedWidget("c", 1), storedWidget("d", 8), storedWidget("e", 2),
+	}}
+	v := &CRDValidator{Guard: guard(store)}
+	lowered := setMaximum(old, 5)
+	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, lowered, old))
+	schemaPath := "spec.versions[0].schema.openAPIV3Schema"
+	wantDenied(t, resp, map[string]string{
+		schemaPath + ".properties.spec.properties.size": "maximum-changed",
+		schemaPath: "stored Widget ns/b would be rejected on its next update: spec.size",
+	})
+	if msg := causeString(resp); !strings.Contains(msg, "Widget ns/d") || strings.Contains(msg, "Widget ns/a") {
+		t.Errorf("want b and d named, not a:\n%s", msg)
+	}
+	// Paged: 5 objects at 2 a page, each continue passed on.
+	if len(store.calls) != 3 || store.calls[0].Limit != 2 || store.calls[1].Continue != "2" || store.calls[2].Continue != "4" {
+		t.Errorf("list calls %+v, want 3 pages of 2", store.calls)
+	}
+	if want := (k8sschema.GroupVersionResource{Group: "test.example.io", Version: "v1", Resource: "widgets"}); store.gvrs[0] != want {
+		t.Errorf("listed %v, want %v", store.gvrs[0], want)
+	}
+
+	// Approving the diff check alone leaves the stored objects' denial.
+	resp = v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(lowered, "maximum-changed: smaller widgets"), old))
+	wantDenied(t, resp, map[string]string{schemaPath: "Widget ns/b"})
+	for _, c := range causes(resp) {
+		if strings.Contains(c.Message, "maximum-changed") {
+			t.Errorf("approved change still denied: %s", c.Message)
+		}
+	}
+	// Approving both lifts it, without listing.
+	store.calls = nil
+	wantAllowed(t, v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(lowered, "maximum-changed,stored-objects: smaller widgets"), old)))
+	if len(store.calls) != 0 {
+		t.Errorf("listed %d times with stored-objects approved", len(store.calls))
+	}
+
+	// Lowered to a value every object meets: only the diff's finding.
+	resp = v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, setMaximum(old, 9), old))
+	wantDenied(t, resp, map[string]string{schemaPath + ".properties.spec.properties.size": "maximum-changed"})
+	if msg := causeString(resp); strings.Contains(msg, "stored Widget") {
+		t.Errorf("no object is invalid, yet:\n%s", msg)
+	}
+}
+
+// TestCRDGuardStoredObjectsOnly: with the diff's finding approved, a stored
+// object the new schema rejects still denies, on its own.
+func TestCRDGuardStoredObjectsOnly(t *testing.T) {
+	// The old CRD has no maximum on size; the new one adds one.
+	old := specProp(widget(t), "size", func(p *apiextensionsv1.JSONSchemaProps, _ bool) *apiextensionsv1.JSONSchemaProps {
+		p.Maximum = nil
+		return p
+	})
+	store := &fakeStore{objects: []map[string]any{storedWidget("big", 50)}}
+	v := &CRDValidator{Guard: guard(store)}
+	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 10), "maximum-changed: bounded"), old))
+	wantDenied(t, resp, map[string]string{"spec.versions[0].schema.openAPIV3Schema": "stored Widget ns/big would be rejected"})
+}
+
+func TestCRDGuardListFailure(t *testing.T) {
+	old := widget(t)
+	store := &fakeStore{err: errors.New("the server is on fire")}
+	v := &CRDValidator{Guard: guard(store)}
+
+	// Unknown verdict: 500, which failurePolicyDecides turns into an HTTP
+	// 500 so that failurePolicy decides.
+	req := crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 5), "maximum-changed: smaller"), old)
+	resp := v.Handle(t.Context(), req)
+	if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "on fire") {
+		t.Fatalf("response %+v, want a 500 naming the list error", resp.Result)
+	}
+	review := admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Request: &req.AdmissionRequest}
+	body, err := json.Marshal(review)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := httptest.NewServer(failurePolicyDecides(&admission.Webhook{Handler: v}))
+	defer server.Close()
+	httpResp, err := http.Post(server.URL, "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpResp.Body.Close()
+	if httpResp.StatusCode != http.StatusInternalServerError {
+		t.Errorf("HTTP %d, want 500", httpResp.StatusCode)
+	}
+
+	// A known breaking change is a verdict without the objects.
+	resp = v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, setMaximum(old, 5), old))
+	wantDenied(t, resp, map[string]string{"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size": "maximum-changed"})
+}
+
+func TestCRDGuardBounds(t *testing.T) {
+	old := widget(t)
+	approved := withApproval(setMaximum(old, 5), "maximum-changed: smaller")
+	var objects []map[string]any
+	for i := range 7 {
+		objects = append(objects, storedWidget(fmt.Sprintf("w%d", i), 1))
+	}
+
+	t.Run("objects", func(t *testing.T) {
+		store := &fakeStore{objects: objects}
+		g := guard(store)
+		g.MaxObjects = 6
+		resp := (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old))
+		if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "more than 6 stored objects") {
+			t.Fatalf("response %+v, want a 500 at the object bound", resp.Result)
+		}
+		// It stops at the page that crosses the bound.
+		if len(store.calls) != 4 {
+			t.Errorf("%d list calls, want 4", len(store.calls))
+		}
+		g.MaxObjects = 7
+		wantAllowed(t, (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old)))
+	})
+
+	t.Run("time", func(t *testing.T) {
+		store := &fakeStore{objects: objects, delay: time.Hour}
+		g := guard(store)
+		g.Timeout = 50 * time.Millisecond
+		start := time.Now()
+		resp := (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old))
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("took %s with a 50ms timeout", took)
+		}
+		if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "deadline exceeded") {
+			t.Fatalf("response %+v, want a 500 at the deadline", resp.Result)
+		}
+	})
+}
