@@ -18,14 +18,14 @@ import (
 // that HTTP/2 is not offered.
 func TestServingCertificateRenewal(t *testing.T) {
 	pool := x509.NewCertPool()
-	pool.AddCert(cluster.ca.cert)
+	pool.AppendCertsFromPEM(cluster.ca.PEM)
 	if conn, err := tls.Dial("tcp", cluster.webhookAddr, &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS11}); err == nil {
 		conn.Close()
 		t.Error("a TLS 1.1 handshake succeeded; the floor is TLS 1.2")
 	}
 
 	before := servedCertificate(t, tls.VersionTLS12)
-	if err := cluster.ca.writeServing(cluster.certDir, 48*time.Hour); err != nil {
+	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 48*time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	// fsnotify sees the rename at once; the certwatcher's 10s poll is the
@@ -56,7 +56,7 @@ func TestServingCertificateRenewal(t *testing.T) {
 func servedCertificate(t *testing.T, version uint16) *x509.Certificate {
 	t.Helper()
 	pool := x509.NewCertPool()
-	pool.AddCert(cluster.ca.cert)
+	pool.AppendCertsFromPEM(cluster.ca.PEM)
 	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", cluster.webhookAddr, &tls.Config{
 		RootCAs: pool, MinVersion: version, MaxVersion: version, NextProtos: []string{"h2", "http/1.1"},
 	})

@@ -140,7 +140,7 @@ func TestCRDGuard(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard-e2e-crd-guard"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name:         "validate-crd.crdguard.dev",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://" + cluster.webhookAddr + "/validate-crd"), CABundle: cluster.ca.pem},
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://" + cluster.webhookAddr + "/validate-crd"), CABundle: cluster.ca.PEM},
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
 				Rule: admissionregistrationv1.Rule{

@@ -2,14 +2,7 @@ package webhook
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -34,6 +27,7 @@ import (
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
@@ -50,12 +44,15 @@ var cluster struct {
 	// policies are the GuardPolicy files created as objects for the
 	// webhook to watch, and given to the CLI as --policies.
 	policies []string
-	ca       *certificateAuthority
+	ca       *localca.CA
 	certDir  string // the webhook's --cert-dir
 	// webhookAddr is the webhook server's host:port.
 	webhookAddr string
 	tmp         string
 }
+
+// localhost is where the webhook serves and what its certificate names.
+var localhost = net.IPv4(127, 0, 0, 1)
 
 // setupTimeout bounds starting the control plane and the webhook.
 const setupTimeout = 3 * time.Minute
@@ -154,7 +151,7 @@ func run(m *testing.M) (code int) {
 	}
 
 	// The webhook, in-process, through the same Run as the binary.
-	cluster.ca, err = newCertificateAuthority()
+	cluster.ca, err = localca.New("crdguard-e2e-ca")
 	if err != nil {
 		return fail("generating the CA: %v", err)
 	}
@@ -162,7 +159,7 @@ func run(m *testing.M) (code int) {
 	if err := os.Mkdir(cluster.certDir, 0o700); err != nil {
 		return fail("%v", err)
 	}
-	if err := cluster.ca.writeServing(cluster.certDir, 24*time.Hour); err != nil {
+	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 24*time.Hour); err != nil {
 		return fail("generating the serving certificate: %v", err)
 	}
 	ports, err := freePorts(3)
@@ -205,7 +202,7 @@ func run(m *testing.M) (code int) {
 		return fail("%v", err)
 	}
 	cluster.webhookAddr = fmt.Sprintf("127.0.0.1:%d", o.Port)
-	if err := register(ctx, "https://"+cluster.webhookAddr, cluster.ca.pem); err != nil {
+	if err := register(ctx, "https://"+cluster.webhookAddr, cluster.ca.PEM); err != nil {
 		return fail("registering the webhook: %v", err)
 	}
 	// Fill kubectl's discovery cache once for all the calls that follow.
@@ -217,86 +214,6 @@ func run(m *testing.M) (code int) {
 	}
 	fmt.Fprintf(os.Stderr, "webhook e2e: ready in %s\n", time.Since(start).Round(time.Millisecond))
 	return m.Run()
-}
-
-// certificateAuthority signs the webhook's serving certificates; the API
-// server trusts it through caBundle.
-type certificateAuthority struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newCertificateAuthority() (*certificateAuthority, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	template := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "crdguard-e2e-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(7 * 24 * time.Hour),
-		IsCA:                  true,
-		KeyUsage:              x509.KeyUsageCertSign,
-		BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
-	}
-	return &certificateAuthority{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
-}
-
-// writeServing writes tls.crt and tls.key for 127.0.0.1, valid for
-// validity, into dir. Each file is written whole and renamed into place,
-// as the kubelet updates a mounted Secret, so the certwatcher never reads
-// half a file.
-func (ca *certificateAuthority) writeServing(dir string, validity time.Duration) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		return err
-	}
-	template := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "crdguard-webhook"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(validity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return err
-	}
-	for name, block := range map[string]*pem.Block{
-		"tls.key": {Type: "EC PRIVATE KEY", Bytes: keyDER},
-		"tls.crt": {Type: "CERTIFICATE", Bytes: der},
-	} {
-		tmp := filepath.Join(dir, "."+name+".tmp")
-		if err := os.WriteFile(tmp, pem.EncodeToMemory(block), 0o600); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // freePorts asks the kernel for n unused ports.
