@@ -152,9 +152,7 @@ func normalize(errs field.ErrorList) field.ErrorList {
 		}
 		return cmp.Or(cmp.Compare(a.Field, b.Field), cmp.Compare(a.Type, b.Type), cmp.Compare(a.Detail, b.Detail))
 	})
-	return slices.CompactFunc(errs, func(a, b *field.Error) bool {
-		return a.Field == b.Field && a.Type == b.Type && a.Detail == b.Detail && a.Error() == b.Error()
-	})
+	return slices.CompactFunc(errs, func(a, b *field.Error) bool { return a.Error() == b.Error() })
 }
 
 // Decode returns obj as the API server would store it and show it to
