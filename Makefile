@@ -42,6 +42,7 @@ generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controll
 	CG="$$($(TOOLS) controller-gen)" && $$CG object paths=./pkg/apis/... && \
 		$$CG crd paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml pkg/apis/crdguard/v1alpha1/crd.yaml
+	cp config/crd/bases/crdguard.dev_guardpolicies.yaml charts/crdguard/crds/crdguard.dev_guardpolicies.yaml
 
 .PHONY: lint-api
 lint-api: generate ## Lint the GuardPolicy Go types against the CRD generated from them; warnings fail too.
@@ -49,7 +50,7 @@ lint-api: generate ## Lint the GuardPolicy Go types against the CRD generated fr
 
 .PHONY: verify
 verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generated files or lint-api findings.
-	@git diff --exit-code -- pkg/apis config/crd || { echo "generated files are stale: run make generate and commit"; exit 1; }
+	@git diff --exit-code -- pkg/apis config/crd charts/crdguard/crds || { echo "generated files are stale: run make generate and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	$(GO) mod tidy -diff

@@ -1,0 +1,98 @@
+{{- define "crdguard.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "crdguard.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "crdguard.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "crdguard.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "crdguard.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "crdguard.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "crdguard.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "crdguard.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The webhook Service, whose DNS names the serving certificate carries. */}}
+{{- define "crdguard.serviceName" -}}
+{{- include "crdguard.fullname" . }}
+{{- end }}
+
+{{- define "crdguard.servingCertName" -}}
+{{- printf "%s-serving" (include "crdguard.fullname" .) }}
+{{- end }}
+
+{{- define "crdguard.servingSecretName" -}}
+{{- printf "%s-serving-cert" (include "crdguard.fullname" .) }}
+{{- end }}
+
+{{/* cert-manager.io/inject-ca-from on both webhook configurations. */}}
+{{- define "crdguard.injectCA" -}}
+cert-manager.io/inject-ca-from: {{ printf "%s/%s" .Release.Namespace (include "crdguard.servingCertName" .) }}
+{{- end }}
+
+{{/* Always exempts kube-system, the release namespace and crdguard.dev/ignore. */}}
+{{- define "crdguard.namespaceSelector" -}}
+namespaceSelector:
+  matchExpressions:
+    - key: kubernetes.io/metadata.name
+      operator: NotIn
+      values:
+        {{- toYaml (uniq (concat (list "kube-system" .Release.Namespace) .Values.webhook.exemptNamespaces)) | nindent 8 }}
+    - key: crdguard.dev/ignore
+      operator: DoesNotExist
+    {{- with .Values.webhook.namespaceSelectorExpressions }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+{{- end }}
+
+{{- define "crdguard.clientConfig" -}}
+clientConfig:
+  service:
+    name: {{ include "crdguard.serviceName" .root }}
+    namespace: {{ .root.Release.Namespace }}
+    path: {{ .path }}
+    port: 443
+{{- end }}
+
+{{/* Settings shared by every webhook. */}}
+{{- define "crdguard.webhookCommon" -}}
+admissionReviewVersions: ["v1"]
+sideEffects: None
+matchPolicy: Equivalent
+failurePolicy: {{ .Values.webhook.failurePolicy }}
+timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}
+{{- end }}
+
+{{- define "crdguard.rules" -}}
+rules:
+{{- range .Values.webhook.rules }}
+  - apiGroups: {{ toJson .apiGroups }}
+    apiVersions: {{ toJson .apiVersions }}
+    resources: {{ toJson .resources }}
+    operations: {{ toJson (default (list "CREATE" "UPDATE") .operations) }}
+    scope: {{ default "*" .scope | quote }}
+{{- end }}
+{{- end }}

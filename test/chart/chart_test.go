@@ -1,0 +1,605 @@
+package chart
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	webhookapp "github.com/crdguard/crdguard/cmd/webhook/app"
+)
+
+// The chart ships the GuardPolicy CRD in crds/: it must be the generated one.
+func TestCRDIsGenerated(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join(env.root, "config", "crd", "bases", "crdguard.dev_guardpolicies.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(env.chart, "crds", "crdguard.dev_guardpolicies.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("charts/crdguard/crds/crdguard.dev_guardpolicies.yaml differs from config/crd/bases: cp config/crd/bases/crdguard.dev_guardpolicies.yaml charts/crdguard/crds/")
+	}
+	entries, err := os.ReadDir(filepath.Join(env.chart, "crds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Fatalf("charts/crdguard/crds has %d files, want only the GuardPolicy CRD", len(entries))
+	}
+}
+
+func TestLint(t *testing.T) {
+	out, errOut, err := helm(t.Context(), "lint", "--strict", env.chart)
+	if err != nil {
+		t.Fatalf("helm lint --strict: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// guarded are custom guarded kinds, with the CRD upgrade guard on.
+var guarded = []string{
+	"webhook.rules[0].apiGroups={db.example.io}",
+	"webhook.rules[0].apiVersions={v1,v1beta1}",
+	"webhook.rules[0].resources={mysqlclusters}",
+	"webhook.rules[1].apiGroups={cert-manager.io}",
+	"webhook.rules[1].apiVersions={*}",
+	"webhook.rules[1].resources={certificates}",
+	"webhook.rules[1].operations={CREATE}",
+	"webhook.rules[1].scope=Namespaced",
+	"webhook.exemptNamespaces={monitoring}",
+	"guardCRDs.enabled=true",
+	"guardCRDs.names={mysqlclusters.db.example.io,certificates.cert-manager.io}",
+	"guardCRDs.matchLabels.crdguard\\.dev/guard=enabled",
+	"guardCRDs.extraListRules[0].apiGroups={gateway.networking.k8s.io}",
+	"guardCRDs.extraListRules[0].resources={httproutes}",
+	"guardCRDs.approvers.users={alice}",
+	"guardCRDs.approvers.groups={dba}",
+}
+
+func TestTemplate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		set   []string
+		check func(t *testing.T, r *rendered)
+	}{{
+		name: "defaults",
+		check: func(t *testing.T, r *rendered) {
+			if r.get("MutatingWebhookConfiguration", "r-crdguard") != nil {
+				t.Error("a MutatingWebhookConfiguration without guarded kinds")
+			}
+			vwc := r.validating(t)
+			if names := webhookNames(vwc.Webhooks); !slices.Equal(names, []string{"validate-policy.crdguard.dev"}) {
+				t.Errorf("webhooks %v, want only validate-policy", names)
+			}
+			if r.get("ServiceMonitor", "r-crdguard") != nil {
+				t.Error("a ServiceMonitor by default")
+			}
+			if r.get("Service", "r-crdguard-metrics") == nil {
+				t.Error("no metrics Service")
+			}
+			if got := r.clusterRole(t).Rules; len(got) != 3 {
+				t.Errorf("ClusterRole has %d rules, want 3 (guardpolicies, CRDs, namespaces): %v", len(got), got)
+			}
+			if args := r.args(t); slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--guard-crd") }) {
+				t.Errorf("CRD guard flags without guardCRDs.enabled: %v", args)
+			}
+		},
+	}, {
+		name: "failurePolicy Ignore",
+		set:  append([]string{"webhook.failurePolicy=Ignore", "webhook.timeoutSeconds=5"}, guarded[:3]...),
+		check: func(t *testing.T, r *rendered) {
+			for _, w := range r.validating(t).Webhooks {
+				if *w.FailurePolicy != admissionregistrationv1.Ignore || *w.TimeoutSeconds != 5 {
+					t.Errorf("%s: failurePolicy %s, timeoutSeconds %d; want Ignore, 5", w.Name, *w.FailurePolicy, *w.TimeoutSeconds)
+				}
+			}
+			for _, w := range r.mutating(t).Webhooks {
+				if *w.FailurePolicy != admissionregistrationv1.Ignore || *w.TimeoutSeconds != 5 {
+					t.Errorf("%s: failurePolicy %s, timeoutSeconds %d; want Ignore, 5", w.Name, *w.FailurePolicy, *w.TimeoutSeconds)
+				}
+			}
+		},
+	}, {
+		name: "ServiceMonitor on",
+		set:  []string{"metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.labels.release=prom", "metrics.port=9090"},
+		check: func(t *testing.T, r *rendered) {
+			sm := r.get("ServiceMonitor", "r-crdguard")
+			if sm == nil {
+				t.Fatal("no ServiceMonitor")
+			}
+			svc := r.service(t, "r-crdguard-metrics")
+			sel, _, _ := unstructured.NestedStringMap(sm.Object, "spec", "selector", "matchLabels")
+			for k, v := range sel {
+				if svc.Labels[k] != v {
+					t.Errorf("ServiceMonitor selects %s=%s; the metrics Service has %q", k, v, svc.Labels[k])
+				}
+			}
+			if sm.GetLabels()["release"] != "prom" {
+				t.Errorf("ServiceMonitor labels %v lack release=prom", sm.GetLabels())
+			}
+			if p := svc.Spec.Ports[0]; p.Port != 9090 || p.Name != "http-metrics" {
+				t.Errorf("metrics port %v", p)
+			}
+			if !slices.Contains(r.args(t), "--metrics-bind-address=:9090") {
+				t.Errorf("args %v lack --metrics-bind-address=:9090", r.args(t))
+			}
+		},
+	}, {
+		name: "metrics off",
+		set:  []string{"metrics.enabled=false"},
+		check: func(t *testing.T, r *rendered) {
+			if r.get("Service", "r-crdguard-metrics") != nil {
+				t.Error("a metrics Service with metrics.enabled=false")
+			}
+			if !slices.Contains(r.args(t), "--metrics-bind-address=0") {
+				t.Errorf("args %v lack --metrics-bind-address=0", r.args(t))
+			}
+		},
+	}, {
+		name: "custom guarded kinds",
+		set:  guarded,
+		check: func(t *testing.T, r *rendered) {
+			vwc := r.validating(t)
+			if names := webhookNames(vwc.Webhooks); !slices.Equal(names, []string{"validate-policy.crdguard.dev", "validate.crdguard.dev", "validate-crd.crdguard.dev"}) {
+				t.Errorf("validating webhooks %v", names)
+			}
+			mwc := r.mutating(t)
+			for _, w := range []admissionregistrationv1.ValidatingWebhook{vwc.Webhooks[1]} {
+				checkRules(t, w.Name, w.Rules)
+				checkNamespaceSelector(t, w.Name, w.NamespaceSelector, "monitoring")
+			}
+			for _, w := range mwc.Webhooks {
+				checkRules(t, w.Name, w.Rules)
+				checkNamespaceSelector(t, w.Name, w.NamespaceSelector, "monitoring")
+				if w.ClientConfig.Service.Path == nil || *w.ClientConfig.Service.Path != "/mutate" {
+					t.Errorf("%s: path %v", w.Name, w.ClientConfig.Service.Path)
+				}
+			}
+			crd := vwc.Webhooks[2]
+			if *crd.ClientConfig.Service.Path != "/validate-crd" || crd.Rules[0].Resources[0] != "customresourcedefinitions" ||
+				!slices.Equal(crd.Rules[0].Operations, []admissionregistrationv1.OperationType{admissionregistrationv1.Update}) {
+				t.Errorf("validate-crd webhook: %+v", crd)
+			}
+			// With names and a selector, the webhook filters: no objectSelector.
+			if crd.ObjectSelector != nil && (len(crd.ObjectSelector.MatchLabels) > 0 || len(crd.ObjectSelector.MatchExpressions) > 0) {
+				t.Errorf("validate-crd objectSelector %v would hide CRDs guarded by name", crd.ObjectSelector)
+			}
+			want := []rbacv1.PolicyRule{
+				{APIGroups: []string{"db.example.io"}, Resources: []string{"mysqlclusters"}, Verbs: []string{"list"}},
+				{APIGroups: []string{"cert-manager.io"}, Resources: []string{"certificates"}, Verbs: []string{"list"}},
+				{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"httproutes"}, Verbs: []string{"list"}},
+			}
+			got := r.clusterRole(t).Rules
+			if len(got) != 3+len(want) {
+				t.Fatalf("ClusterRole rules %v", got)
+			}
+			for i, w := range want {
+				g := got[3+i]
+				if !slices.Equal(g.APIGroups, w.APIGroups) || !slices.Equal(g.Resources, w.Resources) || !slices.Equal(g.Verbs, w.Verbs) {
+					t.Errorf("ClusterRole rule %d = %v, want %v", 3+i, g, w)
+				}
+			}
+			args := r.args(t)
+			for _, a := range []string{
+				"--guard-crds", "--guard-crds-selector=crdguard.dev/guard=enabled",
+				"--guard-crd-names=mysqlclusters.db.example.io,certificates.cert-manager.io",
+				"--crd-approvers-users=alice", "--crd-approvers-groups=dba",
+			} {
+				if !slices.Contains(args, a) {
+					t.Errorf("args %v lack %s", args, a)
+				}
+			}
+		},
+	}, {
+		name: "CRD guard by selector only",
+		set:  []string{"guardCRDs.enabled=true", "guardCRDs.matchLabels.team=db"},
+		check: func(t *testing.T, r *rendered) {
+			w := r.validating(t).Webhooks[1]
+			if w.Name != "validate-crd.crdguard.dev" || w.ObjectSelector == nil || w.ObjectSelector.MatchLabels["team"] != "db" {
+				t.Errorf("validate-crd webhook %s objectSelector %v, want team=db", w.Name, w.ObjectSelector)
+			}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := render(t, tc.set...)
+			checkCommon(t, r)
+			tc.check(t, r)
+			dryRunCreate(t, r)
+			validateCertManager(t, r)
+		})
+	}
+}
+
+// Bad values are rejected by values.schema.json with helm's exact message.
+func TestBadValues(t *testing.T) {
+	const prefix = "Error: values don't meet the specifications of the schema(s) in the following chart(s):\ncrdguard:\n"
+	for _, tc := range []struct {
+		set  string
+		want string
+	}{
+		{"tls.mode=selfSigned", "- at '/tls/mode': value must be 'certManager'\n"},
+		{"webhook.failurePolicy=Maybe", "- at '/webhook/failurePolicy': value must be one of 'Fail', 'Ignore'\n"},
+		{"webhook.timeoutSeconds=31", "- at '/webhook/timeoutSeconds': maximum: got 31, want 30\n"},
+		{"replicaCount=0", "- at '/replicaCount': minimum: got 0, want 1\n"},
+		{"webhook.tlsMinVersion=VersionTLS11", "- at '/webhook/tlsMinVersion': value must be one of 'VersionTLS12', 'VersionTLS13'\n"},
+		{"webhook.sourceDebounce=soon", "- at '/webhook/sourceDebounce': 'soon' does not match pattern '^([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$'\n"},
+		{"webhook.port=70000", "- at '/webhook/port': maximum: got 70,000, want 65,535\n"},
+		{"webhookk.port=1", "- at '': additional properties 'webhookk' not allowed\n"},
+		{"guardCRDs.enabled=true", "- at '/guardCRDs': 'anyOf' failed\n  - at '/guardCRDs/names': minItems: got 0, want 1\n  - at '/guardCRDs/matchLabels': minProperties: got 0, want 1\n"},
+		{"guardCRDs.names={widgets}", "- at '/guardCRDs/names/0': 'widgets' does not match pattern '^[a-z0-9-]+\\\\.[a-z0-9.-]+$'\n"},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			out, errOut, err := helm(t.Context(), "template", "r", env.chart, "-n", releaseNamespace, "--set", tc.set)
+			if err == nil {
+				t.Fatalf("helm template accepted %s:\n%s", tc.set, out)
+			}
+			if want := prefix + tc.want + "\n"; errOut != want {
+				t.Errorf("helm template --set %s:\n got %q\nwant %q", tc.set, errOut, want)
+			}
+		})
+	}
+}
+
+// rendered is the output of helm template.
+type rendered struct {
+	yaml string
+	objs []*unstructured.Unstructured
+}
+
+func render(t *testing.T, set ...string) *rendered {
+	t.Helper()
+	args := []string{"template", "r", env.chart, "-n", releaseNamespace}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	out, errOut, err := helm(t.Context(), args...)
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, errOut)
+	}
+	r := &rendered{yaml: out}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decoding helm template output: %v", err)
+		}
+		if m == nil {
+			continue
+		}
+		r.objs = append(r.objs, &unstructured.Unstructured{Object: m})
+	}
+	return r
+}
+
+func (r *rendered) get(kind, name string) *unstructured.Unstructured {
+	for _, o := range r.objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// typed converts the rendered object into out, rejecting unknown fields.
+func (r *rendered) typed(t *testing.T, kind, name string, out any) {
+	t.Helper()
+	o := r.get(kind, name)
+	if o == nil {
+		t.Fatalf("no %s %s rendered", kind, name)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, out, true); err != nil {
+		t.Fatalf("%s %s: %v", kind, name, err)
+	}
+}
+
+func (r *rendered) validating(t *testing.T) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	c := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	r.typed(t, "ValidatingWebhookConfiguration", "r-crdguard", c)
+	return c
+}
+
+func (r *rendered) mutating(t *testing.T) *admissionregistrationv1.MutatingWebhookConfiguration {
+	c := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	r.typed(t, "MutatingWebhookConfiguration", "r-crdguard", c)
+	return c
+}
+
+func (r *rendered) deployment(t *testing.T) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	r.typed(t, "Deployment", "r-crdguard", d)
+	return d
+}
+
+func (r *rendered) service(t *testing.T, name string) *corev1.Service {
+	s := &corev1.Service{}
+	r.typed(t, "Service", name, s)
+	return s
+}
+
+func (r *rendered) clusterRole(t *testing.T) *rbacv1.ClusterRole {
+	c := &rbacv1.ClusterRole{}
+	r.typed(t, "ClusterRole", "r-crdguard", c)
+	return c
+}
+
+func (r *rendered) args(t *testing.T) []string {
+	return r.deployment(t).Spec.Template.Spec.Containers[0].Args
+}
+
+func webhookNames(ws []admissionregistrationv1.ValidatingWebhook) []string {
+	var names []string
+	for _, w := range ws {
+		names = append(names, w.Name)
+	}
+	return names
+}
+
+// checkCommon checks what every values set must render.
+func checkCommon(t *testing.T, r *rendered) {
+	t.Helper()
+	for _, o := range r.objs {
+		if ns := o.GetNamespace(); ns != "" && ns != releaseNamespace {
+			t.Errorf("%s %s in namespace %s", o.GetKind(), o.GetName(), ns)
+		}
+	}
+
+	// The Deployment: replicas, probes, security, flags crdguard-webhook accepts.
+	d := r.deployment(t)
+	if *d.Spec.Replicas != 2 {
+		t.Errorf("replicas %d, want 2", *d.Spec.Replicas)
+	}
+	pod := d.Spec.Template.Spec
+	if len(pod.TopologySpreadConstraints) == 0 || pod.Affinity == nil || pod.Affinity.PodAntiAffinity == nil {
+		t.Error("no topology spread or pod anti-affinity")
+	}
+	if r.get("PodDisruptionBudget", "r-crdguard") == nil {
+		t.Error("no PodDisruptionBudget")
+	}
+	if pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
+		t.Error("pod not runAsNonRoot")
+	}
+	c := pod.Containers[0]
+	sc := c.SecurityContext
+	if sc == nil || !*sc.RunAsNonRoot || !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation ||
+		!slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("container securityContext %+v", sc)
+	}
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
+		t.Errorf("resources %+v", c.Resources)
+	}
+	if c.LivenessProbe.HTTPGet.Path != "/healthz" || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
+		t.Errorf("probes %s, %s; want /healthz, /readyz", c.LivenessProbe.HTTPGet.Path, c.ReadinessProbe.HTTPGet.Path)
+	}
+	opts := webhookapp.NewOptions()
+	fs := pflag.NewFlagSet("crdguard-webhook", pflag.ContinueOnError)
+	opts.AddFlags(fs)
+	if err := fs.Parse(c.Args); err != nil {
+		t.Fatalf("crdguard-webhook rejects the rendered args %v: %v", c.Args, err)
+	}
+	if fs.NArg() != 0 {
+		t.Errorf("stray arguments %v", fs.Args())
+	}
+	opts.Complete()
+	if errs := opts.Validate(); len(errs) > 0 {
+		t.Errorf("crdguard-webhook rejects the rendered args %v: %v", c.Args, errs.ToAggregate())
+	}
+	if pod.TerminationGracePeriodSeconds == nil || *pod.TerminationGracePeriodSeconds <= int64(opts.ShutdownTimeout.Seconds()) {
+		t.Errorf("terminationGracePeriodSeconds %v not above --shutdown-timeout %s", pod.TerminationGracePeriodSeconds, opts.ShutdownTimeout)
+	}
+	var mount *corev1.VolumeMount
+	for i := range c.VolumeMounts {
+		if c.VolumeMounts[i].MountPath == opts.CertDir {
+			mount = &c.VolumeMounts[i]
+		}
+	}
+	if mount == nil {
+		t.Fatalf("nothing mounted at --cert-dir %s", opts.CertDir)
+	}
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	if ports["webhook"] != int32(opts.Port) || ":"+itoa(ports["health"]) != opts.HealthProbeBindAddress {
+		t.Errorf("container ports %v do not match --port %d, --health-probe-bind-address %s", ports, opts.Port, opts.HealthProbeBindAddress)
+	}
+
+	// The Service reaches the webhook port; the certificate names it.
+	svc := r.service(t, "r-crdguard")
+	if p := svc.Spec.Ports[0]; p.Port != 443 || p.TargetPort.String() != "webhook" {
+		t.Errorf("Service port %+v", p)
+	}
+	for k, v := range svc.Spec.Selector {
+		if d.Spec.Template.Labels[k] != v {
+			t.Errorf("Service selects %s=%s, pods have %q", k, v, d.Spec.Template.Labels[k])
+		}
+	}
+	cert := r.get("Certificate", "r-crdguard-serving")
+	if cert == nil {
+		t.Fatal("no serving Certificate")
+	}
+	dnsNames, _, _ := unstructured.NestedStringSlice(cert.Object, "spec", "dnsNames")
+	wantDNS := []string{svc.Name + "." + svc.Namespace + ".svc", svc.Name + "." + svc.Namespace + ".svc.cluster.local"}
+	if !slices.Equal(dnsNames, wantDNS) {
+		t.Errorf("serving Certificate dnsNames %v, want %v", dnsNames, wantDNS)
+	}
+	secretName, _, _ := unstructured.NestedString(cert.Object, "spec", "secretName")
+	for _, v := range pod.Volumes {
+		if v.Name == mount.Name && (v.Secret == nil || v.Secret.SecretName != secretName) {
+			t.Errorf("volume %s is not the serving Certificate's Secret %s", v.Name, secretName)
+		}
+	}
+	// The CA chain: self-signed Issuer -> CA Certificate -> CA Issuer -> serving Certificate.
+	if iss, _, _ := unstructured.NestedString(cert.Object, "spec", "issuerRef", "name"); iss != "r-crdguard-ca" {
+		t.Errorf("serving Certificate issued by %s", iss)
+	}
+	ca := r.get("Certificate", "r-crdguard-ca")
+	if isCA, _, _ := unstructured.NestedBool(ca.Object, "spec", "isCA"); !isCA {
+		t.Error("CA Certificate not isCA")
+	}
+	if iss, _, _ := unstructured.NestedString(ca.Object, "spec", "issuerRef", "name"); iss != "r-crdguard-selfsigned" {
+		t.Errorf("CA Certificate issued by %s", iss)
+	}
+	if s, _, _ := unstructured.NestedString(r.get("Issuer", "r-crdguard-ca").Object, "spec", "ca", "secretName"); s != "r-crdguard-ca" {
+		t.Errorf("CA Issuer reads Secret %s", s)
+	}
+	for _, o := range r.objs {
+		if strings.Contains(o.GetAPIVersion(), "cert-manager.io") && o.GetAPIVersion() != "cert-manager.io/v1" {
+			t.Errorf("%s %s uses %s", o.GetKind(), o.GetName(), o.GetAPIVersion())
+		}
+	}
+
+	// Every webhook: settings, Service path, and the injected CA.
+	inject := releaseNamespace + "/r-crdguard-serving"
+	vwc := r.validating(t)
+	if vwc.Annotations["cert-manager.io/inject-ca-from"] != inject {
+		t.Errorf("ValidatingWebhookConfiguration annotations %v", vwc.Annotations)
+	}
+	var all []webhook
+	for _, w := range vwc.Webhooks {
+		all = append(all, webhook{w.Name, w.ClientConfig, w.AdmissionReviewVersions, w.SideEffects, w.MatchPolicy, w.FailurePolicy, w.TimeoutSeconds})
+	}
+	if o := r.get("MutatingWebhookConfiguration", "r-crdguard"); o != nil {
+		mwc := r.mutating(t)
+		if mwc.Annotations["cert-manager.io/inject-ca-from"] != inject {
+			t.Errorf("MutatingWebhookConfiguration annotations %v", mwc.Annotations)
+		}
+		for _, w := range mwc.Webhooks {
+			all = append(all, webhook{w.Name, w.ClientConfig, w.AdmissionReviewVersions, w.SideEffects, w.MatchPolicy, w.FailurePolicy, w.TimeoutSeconds})
+		}
+	}
+	paths := map[string]string{
+		"validate-policy.crdguard.dev": "/validate-policy", "validate.crdguard.dev": "/validate",
+		"validate-crd.crdguard.dev": "/validate-crd", "mutate.crdguard.dev": "/mutate",
+	}
+	for _, w := range all {
+		s := w.clientConfig.Service
+		if s == nil || s.Name != svc.Name || s.Namespace != svc.Namespace || *s.Port != 443 || *s.Path != paths[w.name] {
+			t.Errorf("%s: clientConfig %+v", w.name, w.clientConfig)
+		}
+		if !slices.Equal(w.versions, []string{"v1"}) || *w.sideEffects != admissionregistrationv1.SideEffectClassNone ||
+			*w.matchPolicy != admissionregistrationv1.Equivalent || w.failurePolicy == nil || w.timeout == nil {
+			t.Errorf("%s: admissionReviewVersions %v sideEffects %v matchPolicy %v", w.name, w.versions, *w.sideEffects, *w.matchPolicy)
+		}
+	}
+}
+
+type webhook struct {
+	name          string
+	clientConfig  admissionregistrationv1.WebhookClientConfig
+	versions      []string
+	sideEffects   *admissionregistrationv1.SideEffectClass
+	matchPolicy   *admissionregistrationv1.MatchPolicyType
+	failurePolicy *admissionregistrationv1.FailurePolicyType
+	timeout       *int32
+}
+
+// checkRules checks the rules rendered from the guarded set.
+func checkRules(t *testing.T, name string, rules []admissionregistrationv1.RuleWithOperations) {
+	t.Helper()
+	cu := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+	if len(rules) != 2 ||
+		!slices.Equal(rules[0].APIGroups, []string{"db.example.io"}) || !slices.Equal(rules[0].APIVersions, []string{"v1", "v1beta1"}) ||
+		!slices.Equal(rules[0].Resources, []string{"mysqlclusters"}) || !slices.Equal(rules[0].Operations, cu) || *rules[0].Scope != admissionregistrationv1.AllScopes ||
+		!slices.Equal(rules[1].Resources, []string{"certificates"}) || !slices.Equal(rules[1].Operations, cu[:1]) || *rules[1].Scope != admissionregistrationv1.NamespacedScope {
+		t.Errorf("%s: rules %+v", name, rules)
+	}
+}
+
+// checkNamespaceSelector checks kube-system, the release namespace, extra
+// and crdguard.dev/ignore namespaces are exempt, and other namespaces are not.
+func checkNamespaceSelector(t *testing.T, name string, ls *metav1.LabelSelector, extra ...string) {
+	t.Helper()
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil {
+		t.Fatalf("%s: namespaceSelector: %v", name, err)
+	}
+	ns := func(name string, more ...string) labels.Set {
+		l := labels.Set{"kubernetes.io/metadata.name": name}
+		for i := 0; i+1 < len(more); i += 2 {
+			l[more[i]] = more[i+1]
+		}
+		return l
+	}
+	for _, exempt := range append([]labels.Set{ns("kube-system"), ns(releaseNamespace), ns("team-a", "crdguard.dev/ignore", ""), ns("team-b", "crdguard.dev/ignore", "true")}, func() (l []labels.Set) {
+		for _, e := range extra {
+			l = append(l, ns(e))
+		}
+		return l
+	}()...) {
+		if sel.Matches(exempt) {
+			t.Errorf("%s: namespaceSelector %s does not exempt namespace %v", name, sel, exempt)
+		}
+	}
+	if guarded := ns("team-a", "env", "prod"); !sel.Matches(guarded) {
+		t.Errorf("%s: namespaceSelector %s exempts namespace %v", name, sel, guarded)
+	}
+}
+
+// dryRunCreate creates every rendered object on the API server without storing it.
+func dryRunCreate(t *testing.T, r *rendered) {
+	t.Helper()
+	cmd := kubectl(t.Context(), "create", "--dry-run=server", "--validate=strict", "-o", "name", "-f", "-")
+	cmd.Stdin = strings.NewReader(r.yaml)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl create --dry-run=server: %v\n%s", err, out)
+	}
+	if got := strings.Count(strings.TrimSpace(string(out)), "\n") + 1; got != len(r.objs) {
+		t.Errorf("kubectl created %d objects, rendered %d:\n%s", got, len(r.objs), out)
+	}
+}
+
+// validateCertManager checks the cert-manager objects with crdguard validate:
+// unknown fields are errors there, and cert-manager's CEL rules apply.
+func validateCertManager(t *testing.T, r *rendered) {
+	t.Helper()
+	var docs []string
+	for _, o := range r.objs {
+		if o.GetAPIVersion() == "cert-manager.io/v1" {
+			b, err := o.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, string(b))
+		}
+	}
+	if len(docs) != 4 {
+		t.Fatalf("%d cert-manager objects, want 4 (2 Issuers, 2 Certificates)", len(docs))
+	}
+	run := func(docs []string) ([]byte, error) {
+		cmd := exec.CommandContext(t.Context(), env.crdguard, "validate", "--crds", env.certManagerCRD, "--missing-schemas", "error", "-")
+		cmd.Stdin = strings.NewReader(strings.Join(docs, "\n---\n"))
+		return cmd.CombinedOutput()
+	}
+	if out, err := run(docs); err != nil {
+		t.Errorf("crdguard validate of the cert-manager objects: %v\n%s", err, out)
+	}
+	// The control: an unknown field fails the same check.
+	bad := strings.Replace(docs[0], `"spec":{`, `"spec":{"unknownField":1,`, 1)
+	if out, err := run([]string{bad}); err == nil || !strings.Contains(string(out), "unknown field") {
+		t.Errorf("crdguard validate accepted an unknown field: %v\n%s", err, out)
+	}
+}
+
+func itoa(i int32) string { return strconv.Itoa(int(i)) }
