@@ -44,6 +44,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/localca"
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 func main() {
@@ -130,16 +131,8 @@ func run(ctx context.Context, out io.Writer) (err error) {
 	}
 	// A client certificate in system:masters: the webhook reads namespace
 	// labels with it, and kubectl --as needs the right to impersonate.
-	admin, err := env.AddUser(envtest.User{Name: "demo-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return err
-	}
-	kubeconfig, err := admin.KubeConfig()
-	if err != nil {
-		return err
-	}
 	d.config = filepath.Join(d.tmp, "kubeconfig")
-	if err := os.WriteFile(d.config, kubeconfig, 0o600); err != nil {
+	if err := localcluster.WriteKubeconfig(env, d.config, "demo-admin", "system:masters"); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "kube-apiserver at %s, ready in %s\n", cfg.Host, time.Since(start).Round(100*time.Millisecond))
@@ -269,7 +262,7 @@ func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM 
 	if err := ca.WriteServing(certDir, net.IPv4(127, 0, 0, 1), 24*time.Hour); err != nil {
 		return "", nil, nil, err
 	}
-	ports, err := freePorts(2)
+	ports, err := localcluster.FreePorts(2)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -576,19 +569,4 @@ func indent(s string) string {
 		return ""
 	}
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ") + "\n"
-}
-
-// freePorts asks the kernel for n unused local ports.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		// Held until all are picked, so the kernel gives n different ones.
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

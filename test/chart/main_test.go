@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // releaseNamespace is the namespace every values set is rendered for.
@@ -129,16 +130,8 @@ func run(m *testing.M) (code int) {
 	if err := c.Create(ctx, ns); err != nil {
 		return fail("creating namespace %s: %v", releaseNamespace, err)
 	}
-	user, err := te.AddUser(envtest.User{Name: "crdguard-chart", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
+	if err := localcluster.WriteKubeconfig(te, env.kubeconfig, "crdguard-chart", "system:masters"); err != nil {
 		return fail("adding the kubectl user: %v", err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		return fail("%v", err)
-	}
-	if err := os.WriteFile(env.kubeconfig, kubeconfig, 0o600); err != nil {
-		return fail("%v", err)
 	}
 	if out, err := kubectl(ctx, "api-resources", "-o", "name").CombinedOutput(); err != nil {
 		return fail("kubectl api-resources: %v\n%s", err, out)

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // The CRD sets installed in the cluster and given to crdguard with --crds.
@@ -162,16 +163,8 @@ func run(m *testing.M) (code int) {
 		}
 	}
 
-	user, err := env.AddUser(envtest.User{Name: "crdguard-e2e", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
+	if err := localcluster.WriteKubeconfig(env, cluster.kubeconfig, "crdguard-e2e", "system:masters"); err != nil {
 		return fail("adding the kubectl user: %v", err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		return fail("%v", err)
-	}
-	if err := os.WriteFile(cluster.kubeconfig, kubeconfig, 0o600); err != nil {
-		return fail("%v", err)
 	}
 	// Fill kubectl's discovery cache once, so the many kubectl calls that
 	// follow do not each fetch discovery.

@@ -28,6 +28,7 @@ import (
 	"github.com/crdguard/crdguard/cmd/webhook/app"
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localca"
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
@@ -136,17 +137,9 @@ func run(m *testing.M) (code int) {
 		"alice": {"dba", "system:masters"},
 		"bob":   {"developers", "system:masters"},
 	} {
-		user, err := env.AddUser(envtest.User{Name: name, Groups: groups}, nil)
-		if err != nil {
-			return fail("adding user %s: %v", name, err)
-		}
-		kubeconfig, err := user.KubeConfig()
-		if err != nil {
-			return fail("%v", err)
-		}
 		cluster.configs[name] = filepath.Join(tmp, name+".kubeconfig")
-		if err := os.WriteFile(cluster.configs[name], kubeconfig, 0o600); err != nil {
-			return fail("%v", err)
+		if err := localcluster.WriteKubeconfig(env, cluster.configs[name], name, groups...); err != nil {
+			return fail("adding user %s: %v", name, err)
 		}
 	}
 
@@ -162,7 +155,7 @@ func run(m *testing.M) (code int) {
 	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 24*time.Hour); err != nil {
 		return fail("generating the serving certificate: %v", err)
 	}
-	ports, err := freePorts(3)
+	ports, err := localcluster.FreePorts(3)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -214,20 +207,6 @@ func run(m *testing.M) (code int) {
 	}
 	fmt.Fprintf(os.Stderr, "webhook e2e: ready in %s\n", time.Since(start).Round(time.Millisecond))
 	return m.Run()
-}
-
-// freePorts asks the kernel for n unused ports.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // waitReady polls /readyz until the webhook is ready, or fails early when
