@@ -3,15 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -19,15 +16,12 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/audit"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
-
-// auditPageSize bounds how many objects one list call returns, so a large
-// cluster is read in pages rather than in one response held in memory.
-const auditPageSize = 250
 
 type auditOptions struct {
 	kubeconfig    string
@@ -70,13 +64,6 @@ from the cluster unless --policies or --crds name files.`,
 	return cmd
 }
 
-// auditTarget is one kind to list.
-type auditTarget struct {
-	gvr        runtimeschema.GroupVersionResource
-	gvk        runtimeschema.GroupVersionKind
-	namespaced bool
-}
-
 func (o *auditOptions) run(ctx context.Context, streams Streams) error {
 	loading := clientcmd.NewDefaultClientConfigLoadingRules()
 	loading.ExplicitPath = o.kubeconfig
@@ -117,22 +104,24 @@ func (o *auditOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return inputError(err)
 	}
-	targets, skipped := auditTargets(guardPolicies, crds, mapper)
+	targets, skipped := audit.Targets(guardPolicies, audit.StorageVersions(crds), mapper)
 	for _, s := range skipped {
 		fmt.Fprintf(streams.Err, "crdguard: warning: %s\n", s)
 	}
-	namespaceLabels, err := listNamespaceLabels(ctx, client)
+	lister := &audit.Lister{Client: client}
+	namespaceLabels, err := lister.NamespaceLabels(ctx)
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
 
 	var results []report.Result
 	for _, t := range targets {
-		err := listPaged(ctx, client, t, namespace, func(obj *unstructured.Unstructured) {
+		err := lister.List(ctx, t, namespace, func(obj *unstructured.Unstructured) error {
 			results = append(results, auditObject(ctx, engine, t, obj, namespaceLabels))
+			return nil
 		})
 		if err != nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("listing %s: %w", t.gvr, err)}
+			return &exitError{code: ExitInternal, err: fmt.Errorf("listing %s: %w", t.Resource, err)}
 		}
 	}
 	rep := report.New(results)
@@ -203,95 +192,16 @@ func (o *auditOptions) loadPolicies(ctx context.Context, streams Streams, client
 	return guardPolicies, nil
 }
 
-// auditTargets resolves the kinds the policies match to resources, once
-// each: a CRD's kind at its storage version (how its objects are stored),
-// any other kind at its preferred version.
-func auditTargets(guardPolicies []*v1alpha1.GuardPolicy, crds []*apiextensionsv1.CustomResourceDefinition, mapper *restmapper.DeferredDiscoveryRESTMapper) (targets []auditTarget, skipped []string) {
-	storage := map[runtimeschema.GroupKind]string{}
-	for _, crd := range crds {
-		for _, v := range crd.Spec.Versions {
-			if v.Storage {
-				storage[runtimeschema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = v.Name
-			}
-		}
-	}
-	seen := map[runtimeschema.GroupVersionResource]bool{}
-	for _, p := range guardPolicies {
-		for _, r := range p.Spec.Match.Resources {
-			for _, kind := range r.Kinds {
-				if kind == "*" || r.Group == "*" {
-					skipped = append(skipped, fmt.Sprintf("policy %s: wildcard kinds or groups are not audited; name the kinds", p.Name))
-					continue
-				}
-				gk := runtimeschema.GroupKind{Group: r.Group, Kind: kind}
-				var versions []string
-				if v, ok := storage[gk]; ok {
-					versions = []string{v}
-				}
-				mapping, err := mapper.RESTMapping(gk, versions...)
-				if err != nil {
-					skipped = append(skipped, fmt.Sprintf("policy %s: %s is not served by the cluster: %v", p.Name, gk, err))
-					continue
-				}
-				if seen[mapping.Resource] {
-					continue
-				}
-				seen[mapping.Resource] = true
-				targets = append(targets, auditTarget{gvr: mapping.Resource, gvk: mapping.GroupVersionKind, namespaced: mapping.Scope.Name() == "namespace"})
-			}
-		}
-	}
-	slices.SortFunc(targets, func(a, b auditTarget) int { return strings.Compare(a.gvr.String(), b.gvr.String()) })
-	return targets, skipped
-}
-
-func listNamespaceLabels(ctx context.Context, client dynamic.Interface) (map[string]map[string]string, error) {
-	labels := map[string]map[string]string{}
-	err := listPaged(ctx, client, auditTarget{gvr: runtimeschema.GroupVersionResource{Version: "v1", Resource: "namespaces"}}, "", func(ns *unstructured.Unstructured) {
-		labels[ns.GetName()] = ns.GetLabels()
-		if labels[ns.GetName()] == nil {
-			labels[ns.GetName()] = map[string]string{}
-		}
-	})
-	return labels, err
-}
-
-// listPaged lists t's objects page by page, handing each to fn.
-func listPaged(ctx context.Context, client dynamic.Interface, t auditTarget, namespace string, fn func(*unstructured.Unstructured)) error {
-	resource := dynamic.ResourceInterface(client.Resource(t.gvr))
-	if t.namespaced && namespace != "" {
-		resource = client.Resource(t.gvr).Namespace(namespace)
-	}
-	opts := metav1.ListOptions{Limit: auditPageSize}
-	for {
-		list, err := resource.List(ctx, opts)
-		if err != nil {
-			return err
-		}
-		for i := range list.Items {
-			fn(&list.Items[i])
-		}
-		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			return nil
-		}
-	}
-}
-
-// auditObject evaluates a stored object as an UPDATE of itself: what its
-// next edit will be held to.
-func auditObject(ctx context.Context, engine *policies.Engine, t auditTarget, obj *unstructured.Unstructured, namespaceLabels map[string]map[string]string) report.Result {
-	// List items carry no apiVersion/kind of their own in some encodings.
-	obj.SetGroupVersionKind(t.gvk)
+// auditObject evaluates a stored object as the background auditor does and
+// turns the outcome into a report result.
+func auditObject(ctx context.Context, engine *policies.Engine, t audit.Target, obj *unstructured.Unstructured, namespaceLabels map[string]map[string]string) report.Result {
 	res := report.Result{
-		Source:     "cluster:" + t.gvr.Resource + "." + t.gvr.Group,
+		Source:     "cluster:" + t.Resource.Resource + "." + t.Resource.Group,
 		APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
 		Operation: string(v1alpha1.Update),
 		NotStream: true,
 	}
-	out, err := engine.Evaluate(ctx, policies.Request{
-		Operation: v1alpha1.Update, Object: obj, OldObject: obj,
-		Namespace: obj.GetNamespace(), NamespaceLabels: namespaceLabels[obj.GetNamespace()],
-	})
+	out, err := audit.Evaluate(ctx, engine, obj, namespaceLabels)
 	if err != nil {
 		res.Error = err.Error()
 		return res
