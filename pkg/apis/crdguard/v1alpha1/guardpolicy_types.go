@@ -16,11 +16,38 @@ const ApproveAnnotation = "crdguard.dev/approve"
 // +kubebuilder:resource:scope=Cluster,shortName=gp,categories=crdguard
 // +kubebuilder:printcolumn:name="Enforcement",type=string,JSONPath=`.spec.enforcement`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Audited",type=date,JSONPath=`.status.audit.lastRunTime`,priority=1
+// +kubebuilder:printcolumn:name="Violations",type=integer,JSONPath=`.status.audit.violations`,priority=1
+// +kubebuilder:subresource:status
 type GuardPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec GuardPolicySpec `json:"spec"`
+
+	// Status is written by crdguard, never by users.
+	// +optional
+	Status *GuardPolicyStatus `json:"status,omitempty"`
+}
+
+// GuardPolicyStatus is what crdguard observed about a GuardPolicy.
+type GuardPolicyStatus struct {
+	// Audit is the outcome of the last background audit (the webhook's
+	// --audit) that evaluated the policy. Absent when none has.
+	// +optional
+	Audit *AuditStatus `json:"audit,omitempty"`
+}
+
+// AuditStatus is one background audit's outcome for one GuardPolicy.
+type AuditStatus struct {
+	// LastRunTime is when the audit finished.
+	LastRunTime metav1.Time `json:"lastRunTime"`
+
+	// Violations is the number of the policy's findings on stored
+	// objects, one per object, rule and field; the reports
+	// (openreports.io Report and ClusterReport) list them.
+	// +kubebuilder:validation:Minimum=0
+	Violations int64 `json:"violations"`
 }
 
 // GuardPolicyList is a list of GuardPolicies.
