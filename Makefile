@@ -49,7 +49,7 @@ lint-api: generate ## Lint the GuardPolicy Go types against the CRD generated fr
 	$(GO) run ./cmd/crdguard lint --fail-on warning --crds config/crd/bases ./pkg/apis/...
 
 .PHONY: verify
-verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generated files or lint-api findings.
+verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generated files, lint-api findings or config/ drifting from the chart.
 	@git diff --exit-code -- pkg/apis config/crd charts/crdguard/crds || { echo "generated files are stale: run make generate and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
@@ -58,6 +58,7 @@ verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generat
 	cd hack/tools/corpora && $(GO) mod tidy -diff
 	cd hack/tools/corpora-previous && $(GO) mod tidy -diff
 	cd hack/tools/helm && $(GO) mod tidy -diff
+	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test -count=1 -run '^TestKustomize' ./test/chart/
 
 .PHONY: demo
 demo: ## Run the webhook behind a real kube-apiserver and show kubectl's verdicts on examples/mysql.
