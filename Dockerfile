@@ -12,14 +12,15 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
-# The crdguard CLI takes its version from -X; crdguard-webhook has no version
-# variable yet.
+# Both binaries take VERSION from -X (crdguard version, crdguard-webhook
+# --version and its start log); without it they report "(devel)".
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
     go build -trimpath -ldflags "-s -w -X github.com/crdguard/crdguard/cmd/crdguard/app.version=${VERSION}" \
       -o /out/crdguard ./cmd/crdguard && \
     CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags "-s -w" -o /out/crdguard-webhook ./cmd/webhook
+    go build -trimpath -ldflags "-s -w -X github.com/crdguard/crdguard/cmd/webhook/app.version=${VERSION}" \
+      -o /out/crdguard-webhook ./cmd/webhook
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/crdguard-webhook /out/crdguard /usr/local/bin/

@@ -25,6 +25,7 @@ Without --policies, GuardPolicies (and, without --crds, CRDs) are watched
 from the cluster and applied without a restart; this needs get, list and
 watch on guardpolicies.crdguard.dev and customresourcedefinitions.`,
 		Args:          cobra.NoArgs,
+		Version:       Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -36,5 +37,8 @@ watch on guardpolicies.crdguard.dev and customresourcedefinitions.`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	// --version prints the version alone, as `crdguard version` does, and
+	// exits before the options are read.
+	cmd.SetVersionTemplate("{{.Version}}\n")
 	return cmd
 }

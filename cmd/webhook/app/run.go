@@ -152,7 +152,7 @@ func Run(ctx context.Context, o *Options) error {
 	}); err != nil {
 		return err
 	}
-	log.Info("Starting", "port", o.Port, "tlsMinVersion", o.TLSMinVersion, "http2", o.EnableHTTP2)
+	log.Info("Starting", "version", Version(), "port", o.Port, "tlsMinVersion", o.TLSMinVersion, "http2", o.EnableHTTP2)
 	return mgr.Start(ctx)
 }
 
