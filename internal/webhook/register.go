@@ -33,12 +33,12 @@ type Config struct {
 // server down with every request in flight.
 func Webhooks(cfg Config) map[string]*admission.Webhook {
 	hooks := map[string]*admission.Webhook{
-		ValidatePath:       (&admission.Webhook{Handler: &Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
-		MutatePath:         (&admission.Webhook{Handler: &Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}}).WithRecoverPanic(true),
-		ValidatePolicyPath: (&admission.Webhook{Handler: &PolicyValidator{Engines: cfg.Engines}}).WithRecoverPanic(true),
+		ValidatePath:       (&admission.Webhook{Handler: requireOperation(&Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels})}).WithRecoverPanic(true),
+		MutatePath:         (&admission.Webhook{Handler: requireOperation(&Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels})}).WithRecoverPanic(true),
+		ValidatePolicyPath: (&admission.Webhook{Handler: requireOperation(&PolicyValidator{Engines: cfg.Engines})}).WithRecoverPanic(true),
 	}
 	if cfg.CRDGuard != nil {
-		hooks[ValidateCRDPath] = (&admission.Webhook{Handler: &CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics}}).WithRecoverPanic(true)
+		hooks[ValidateCRDPath] = (&admission.Webhook{Handler: requireOperation(&CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics})}).WithRecoverPanic(true)
 	}
 	return hooks
 }

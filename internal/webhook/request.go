@@ -1,7 +1,10 @@
 package webhook
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -74,4 +77,21 @@ func objectName(req admission.Request, subject *unstructured.Unstructured) strin
 		return subject.GetName()
 	}
 	return subject.GetGenerateName()
+}
+
+// requireOperation denies, with 400, an AdmissionReview whose request is
+// missing (so its operation is empty) or names an operation admission does
+// not define. The API server never sends one, and every handler allows
+// the operations it does not evaluate: without this, a review without a
+// request would be answered "allowed".
+func requireOperation(next admission.Handler) admission.Handler {
+	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		switch req.Operation {
+		case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
+			return next.Handle(ctx, req)
+		case "":
+			return admission.Errored(http.StatusBadRequest, errors.New("the AdmissionReview has no request (no operation)"))
+		}
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("unknown operation %q", req.Operation))
+	})
 }

@@ -1,0 +1,34 @@
+package webhook
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// TestWebhooksRequireOperation: a review without a request, or with an
+// operation admission does not define, is a 400 on every path, never the
+// allow a handler gives an operation it does not evaluate.
+func TestWebhooksRequireOperation(t *testing.T) {
+	for path, hook := range Webhooks(Config{Engines: engines(t), CRDGuard: guard(&fakeStore{})}) {
+		for op, want := range map[admissionv1.Operation]string{
+			"":      "the AdmissionReview has no request (no operation)",
+			"PURGE": `unknown operation "PURGE"`,
+		} {
+			t.Run(path+"/"+string(op), func(t *testing.T) {
+				resp := hook.Handle(t.Context(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: op}})
+				if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusBadRequest || !strings.Contains(resp.Result.Message, want) {
+					t.Errorf("got %+v, want denied with 400 %q", resp.AdmissionResponse, want)
+				}
+			})
+		}
+		// CONNECT is still allowed unevaluated.
+		resp := hook.Handle(t.Context(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{UID: "c", Operation: admissionv1.Connect}})
+		if !resp.Allowed {
+			t.Errorf("%s: CONNECT got %+v, want allowed", path, resp.AdmissionResponse)
+		}
+	}
+}
