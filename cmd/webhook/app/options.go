@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/internal/selfsigned"
 )
 
 // Options configure crdguard-webhook. NewOptions sets every default named
@@ -48,6 +50,36 @@ type Options struct {
 	CertName string
 	// KeyName is the key's file in CertDir (--key-name). Default "tls.key".
 	KeyName string
+	// TLSMode is where the serving certificate comes from (--tls-mode):
+	// "files", CertDir's, reloaded when it changes; or "self-signed", issued
+	// and rotated by the webhook in SelfSignedSecret, its CA injected into
+	// the configurations named below (internal/selfsigned). Default "files".
+	TLSMode string
+	// SelfSignedSecret is the Secret, namespace/name, holding the CAs and
+	// the serving certificate (--self-signed-secret). Required with
+	// self-signed; created when missing.
+	SelfSignedSecret string
+	// SelfSignedDNSNames are the names the serving certificate is for, the
+	// webhook Service's (--self-signed-dns-names). Required with
+	// self-signed.
+	SelfSignedDNSNames []string
+	// SelfSignedValidatingConfigurations and
+	// SelfSignedMutatingConfigurations name the webhook configurations
+	// whose caBundle is kept equal to the Secret's ca.crt
+	// (--self-signed-validating-configurations,
+	// --self-signed-mutating-configurations). Default: none.
+	SelfSignedValidatingConfigurations []string
+	SelfSignedMutatingConfigurations   []string
+	// SelfSignedCADuration is the lifetime of a self-signed CA
+	// (--self-signed-ca-duration). Default 8760h; rotated at two thirds.
+	SelfSignedCADuration time.Duration
+	// SelfSignedDuration is the lifetime of a serving certificate
+	// (--self-signed-duration). Default 2160h; renewed at two thirds.
+	SelfSignedDuration time.Duration
+	// SelfSignedCAOverlap is how long a new CA is trusted before it signs,
+	// and the old one after (--self-signed-ca-overlap). Default 24h; at
+	// most a sixth of the CA duration.
+	SelfSignedCAOverlap time.Duration
 	// TLSMinVersion is the lowest TLS version served (--tls-min-version):
 	// "VersionTLS12" or "VersionTLS13". Default "VersionTLS12".
 	TLSMinVersion string
@@ -103,6 +135,25 @@ type Options struct {
 	// webhook timeout of 10s, so the webhook answers before it is cut off.
 	CRDReplayTimeout time.Duration
 
+	// Audit runs the background audit (--audit): the elected replica
+	// evaluates the stored objects the cluster's GuardPolicies match and
+	// writes the findings as OpenReports Reports. Default false. It needs
+	// GuardPolicies from the cluster (not --policies), the OpenReports
+	// CRDs, and turns on leader election (Lease crdguard-audit).
+	Audit bool
+	// AuditInterval is the time between audits when no GuardPolicy or CRD
+	// changes (--audit-interval). Default 1h.
+	AuditInterval time.Duration
+	// AuditQPS bounds the audit's requests per second: object lists and
+	// report writes (--audit-qps). Default 20.
+	AuditQPS float32
+	// AuditPageSize is the limit of one list call of the audit
+	// (--audit-page-size). Default 250.
+	AuditPageSize int64
+	// LeaderElectionNamespace holds the audit's Lease
+	// (--leader-election-namespace). Default "": the pod's namespace.
+	LeaderElectionNamespace string
+
 	// Dev logs human-readable console lines at debug level (--dev).
 	// Default false: JSON at info level.
 	Dev bool
@@ -119,6 +170,10 @@ func NewOptions() *Options {
 		CertDir:                "/tmp/k8s-webhook-server/serving-certs",
 		CertName:               "tls.crt",
 		KeyName:                "tls.key",
+		TLSMode:                TLSModeFiles,
+		SelfSignedCADuration:   selfsigned.DefaultCADuration,
+		SelfSignedDuration:     selfsigned.DefaultDuration,
+		SelfSignedCAOverlap:    selfsigned.DefaultOverlap,
 		TLSMinVersion:          "VersionTLS12",
 		HealthProbeBindAddress: ":8081",
 		MetricsBindAddress:     ":8080",
@@ -127,6 +182,9 @@ func NewOptions() *Options {
 		CRDReplayMaxObjects:    10000,
 		CRDReplayPageSize:      500,
 		CRDReplayTimeout:       8 * time.Second,
+		AuditInterval:          time.Hour,
+		AuditQPS:               20,
+		AuditPageSize:          250,
 	}
 }
 
@@ -140,6 +198,14 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with the serving certificate and key")
 	fs.StringVar(&o.CertName, "cert-name", o.CertName, "serving certificate file in --cert-dir")
 	fs.StringVar(&o.KeyName, "key-name", o.KeyName, "serving key file in --cert-dir")
+	fs.StringVar(&o.TLSMode, "tls-mode", o.TLSMode, "where the serving certificate comes from: "+strings.Join(tlsModes, " or "))
+	fs.StringVar(&o.SelfSignedSecret, "self-signed-secret", o.SelfSignedSecret, "namespace/name of the Secret holding the self-signed CAs and serving certificate; created when missing")
+	fs.StringSliceVar(&o.SelfSignedDNSNames, "self-signed-dns-names", o.SelfSignedDNSNames, "DNS names of the self-signed serving certificate, comma-separated")
+	fs.StringSliceVar(&o.SelfSignedValidatingConfigurations, "self-signed-validating-configurations", o.SelfSignedValidatingConfigurations, "ValidatingWebhookConfigurations whose caBundle is kept current, comma-separated")
+	fs.StringSliceVar(&o.SelfSignedMutatingConfigurations, "self-signed-mutating-configurations", o.SelfSignedMutatingConfigurations, "MutatingWebhookConfigurations whose caBundle is kept current, comma-separated")
+	fs.DurationVar(&o.SelfSignedCADuration, "self-signed-ca-duration", o.SelfSignedCADuration, "lifetime of a self-signed CA; rotated with overlaps at two thirds")
+	fs.DurationVar(&o.SelfSignedDuration, "self-signed-duration", o.SelfSignedDuration, "lifetime of a self-signed serving certificate; renewed at two thirds")
+	fs.DurationVar(&o.SelfSignedCAOverlap, "self-signed-ca-overlap", o.SelfSignedCAOverlap, "how long a new CA is trusted before it signs, and the old one after")
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "lowest TLS version: "+strings.Join(slices.Sorted(maps.Keys(tlsVersions)), " or "))
 	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "TLS 1.2 cipher suites (crypto/tls names, comma-separated); default Go's secure suites")
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "serve HTTP/2 as well as HTTP/1.1")
@@ -155,6 +221,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.CRDReplayMaxObjects, "crd-replay-max-objects", o.CRDReplayMaxObjects, "most stored objects /validate-crd replays for one CRD update; more fails the request")
 	fs.Int64Var(&o.CRDReplayPageSize, "crd-replay-page-size", o.CRDReplayPageSize, "objects per list call when /validate-crd reads stored objects")
 	fs.DurationVar(&o.CRDReplayTimeout, "crd-replay-timeout", o.CRDReplayTimeout, "time /validate-crd may spend listing and replaying stored objects; keep it below the webhook timeout")
+	fs.BoolVar(&o.Audit, "audit", o.Audit, "audit stored objects in the background on the elected replica and write OpenReports Reports")
+	fs.DurationVar(&o.AuditInterval, "audit-interval", o.AuditInterval, "time between background audits when no GuardPolicy or CRD changes")
+	fs.Float32Var(&o.AuditQPS, "audit-qps", o.AuditQPS, "most requests per second of the background audit")
+	fs.Int64Var(&o.AuditPageSize, "audit-page-size", o.AuditPageSize, "objects per list call of the background audit")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the background audit's Lease; default the pod's")
 	fs.BoolVar(&o.Dev, "dev", o.Dev, "log human-readable console lines at debug level instead of JSON")
 }
 
@@ -226,6 +297,8 @@ func (o *Options) Validate() field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("shutdown-timeout"), o.ShutdownTimeout.String(), "must be positive"))
 	}
 	errs = append(errs, o.validateCRDGuard()...)
+	errs = append(errs, o.validateTLSMode()...)
+	errs = append(errs, o.validateAudit()...)
 	// Validation runs over a map: sort so the message is the same each run.
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
 	return errs
@@ -269,6 +342,29 @@ func (o *Options) validateCRDGuard() field.ErrorList {
 	}
 	if o.CRDReplayTimeout <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("crd-replay-timeout"), o.CRDReplayTimeout.String(), "must be positive"))
+	}
+	return errs
+}
+
+// validateAudit checks the background audit's flags. It audits the
+// cluster's GuardPolicies and writes their status, so it cannot run on
+// policies from files.
+func (o *Options) validateAudit() field.ErrorList {
+	var errs field.ErrorList
+	if !o.Audit {
+		return errs
+	}
+	if len(o.Policies) > 0 {
+		errs = append(errs, field.Invalid(field.NewPath("audit"), true, "--audit audits the cluster's GuardPolicies; it cannot be used with --policies"))
+	}
+	if o.AuditInterval <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("audit-interval"), o.AuditInterval.String(), "must be positive"))
+	}
+	if o.AuditQPS <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("audit-qps"), o.AuditQPS, "must be positive"))
+	}
+	if o.AuditPageSize <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("audit-page-size"), o.AuditPageSize, "must be positive"))
 	}
 	return errs
 }

@@ -1,0 +1,64 @@
+package app
+
+import (
+	"crypto/tls"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestAuditOptions(t *testing.T) {
+	got, err := parse(t, "--audit", "--audit-interval", "10m", "--audit-qps", "5", "--audit-page-size", "100",
+		"--leader-election-namespace", "crdguard-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NewOptions()
+	want.tlsMinVersion = tls.VersionTLS12
+	want.Audit, want.AuditInterval, want.AuditQPS, want.AuditPageSize = true, 10*time.Minute, 5, 100
+	want.LeaderElectionNamespace = "crdguard-system"
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+	if off := NewOptions(); off.Audit || off.AuditInterval != time.Hour || off.AuditQPS != 20 || off.AuditPageSize != 250 {
+		t.Errorf("defaults: audit %v, interval %s, qps %v, page size %d; want off, 1h, 20, 250", off.Audit, off.AuditInterval, off.AuditQPS, off.AuditPageSize)
+	}
+}
+
+func TestAuditOptionsInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{{
+		name: "policies from files",
+		args: []string{"--audit", "--policies", examplePolicy},
+		want: `audit: Invalid value: true: --audit audits the cluster's GuardPolicies; it cannot be used with --policies`,
+	}, {
+		name: "every bad value",
+		args: []string{"--audit", "--audit-interval", "0s", "--audit-qps", "0", "--audit-page-size", "-1"},
+		want: `[audit-interval: Invalid value: "0s": must be positive, audit-page-size: Invalid value: -1: must be positive, ` +
+			`audit-qps: Invalid value: 0: must be positive]`,
+	}, {
+		// Without --audit the values are unused and not checked.
+		name: "audit off",
+		args: []string{"--policies", examplePolicy, "--audit-interval", "0s"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, tt.args...)
+			if got := errString(err); got != tt.want {
+				t.Errorf("error:\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
