@@ -38,11 +38,13 @@ bench: tools ## Benchmarks: per-object validation, CRD diff and replay, policy e
 	$(GO) run ./bench $(BENCHARGS)
 
 .PHONY: generate
-generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controller-gen.
+generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controller-gen; copy the OpenReports CRDs into the chart.
 	CG="$$($(TOOLS) controller-gen)" && $$CG object paths=./pkg/apis/... && \
 		$$CG crd paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml pkg/apis/crdguard/v1alpha1/crd.yaml
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml charts/crdguard/crds/crdguard.dev_guardpolicies.yaml
+	OR="$$($(GO) list -m -f '{{.Dir}}' github.com/openreports/reports-api)" && \
+		install -m 0644 "$$OR/config/crd/openreports.io_reports.yaml" "$$OR/config/crd/openreports.io_clusterreports.yaml" charts/crdguard/crds/
 
 .PHONY: lint-api
 lint-api: generate ## Lint the GuardPolicy Go types against the CRD generated from them; warnings fail too.
