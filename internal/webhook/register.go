@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"context"
+
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -26,6 +28,10 @@ type Config struct {
 	// CRDGuard enables ValidateCRDPath; nil leaves it unserved (opt-in:
 	// it needs list on the guarded kinds).
 	CRDGuard *CRDGuard
+	// Shutdown is done once the server starts shutting down (the context
+	// the manager runs with): requests in flight then still finish. nil:
+	// they are canceled with the server's context.
+	Shutdown context.Context
 }
 
 // Webhooks returns the admission webhooks by path, each recovering from a
@@ -47,6 +53,6 @@ func Webhooks(cfg Config) map[string]*admission.Webhook {
 // fails at the HTTP level, so the configuration's failurePolicy decides.
 func Register(server webhook.Server, cfg Config) {
 	for path, hook := range Webhooks(cfg) {
-		server.Register(path, failurePolicyDecides(hook))
+		server.Register(path, survivesShutdown(cfg.Shutdown, failurePolicyDecides(hook)))
 	}
 }

@@ -146,6 +146,9 @@ func Run(ctx context.Context, o *Options) error {
 		Metrics:         metrics,
 		NamespaceLabels: namespaceLabels(mgr.GetClient(), mgr.GetAPIReader()),
 		CRDGuard:        guard,
+		// Done when the shutdown starts, before the server's own context
+		// ends: requests in flight still finish.
+		Shutdown: ctx,
 	})
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
