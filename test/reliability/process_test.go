@@ -1,0 +1,143 @@
+package reliability
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
+)
+
+// webhookProcess is crdguard-webhook running as its own process, as the
+// kubelet runs it: signals and stderr are the real ones.
+type webhookProcess struct {
+	cmd  *exec.Cmd
+	addr string // the webhook server's host:port
+	// stderr is everything it logged.
+	stderr *lockedBuffer
+	// exited is closed once it has exited; then cmd.ProcessState is set.
+	exited chan struct{}
+}
+
+// startWebhook runs the built binary with the example policy and CRD from
+// files on a free port and waits until it is ready. args come last, so
+// they can override. The process is killed when the test ends, if it is
+// still running.
+func startWebhook(t *testing.T, args ...string) *webhookProcess {
+	t.Helper()
+	ports, err := localcluster.FreePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &webhookProcess{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
+	p.cmd = exec.Command(cluster.binary, append([]string{
+		"--policies", filepath.Join(cluster.examples, "policy.yaml"),
+		"--crds", filepath.Join(cluster.examples, "crd.yaml"),
+		"--kubeconfig", cluster.kubeconfig,
+		"--cert-dir", cluster.certDir,
+		"--bind-address", "127.0.0.1", "--port", strconv.Itoa(ports[0]),
+		"--health-probe-bind-address", probe,
+		"--metrics-bind-address", "0",
+	}, args...)...)
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	if err := waitReady(t.Context(), probe, p.exited); err != nil {
+		t.Fatalf("%v\n%s", err, p.stderr)
+	}
+	return p
+}
+
+// signal sends sig to the process.
+func (p *webhookProcess) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// running tells whether the process has not exited yet.
+func (p *webhookProcess) running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// wait waits up to limit for the process to exit and returns its exit
+// code; limit only keeps a hung process from hanging the test.
+func (p *webhookProcess) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(limit):
+		t.Fatalf("still running %s after the signal\n%s", limit, p.stderr)
+		return 0
+	}
+}
+
+// refusesConnections waits until a TCP connection to the webhook is
+// refused: its listener is closed.
+func (p *webhookProcess) refusesConnections(ctx context.Context) error {
+	for {
+		conn, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", p.addr)
+		if err == nil {
+			conn.Close()
+		} else if isRefused(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func isRefused(err error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno) && errno == syscall.ECONNREFUSED
+}
+
+// lockedBuffer collects a process's output while tests read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
