@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/internal/selfsigned"
 )
 
 // Options configure crdguard-webhook. NewOptions sets every default named
@@ -48,6 +50,36 @@ type Options struct {
 	CertName string
 	// KeyName is the key's file in CertDir (--key-name). Default "tls.key".
 	KeyName string
+	// TLSMode is where the serving certificate comes from (--tls-mode):
+	// "files", CertDir's, reloaded when it changes; or "self-signed", issued
+	// and rotated by the webhook in SelfSignedSecret, its CA injected into
+	// the configurations named below (internal/selfsigned). Default "files".
+	TLSMode string
+	// SelfSignedSecret is the Secret, namespace/name, holding the CAs and
+	// the serving certificate (--self-signed-secret). Required with
+	// self-signed; created when missing.
+	SelfSignedSecret string
+	// SelfSignedDNSNames are the names the serving certificate is for, the
+	// webhook Service's (--self-signed-dns-names). Required with
+	// self-signed.
+	SelfSignedDNSNames []string
+	// SelfSignedValidatingConfigurations and
+	// SelfSignedMutatingConfigurations name the webhook configurations
+	// whose caBundle is kept equal to the Secret's ca.crt
+	// (--self-signed-validating-configurations,
+	// --self-signed-mutating-configurations). Default: none.
+	SelfSignedValidatingConfigurations []string
+	SelfSignedMutatingConfigurations   []string
+	// SelfSignedCADuration is the lifetime of a self-signed CA
+	// (--self-signed-ca-duration). Default 8760h; rotated at two thirds.
+	SelfSignedCADuration time.Duration
+	// SelfSignedDuration is the lifetime of a serving certificate
+	// (--self-signed-duration). Default 2160h; renewed at two thirds.
+	SelfSignedDuration time.Duration
+	// SelfSignedCAOverlap is how long a new CA is trusted before it signs,
+	// and the old one after (--self-signed-ca-overlap). Default 24h; at
+	// most a sixth of the CA duration.
+	SelfSignedCAOverlap time.Duration
 	// TLSMinVersion is the lowest TLS version served (--tls-min-version):
 	// "VersionTLS12" or "VersionTLS13". Default "VersionTLS12".
 	TLSMinVersion string
@@ -138,6 +170,10 @@ func NewOptions() *Options {
 		CertDir:                "/tmp/k8s-webhook-server/serving-certs",
 		CertName:               "tls.crt",
 		KeyName:                "tls.key",
+		TLSMode:                TLSModeFiles,
+		SelfSignedCADuration:   selfsigned.DefaultCADuration,
+		SelfSignedDuration:     selfsigned.DefaultDuration,
+		SelfSignedCAOverlap:    selfsigned.DefaultOverlap,
 		TLSMinVersion:          "VersionTLS12",
 		HealthProbeBindAddress: ":8081",
 		MetricsBindAddress:     ":8080",
@@ -162,6 +198,14 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with the serving certificate and key")
 	fs.StringVar(&o.CertName, "cert-name", o.CertName, "serving certificate file in --cert-dir")
 	fs.StringVar(&o.KeyName, "key-name", o.KeyName, "serving key file in --cert-dir")
+	fs.StringVar(&o.TLSMode, "tls-mode", o.TLSMode, "where the serving certificate comes from: "+strings.Join(tlsModes, " or "))
+	fs.StringVar(&o.SelfSignedSecret, "self-signed-secret", o.SelfSignedSecret, "namespace/name of the Secret holding the self-signed CAs and serving certificate; created when missing")
+	fs.StringSliceVar(&o.SelfSignedDNSNames, "self-signed-dns-names", o.SelfSignedDNSNames, "DNS names of the self-signed serving certificate, comma-separated")
+	fs.StringSliceVar(&o.SelfSignedValidatingConfigurations, "self-signed-validating-configurations", o.SelfSignedValidatingConfigurations, "ValidatingWebhookConfigurations whose caBundle is kept current, comma-separated")
+	fs.StringSliceVar(&o.SelfSignedMutatingConfigurations, "self-signed-mutating-configurations", o.SelfSignedMutatingConfigurations, "MutatingWebhookConfigurations whose caBundle is kept current, comma-separated")
+	fs.DurationVar(&o.SelfSignedCADuration, "self-signed-ca-duration", o.SelfSignedCADuration, "lifetime of a self-signed CA; rotated with overlaps at two thirds")
+	fs.DurationVar(&o.SelfSignedDuration, "self-signed-duration", o.SelfSignedDuration, "lifetime of a self-signed serving certificate; renewed at two thirds")
+	fs.DurationVar(&o.SelfSignedCAOverlap, "self-signed-ca-overlap", o.SelfSignedCAOverlap, "how long a new CA is trusted before it signs, and the old one after")
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "lowest TLS version: "+strings.Join(slices.Sorted(maps.Keys(tlsVersions)), " or "))
 	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "TLS 1.2 cipher suites (crypto/tls names, comma-separated); default Go's secure suites")
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "serve HTTP/2 as well as HTTP/1.1")
@@ -253,6 +297,7 @@ func (o *Options) Validate() field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("shutdown-timeout"), o.ShutdownTimeout.String(), "must be positive"))
 	}
 	errs = append(errs, o.validateCRDGuard()...)
+	errs = append(errs, o.validateTLSMode()...)
 	errs = append(errs, o.validateAudit()...)
 	// Validation runs over a map: sort so the message is the same each run.
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -22,7 +21,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -79,13 +77,10 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	// An explicit certwatcher rather than the server's own: it reads the
-	// files now, so a missing certificate fails the start instead of the
-	// first handshake, and it reloads them when cert-manager renews the
-	// Secret.
-	certs, err := certwatcher.New(filepath.Join(o.CertDir, o.CertName), filepath.Join(o.CertDir, o.KeyName))
+	// From files or self-signed (--tls-mode), read or issued now.
+	certs, err := o.servingCertificates(ctx, cfg, log)
 	if err != nil {
-		return fmt.Errorf("loading the serving certificate: %w", err)
+		return err
 	}
 	// Called at once with the certificate New read, then on every renewal.
 	certs.RegisterCallback(metrics.SetServingCertificate)

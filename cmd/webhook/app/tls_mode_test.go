@@ -1,0 +1,114 @@
+package app
+
+import (
+	"crypto/tls"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/client-go/rest"
+)
+
+func TestTLSModeOptions(t *testing.T) {
+	got, err := parse(t, "--policies", examplePolicy,
+		"--tls-mode", "self-signed", "--self-signed-secret", "crdguard-system/crdguard-tls",
+		"--self-signed-dns-names", "crdguard.crdguard-system.svc,crdguard.crdguard-system.svc.cluster.local",
+		"--self-signed-validating-configurations", "crdguard",
+		"--self-signed-mutating-configurations", "crdguard,crdguard-extra",
+		"--self-signed-ca-duration", "720h", "--self-signed-duration", "24h", "--self-signed-ca-overlap", "2h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NewOptions()
+	want.Policies = []string{examplePolicy}
+	want.tlsMinVersion = tls.VersionTLS12
+	want.TLSMode, want.SelfSignedSecret = "self-signed", "crdguard-system/crdguard-tls"
+	want.SelfSignedDNSNames = []string{"crdguard.crdguard-system.svc", "crdguard.crdguard-system.svc.cluster.local"}
+	want.SelfSignedValidatingConfigurations = []string{"crdguard"}
+	want.SelfSignedMutatingConfigurations = []string{"crdguard", "crdguard-extra"}
+	want.SelfSignedCADuration, want.SelfSignedDuration, want.SelfSignedCAOverlap = 720*time.Hour, 24*time.Hour, 2*time.Hour
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+
+	// The default is today's: files, with a year's CA should the mode be
+	// switched.
+	defaults := NewOptions()
+	if defaults.TLSMode != "files" || defaults.SelfSignedCADuration != 8760*time.Hour || defaults.SelfSignedDuration != 2160*time.Hour || defaults.SelfSignedCAOverlap != 24*time.Hour {
+		t.Errorf("defaults: mode %s, CA %s, serving %s, overlap %s", defaults.TLSMode, defaults.SelfSignedCADuration, defaults.SelfSignedDuration, defaults.SelfSignedCAOverlap)
+	}
+}
+
+func TestTLSModeInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{{
+		name: "unknown mode",
+		args: []string{"--tls-mode", "cert-manager"},
+		want: `tls-mode: Unsupported value: "cert-manager": supported values: "files", "self-signed"`,
+	}, {
+		name: "self-signed flags without the mode",
+		args: []string{"--self-signed-secret", "ns/name", "--self-signed-dns-names", "a.svc"},
+		want: `tls-mode: Invalid value: "files": --self-signed-* flags need --tls-mode=self-signed`,
+	}, {
+		name: "nothing named",
+		args: []string{"--tls-mode", "self-signed"},
+		want: `[self-signed-dns-names: Required value: the serving certificate needs the Service's DNS names, ` +
+			`self-signed-secret: Required value: --tls-mode=self-signed needs the Secret as namespace/name]`,
+	}, {
+		name: "secret without namespace",
+		args: []string{"--tls-mode", "self-signed", "--self-signed-secret", "crdguard-tls", "--self-signed-dns-names", "a.svc"},
+		want: `self-signed-secret: Invalid value: "crdguard-tls": must be namespace/name`,
+	}, {
+		name: "every bad name and duration",
+		args: []string{"--tls-mode", "self-signed", "--self-signed-secret", "Crdguard/tls_secret",
+			"--self-signed-dns-names", "a.svc,Not_A_Name", "--self-signed-validating-configurations", "UPPER",
+			"--self-signed-mutating-configurations", "ok,-bad", "--self-signed-duration", "0s", "--self-signed-ca-duration", "-1h"},
+		want: `[self-signed-ca-duration: Invalid value: "-1h0m0s": must be positive, ` +
+			`self-signed-dns-names[1]: Invalid value: "Not_A_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), ` +
+			`self-signed-duration: Invalid value: "0s": must be positive, ` +
+			`self-signed-mutating-configurations[1]: Invalid value: "-bad": a lowercase RFC 1123 subdomain must consist of`,
+	}, {
+		name: "overlap too long for the CA",
+		args: []string{"--tls-mode", "self-signed", "--self-signed-secret", "ns/tls", "--self-signed-dns-names", "a.svc",
+			"--self-signed-ca-duration", "60h", "--self-signed-ca-overlap", "11h"},
+		want: `self-signed-ca-overlap: Invalid value: "11h0m0s": must be at most a sixth of --self-signed-ca-duration, 10h0m0s: the old CA, renewed with a third of its life left, must outlast both overlaps`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, append([]string{"--policies", examplePolicy}, tt.args...)...)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error:\n got %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+	// The secret's namespace and name, and the configuration names, are
+	// each checked.
+	_, err := parse(t, "--policies", examplePolicy, "--tls-mode", "self-signed", "--self-signed-secret", "Crdguard/tls_secret",
+		"--self-signed-dns-names", "a.svc", "--self-signed-validating-configurations", "UPPER")
+	for _, want := range []string{
+		`self-signed-secret: Invalid value: "Crdguard/tls_secret": namespace: a lowercase RFC 1123 label`,
+		`self-signed-secret: Invalid value: "Crdguard/tls_secret": name: a lowercase RFC 1123 subdomain`,
+		`self-signed-validating-configurations[0]: Invalid value: "UPPER": a lowercase RFC 1123 subdomain`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %s", err, want)
+		}
+	}
+}
+
+// TestServingCertificatesFiles: in files mode a missing certificate fails
+// the start, naming the file.
+func TestServingCertificatesFiles(t *testing.T) {
+	o := NewOptions()
+	o.CertDir = t.TempDir()
+	_, err := o.servingCertificates(t.Context(), &rest.Config{Host: "https://127.0.0.1:1"}, logr.Discard())
+	if err == nil || !strings.HasPrefix(err.Error(), "loading the serving certificate: ") || !strings.Contains(err.Error(), "tls.crt") {
+		t.Errorf("error %v, want the missing tls.crt", err)
+	}
+}
