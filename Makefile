@@ -44,7 +44,9 @@ generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controll
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml pkg/apis/crdguard/v1alpha1/crd.yaml
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml charts/crdguard/crds/crdguard.dev_guardpolicies.yaml
 	OR="$$($(GO) list -m -f '{{.Dir}}' github.com/openreports/reports-api)" && \
-		install -m 0644 "$$OR/config/crd/openreports.io_reports.yaml" "$$OR/config/crd/openreports.io_clusterreports.yaml" charts/crdguard/crds/
+		for dir in charts/crdguard/crds config/crd/openreports; do \
+			install -D -m 0644 -t $$dir "$$OR/config/crd/openreports.io_reports.yaml" "$$OR/config/crd/openreports.io_clusterreports.yaml" || exit 1; \
+		done
 
 .PHONY: lint-api
 lint-api: generate ## Lint the GuardPolicy Go types against the CRD generated from them; warnings fail too.

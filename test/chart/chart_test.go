@@ -43,8 +43,13 @@ func TestCRDIsGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 {
-		t.Fatalf("charts/crdguard/crds has %d files, want only the GuardPolicy CRD", len(entries))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	// The OpenReports CRDs are checked in audit_test.go.
+	if want := []string{"crdguard.dev_guardpolicies.yaml", "openreports.io_clusterreports.yaml", "openreports.io_reports.yaml"}; !slices.Equal(names, want) {
+		t.Fatalf("charts/crdguard/crds has %v, want %v", names, want)
 	}
 }
 
@@ -209,6 +214,10 @@ func TestTemplate(t *testing.T) {
 				}
 			}
 		},
+	}, {
+		name:  "audit on",
+		set:   auditOn,
+		check: func(*testing.T, *rendered) {}, // audit_test.go checks the audit's flags and RBAC
 	}, {
 		name: "CRD guard by selector only",
 		set:  []string{"guardCRDs.enabled=true", "guardCRDs.matchLabels.team=db"},

@@ -1,0 +1,171 @@
+package chart
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// auditOn turns the background audit on for one guarded kind.
+var auditOn = []string{
+	"audit.enabled=true", "audit.interval=10m", "audit.qps=5", "audit.pageSize=100",
+	"webhook.rules[0].apiGroups={cert-manager.io}",
+	"webhook.rules[0].apiVersions={v1}",
+	"webhook.rules[0].resources={certificaterequests}",
+}
+
+// The chart ships the OpenReports CRDs of the module crdguard is built
+// with, and config/crd the same: `make generate` copies them.
+func TestOpenReportsCRDsAreCopied(t *testing.T) {
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-m", "-f", "{{.Dir}}", "github.com/openreports/reports-api").Output()
+	if err != nil {
+		t.Fatalf("go list -m github.com/openreports/reports-api: %v", err)
+	}
+	module := strings.TrimSpace(string(out))
+	for _, name := range []string{"openreports.io_reports.yaml", "openreports.io_clusterreports.yaml"} {
+		want, err := os.ReadFile(filepath.Join(module, "config", "crd", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, copied := range []string{filepath.Join(env.chart, "crds", name), filepath.Join(env.root, "config", "crd", "openreports", name)} {
+			got, err := os.ReadFile(copied)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from the module's config/crd/%s: run make generate", copied, name)
+			}
+		}
+	}
+}
+
+func TestAuditValues(t *testing.T) {
+	off := render(t)
+	if r := off.get("ClusterRole", "r-crdguard-audit"); r != nil {
+		t.Error("audit RBAC with audit.enabled=false")
+	}
+	if args := off.args(t); slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "--audit") || strings.HasPrefix(a, "--leader-election")
+	}) {
+		t.Errorf("audit flags with audit.enabled=false: %v", args)
+	}
+
+	r := render(t, auditOn...)
+	args := r.args(t)
+	for _, a := range []string{"--audit", "--audit-interval=10m", "--audit-qps=5", "--audit-page-size=100", "--leader-election-namespace=" + releaseNamespace} {
+		if !slices.Contains(args, a) {
+			t.Errorf("args %v lack %s", args, a)
+		}
+	}
+	role := &rbacv1.ClusterRole{}
+	r.typed(t, "ClusterRole", "r-crdguard-audit", role)
+	want := []rbacv1.PolicyRule{
+		{APIGroups: []string{"cert-manager.io"}, Resources: []string{"certificaterequests"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"openreports.io"}, Resources: []string{"reports", "clusterreports"}, Verbs: []string{"create", "get", "list", "update", "delete"}},
+		{APIGroups: []string{"crdguard.dev"}, Resources: []string{"guardpolicies/status"}, Verbs: []string{"patch"}},
+	}
+	if len(role.Rules) != len(want) {
+		t.Fatalf("ClusterRole r-crdguard-audit rules %v, want %v", role.Rules, want)
+	}
+	for i, w := range want {
+		g := role.Rules[i]
+		if !slices.Equal(g.APIGroups, w.APIGroups) || !slices.Equal(g.Resources, w.Resources) || !slices.Equal(g.Verbs, w.Verbs) {
+			t.Errorf("ClusterRole rule %d = %v, want %v", i, g, w)
+		}
+	}
+	binding := &rbacv1.RoleBinding{}
+	r.typed(t, "RoleBinding", "r-crdguard-audit", binding)
+	if binding.Namespace != releaseNamespace || binding.RoleRef.Name != "r-crdguard-audit" || binding.Subjects[0].Name != "r-crdguard" {
+		t.Errorf("RoleBinding %+v", binding)
+	}
+}
+
+// Bad audit values are rejected by values.schema.json.
+func TestAuditBadValues(t *testing.T) {
+	const prefix = "Error: values don't meet the specifications of the schema(s) in the following chart(s):\ncrdguard:\n"
+	for _, tc := range []struct {
+		set  string
+		want string
+	}{
+		{"audit.qps=0", "- at '/audit/qps': exclusiveMinimum: got 0, want 0\n"},
+		{"audit.pageSize=0", "- at '/audit/pageSize': minimum: got 0, want 1\n"},
+		{"audit.interval=hourly", "- at '/audit/interval': 'hourly' does not match pattern '^([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$'\n"},
+		{"audit.enable=true", "- at '/audit': additional properties 'enable' not allowed\n"},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			out, errOut, err := helm(t.Context(), "template", "r", env.chart, "-n", releaseNamespace, "--set", tc.set)
+			if err == nil {
+				t.Fatalf("helm template accepted %s:\n%s", tc.set, out)
+			}
+			if want := prefix + tc.want + "\n"; errOut != want {
+				t.Errorf("helm template --set %s:\n got %q\nwant %q", tc.set, errOut, want)
+			}
+		})
+	}
+}
+
+// TestAuditRBAC creates the chart's RBAC with the audit on and asks the API
+// server, as the chart's ServiceAccount, for what the audit needs and for
+// what it must not get: list of the guarded kinds and no more, reports,
+// the GuardPolicy status and not the spec, and its own Lease only.
+func TestAuditRBAC(t *testing.T) {
+	kinds := append([]string{"Role", "RoleBinding"}, rbacKinds...)
+	r := renderChart(t, defaultRelease, auditOn...)
+	apply := func(ctx context.Context, verb string) {
+		args := []string{verb, "-f", "-"}
+		if verb == "delete" {
+			args = append(args, "--ignore-not-found")
+		}
+		cmd := kubectl(ctx, args...)
+		cmd.Stdin = strings.NewReader(r.documents(t, kinds...))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("kubectl %s of the audit's RBAC: %v\n%s", verb, err, out)
+		}
+	}
+	apply(t.Context(), "apply")
+	t.Cleanup(func() { apply(context.Background(), "delete") })
+
+	lease := access{"get", "leases/crdguard-audit", "-n", releaseNamespace}
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		allowed, _, err := canI(ctx, lease)
+		return allowed, err
+	}); err != nil {
+		t.Fatalf("%s never allowed %s: %v", serviceAccountUser, lease, err)
+	}
+	yes := []access{
+		{"list", "certificaterequests.cert-manager.io", "--all-namespaces"},
+		{"create", "reports.openreports.io", "-n", "shop"}, {"get", "reports.openreports.io", "-n", "shop"},
+		{"update", "reports.openreports.io", "-n", "shop"}, {"delete", "reports.openreports.io", "-n", "shop"},
+		{"list", "reports.openreports.io", "--all-namespaces"},
+		{"create", "clusterreports.openreports.io"}, {"update", "clusterreports.openreports.io"}, {"delete", "clusterreports.openreports.io"},
+		{"patch", "guardpolicies.crdguard.dev", "--subresource=status"},
+		{"create", "leases.coordination.k8s.io", "-n", releaseNamespace}, {"update", "leases/crdguard-audit", "-n", releaseNamespace},
+	}
+	no := []access{
+		{"watch", "certificaterequests.cert-manager.io", "--all-namespaces"}, {"get", "certificaterequests.cert-manager.io", "-n", "shop"},
+		{"update", "certificaterequests.cert-manager.io", "-n", "shop"}, {"list", "certificates.cert-manager.io", "--all-namespaces"},
+		{"patch", "guardpolicies.crdguard.dev"}, {"update", "guardpolicies.crdguard.dev"},
+		{"watch", "reports.openreports.io", "--all-namespaces"},
+		{"get", "leases/another", "-n", releaseNamespace}, {"update", "leases/crdguard-audit", "-n", "kube-system"},
+		{"create", "leases.coordination.k8s.io", "-n", "kube-system"},
+	}
+	for _, a := range yes {
+		if allowed, out, err := canI(t.Context(), a); err != nil || !allowed {
+			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; the audit needs it", a, serviceAccountUser, out, err)
+		}
+	}
+	for _, a := range append(no, neverNeeded...) {
+		if allowed, out, err := canI(t.Context(), a); err != nil || allowed {
+			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; want no", a, serviceAccountUser, out, err)
+		}
+	}
+}
