@@ -60,6 +60,12 @@ func decodeObject(raw runtime.RawExtension, what string) (*unstructured.Unstruct
 	}
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
+		// apimachinery's missing-kind error quotes the whole object, and
+		// this error is logged: object contents (a Secret's data, a
+		// password) never belong in the logs.
+		if runtime.IsMissingKind(err) {
+			err = errors.New("it has no kind")
+		}
 		return nil, fmt.Errorf("decoding the admission request's %s: %w", what, err)
 	}
 	return obj, nil

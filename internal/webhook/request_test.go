@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
@@ -30,5 +31,15 @@ func TestWebhooksRequireOperation(t *testing.T) {
 		if !resp.Allowed {
 			t.Errorf("%s: CONNECT got %+v, want allowed", path, resp.AdmissionResponse)
 		}
+	}
+}
+
+// TestDecodeObjectKeepsContentsOut: the error for an object without a
+// kind, which is logged, does not quote the object as apimachinery's
+// does.
+func TestDecodeObjectKeepsContentsOut(t *testing.T) {
+	_, err := decodeObject(runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","data":{"password":"c2VjcmV0"}}`)}, "object")
+	if err == nil || err.Error() != "decoding the admission request's object: it has no kind" {
+		t.Errorf("error = %v, want only that the kind is missing", err)
 	}
 }
