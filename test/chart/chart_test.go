@@ -219,6 +219,12 @@ func TestTemplate(t *testing.T) {
 		set:   auditOn,
 		check: func(*testing.T, *rendered) {}, // audit_test.go checks the audit's flags and RBAC
 	}, {
+		// The webhook issues its own certificate: checkCommon checks what
+		// replaces cert-manager's objects (selfsigned_test.go).
+		name:  "tls.mode selfSigned",
+		set:   selfSignedSet,
+		check: func(*testing.T, *rendered) {},
+	}, {
 		name: "CRD guard by selector only",
 		set:  []string{"guardCRDs.enabled=true", "guardCRDs.matchLabels.team=db"},
 		check: func(t *testing.T, r *rendered) {
@@ -245,7 +251,8 @@ func TestBadValues(t *testing.T) {
 		set  string
 		want string
 	}{
-		{"tls.mode=selfSigned", "- at '/tls/mode': value must be 'certManager'\n"},
+		{"tls.mode=vault", "- at '/tls/mode': value must be one of 'certManager', 'selfSigned'\n"},
+		{"tls.selfSigned.caOverlap=1d", "- at '/tls/selfSigned/caOverlap': '1d' does not match pattern '^([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$'\n"},
 		{"webhook.failurePolicy=Maybe", "- at '/webhook/failurePolicy': value must be one of 'Fail', 'Ignore'\n"},
 		{"webhook.timeoutSeconds=31", "- at '/webhook/timeoutSeconds': maximum: got 31, want 30\n"},
 		{"replicaCount=0", "- at '/replicaCount': minimum: got 0, want 1\n"},
@@ -416,15 +423,6 @@ func checkCommon(t *testing.T, r *rendered) {
 	if pod.TerminationGracePeriodSeconds == nil || *pod.TerminationGracePeriodSeconds <= int64(opts.ShutdownTimeout.Seconds()) {
 		t.Errorf("terminationGracePeriodSeconds %v not above --shutdown-timeout %s", pod.TerminationGracePeriodSeconds, opts.ShutdownTimeout)
 	}
-	var mount *corev1.VolumeMount
-	for i := range c.VolumeMounts {
-		if c.VolumeMounts[i].MountPath == opts.CertDir {
-			mount = &c.VolumeMounts[i]
-		}
-	}
-	if mount == nil {
-		t.Fatalf("nothing mounted at --cert-dir %s", opts.CertDir)
-	}
 	ports := map[string]int32{}
 	for _, p := range c.Ports {
 		ports[p.Name] = p.ContainerPort
@@ -442,6 +440,57 @@ func checkCommon(t *testing.T, r *rendered) {
 		if d.Spec.Template.Labels[k] != v {
 			t.Errorf("Service selects %s=%s, pods have %q", k, v, d.Spec.Template.Labels[k])
 		}
+	}
+	if opts.TLSMode == webhookapp.TLSModeSelfSigned {
+		checkSelfSignedTLS(t, r, opts)
+	} else {
+		checkCertManagerTLS(t, r, opts, svc)
+	}
+
+	// Every webhook: settings and Service path.
+	vwc := r.validating(t)
+	var all []webhook
+	for _, w := range vwc.Webhooks {
+		all = append(all, webhook{w.Name, w.ClientConfig, w.AdmissionReviewVersions, w.SideEffects, w.MatchPolicy, w.FailurePolicy, w.TimeoutSeconds})
+	}
+	if o := r.get("MutatingWebhookConfiguration", "r-crdguard"); o != nil {
+		mwc := r.mutating(t)
+		for _, w := range mwc.Webhooks {
+			all = append(all, webhook{w.Name, w.ClientConfig, w.AdmissionReviewVersions, w.SideEffects, w.MatchPolicy, w.FailurePolicy, w.TimeoutSeconds})
+		}
+	}
+	paths := map[string]string{
+		"validate-policy.crdguard.dev": "/validate-policy", "validate.crdguard.dev": "/validate",
+		"validate-crd.crdguard.dev": "/validate-crd", "mutate.crdguard.dev": "/mutate",
+	}
+	for _, w := range all {
+		s := w.clientConfig.Service
+		if s == nil || s.Name != svc.Name || s.Namespace != svc.Namespace || *s.Port != 443 || *s.Path != paths[w.name] {
+			t.Errorf("%s: clientConfig %+v", w.name, w.clientConfig)
+		}
+		if !slices.Equal(w.versions, []string{"v1"}) || *w.sideEffects != admissionregistrationv1.SideEffectClassNone ||
+			*w.matchPolicy != admissionregistrationv1.Equivalent || w.failurePolicy == nil || w.timeout == nil {
+			t.Errorf("%s: admissionReviewVersions %v sideEffects %v matchPolicy %v", w.name, w.versions, *w.sideEffects, *w.matchPolicy)
+		}
+	}
+}
+
+// checkCertManagerTLS checks what tls.mode certManager renders: the Secret
+// cert-manager writes mounted at --cert-dir, the CA chain and the serving
+// Certificate for the Service, and cainjector's annotation on every
+// configuration.
+func checkCertManagerTLS(t *testing.T, r *rendered, opts *webhookapp.Options, svc *corev1.Service) {
+	t.Helper()
+	pod := r.deployment(t).Spec.Template.Spec
+	c := pod.Containers[0]
+	var mount *corev1.VolumeMount
+	for i := range c.VolumeMounts {
+		if c.VolumeMounts[i].MountPath == opts.CertDir {
+			mount = &c.VolumeMounts[i]
+		}
+	}
+	if mount == nil {
+		t.Fatalf("nothing mounted at --cert-dir %s", opts.CertDir)
 	}
 	cert := r.get("Certificate", "r-crdguard-serving")
 	if cert == nil {
@@ -478,37 +527,13 @@ func checkCommon(t *testing.T, r *rendered) {
 		}
 	}
 
-	// Every webhook: settings, Service path, and the injected CA.
 	inject := releaseNamespace + "/r-crdguard-serving"
-	vwc := r.validating(t)
-	if vwc.Annotations["cert-manager.io/inject-ca-from"] != inject {
+	if vwc := r.validating(t); vwc.Annotations["cert-manager.io/inject-ca-from"] != inject {
 		t.Errorf("ValidatingWebhookConfiguration annotations %v", vwc.Annotations)
 	}
-	var all []webhook
-	for _, w := range vwc.Webhooks {
-		all = append(all, webhook{w.Name, w.ClientConfig, w.AdmissionReviewVersions, w.SideEffects, w.MatchPolicy, w.FailurePolicy, w.TimeoutSeconds})
-	}
-	if o := r.get("MutatingWebhookConfiguration", "r-crdguard"); o != nil {
-		mwc := r.mutating(t)
-		if mwc.Annotations["cert-manager.io/inject-ca-from"] != inject {
+	if r.get("MutatingWebhookConfiguration", "r-crdguard") != nil {
+		if mwc := r.mutating(t); mwc.Annotations["cert-manager.io/inject-ca-from"] != inject {
 			t.Errorf("MutatingWebhookConfiguration annotations %v", mwc.Annotations)
-		}
-		for _, w := range mwc.Webhooks {
-			all = append(all, webhook{w.Name, w.ClientConfig, w.AdmissionReviewVersions, w.SideEffects, w.MatchPolicy, w.FailurePolicy, w.TimeoutSeconds})
-		}
-	}
-	paths := map[string]string{
-		"validate-policy.crdguard.dev": "/validate-policy", "validate.crdguard.dev": "/validate",
-		"validate-crd.crdguard.dev": "/validate-crd", "mutate.crdguard.dev": "/mutate",
-	}
-	for _, w := range all {
-		s := w.clientConfig.Service
-		if s == nil || s.Name != svc.Name || s.Namespace != svc.Namespace || *s.Port != 443 || *s.Path != paths[w.name] {
-			t.Errorf("%s: clientConfig %+v", w.name, w.clientConfig)
-		}
-		if !slices.Equal(w.versions, []string{"v1"}) || *w.sideEffects != admissionregistrationv1.SideEffectClassNone ||
-			*w.matchPolicy != admissionregistrationv1.Equivalent || w.failurePolicy == nil || w.timeout == nil {
-			t.Errorf("%s: admissionReviewVersions %v sideEffects %v matchPolicy %v", w.name, w.versions, *w.sideEffects, *w.matchPolicy)
 		}
 	}
 }
@@ -592,6 +617,9 @@ func validateCertManager(t *testing.T, r *rendered) {
 			}
 			docs = append(docs, string(b))
 		}
+	}
+	if len(docs) == 0 && slices.Contains(r.args(t), "--tls-mode=self-signed") {
+		return // none, as checkSelfSignedTLS checks
 	}
 	if len(docs) != 4 {
 		t.Fatalf("%d cert-manager objects, want 4 (2 Issuers, 2 Certificates)", len(docs))

@@ -75,6 +75,9 @@ clientConfig:
     namespace: {{ .root.Release.Namespace }}
     path: {{ .path }}
     port: 443
+  {{- with include "crdguard.selfSignedCABundle" .root }}
+  caBundle: {{ . }}
+  {{- end }}
 {{- end }}
 
 {{/* Settings shared by every webhook. */}}
