@@ -1,0 +1,319 @@
+package selfsignedtls
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/selfsigned"
+	"github.com/crdguard/crdguard/pkg/manifest"
+)
+
+// TestSelfSignedWebhook runs crdguard-webhook with --tls-mode=self-signed
+// behind the API server, and renews its serving certificate and rotates
+// its CA while requests flow: not one may fail.
+func TestSelfSignedWebhook(t *testing.T) {
+	ns := namespace(t)
+	ports, err := localcluster.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered before the webhook runs, as the chart does, with no
+	// caBundle: the webhook injects its own.
+	url := fmt.Sprintf("https://localhost:%d", ports[0])
+	registerMySQL(t, ns, url)
+
+	o := app.NewOptions()
+	o.CRDs = []string{filepath.Join(cluster.examples, "crd.yaml")}
+	o.Policies = []string{filepath.Join(cluster.examples, "policy.yaml")}
+	o.Host, o.Port = "127.0.0.1", ports[0]
+	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
+	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
+	o.Kubeconfig = cluster.kubeconfig
+	o.ShutdownTimeout = 10 * time.Second
+	o.TLSMode, o.SelfSignedSecret = app.TLSModeSelfSigned, ns+"/crdguard-tls"
+	o.SelfSignedDNSNames = []string{"localhost"}
+	o.SelfSignedValidatingConfigurations, o.SelfSignedMutatingConfigurations = []string{ns}, []string{ns}
+	// Overlaps long enough for the API server to see a changed caBundle
+	// (its informer takes milliseconds), short enough for a test.
+	o.SelfSignedCADuration, o.SelfSignedCAOverlap = time.Hour, 3*time.Second
+	o.Complete()
+	if errs := o.Validate(); len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- app.Run(ctx, o) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-served; err != nil {
+			t.Errorf("the webhook stopped with an error: %v", err)
+		}
+	})
+	eventually(t, "the webhook is ready", func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-served:
+			return false, fmt.Errorf("the webhook stopped: %v", err)
+		default:
+		}
+		resp, err := http.Get("http://" + o.HealthProbeBindAddress + "/readyz")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", o.Port)
+
+	// It issued its certificate and injected its CA.
+	secret := getSecret(t, ns)
+	before := secret.Data["ca.crt"]
+	ca1 := certs(t, before)[0]
+	eventually(t, "the webhook's CA is injected", func(ctx context.Context) (bool, error) {
+		return injected(t, ns, before), nil
+	})
+	first := handshake(t, addr, before)
+	if !first.Equal(certs(t, secret.Data["tls.crt"])[0]) {
+		t.Fatal("the webhook does not serve the Secret's certificate")
+	}
+	expectExpiryMetric(t, o.MetricsBindAddress, first)
+	// The API server calls it: unsafe.yaml is schema-valid, only the
+	// webhook denies it.
+	eventually(t, "the API server calls the webhook", func(ctx context.Context) (bool, error) {
+		return deniedByWebhook(ctx, readExample(t, "unsafe.yaml", ns)) == nil, nil
+	})
+
+	flow := startRequests(t, ns)
+	flow.await(t, 20)
+
+	// A forced renewal of the serving certificate.
+	annotate(t, ns, selfsigned.RenewServing)
+	var renewed *x509.Certificate
+	eventually(t, "the renewed certificate is served", func(ctx context.Context) (bool, error) {
+		renewed = handshake(t, addr, before)
+		return !renewed.Equal(first), nil
+	})
+	flow.await(t, 20)
+
+	// A forced CA rotation: the new CA signs, the old one leaves.
+	annotate(t, ns, selfsigned.RenewCA)
+	var after []byte
+	eventually(t, "the CA is rotated", func(ctx context.Context) (bool, error) {
+		after = getSecret(t, ns).Data["ca.crt"]
+		cas := certs(t, after)
+		return len(cas) == 1 && !cas[0].Equal(ca1) && injected(t, ns, after), nil
+	})
+	rotated := handshake(t, addr, after)
+	if rotated.CheckSignatureFrom(certs(t, after)[0]) != nil {
+		t.Fatal("the certificate served after the rotation is not the new CA's")
+	}
+	if _, err := dial(addr, before); err == nil {
+		t.Error("a client trusting only the old CA still connects after the rotation")
+	}
+	flow.await(t, 20)
+	requests, failures := flow.stop()
+
+	t.Logf("%d requests through the API server during a serving renewal and a CA rotation, %d failed", requests, len(failures))
+	for _, f := range failures[:min(len(failures), 10)] {
+		t.Error(f)
+	}
+	if len(failures) > 0 {
+		t.Errorf("%d of %d requests failed", len(failures), requests)
+	}
+	expectExpiryMetric(t, o.MetricsBindAddress, rotated)
+}
+
+// requests sends requests through the API server that reach both webhooks
+// until stopped: a dry-run create of good.yaml (allowed, mutated) and one
+// of unsafe.yaml (denied by the webhook), in turn.
+type requests struct {
+	mu       sync.Mutex
+	count    int
+	failures []string
+	done     chan struct{}
+	stopped  chan struct{}
+}
+
+// maxRequests bounds the flow whatever happens to the test.
+const maxRequests = 5000
+
+func startRequests(t *testing.T, ns string) *requests {
+	good, unsafe := readExample(t, "good.yaml", ns), readExample(t, "unsafe.yaml", ns)
+	r := &requests{done: make(chan struct{}), stopped: make(chan struct{})}
+	go func() {
+		defer close(r.stopped)
+		for i := 0; i < maxRequests; i++ {
+			select {
+			case <-r.done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			var err error
+			if i%2 == 0 {
+				obj := good.DeepCopy()
+				if err = cluster.client.Create(ctx, obj, client.DryRunAll); err == nil {
+					// /mutate ran: the policy's default cpu limit is set.
+					if _, ok, _ := unstructured.NestedString(obj.Object, "spec", "resources", "limits", "cpu"); !ok {
+						err = fmt.Errorf("good.yaml was not mutated")
+					}
+				}
+			} else {
+				err = deniedByWebhook(ctx, unsafe.DeepCopy())
+			}
+			cancel()
+			r.mu.Lock()
+			r.count++
+			if err != nil {
+				r.failures = append(r.failures, fmt.Sprintf("request %d at %s: %v", i, time.Now().Format(time.StampMilli), err))
+			}
+			r.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { r.stop() })
+	return r
+}
+
+// await waits until n more requests were sent.
+func (r *requests) await(t *testing.T, n int) {
+	t.Helper()
+	r.mu.Lock()
+	target := r.count + n
+	r.mu.Unlock()
+	eventually(t, fmt.Sprintf("%d more requests were sent", n), func(context.Context) (bool, error) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.count >= target, nil
+	})
+}
+
+// stop ends the flow and returns how many requests were sent and the
+// failures.
+func (r *requests) stop() (int, []string) {
+	select {
+	case <-r.done:
+	default:
+		close(r.done)
+	}
+	<-r.stopped
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.count, r.failures
+}
+
+// deniedByWebhook dry-runs the creation of unsafe and returns nil when the
+// webhook denied it: Invalid, with the GuardPolicy's finding.
+func deniedByWebhook(ctx context.Context, unsafe *unstructured.Unstructured) error {
+	err := cluster.client.Create(ctx, unsafe, client.DryRunAll)
+	if apierrors.IsInvalid(err) && strings.Contains(err.Error(), "limits.memory 8Gi is 8.0× requests.memory 1Gi") {
+		return nil
+	}
+	return fmt.Errorf("unsafe.yaml: %v, want the webhook's denial", err)
+}
+
+func readExample(t *testing.T, name, ns string) *unstructured.Unstructured {
+	t.Helper()
+	docs, err := manifest.ReadFile(filepath.Join(cluster.examples, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || docs[0].Err != nil {
+		t.Fatalf("%s: want one object, got %d (%v)", name, len(docs), docs[0].Err)
+	}
+	obj := docs[0].Object.DeepCopy()
+	obj.SetNamespace(ns)
+	return obj
+}
+
+// registerMySQL registers url's /validate and /mutate for MySQLClusters
+// in configurations named ns, without a caBundle, failing closed.
+func registerMySQL(t *testing.T, ns, url string) {
+	t.Helper()
+	rules := []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{
+			APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"},
+			Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+		},
+	}}
+	// Only this test's namespace: the other tests create no MySQLClusters,
+	// but a stray one must not reach a webhook that is gone.
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: ns},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    "validate.crdguard.dev",
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate")},
+			Rules:                   rules,
+			NamespaceSelector:       selector,
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: ns},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:                    "mutate.crdguard.dev",
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/mutate")},
+			Rules:                   rules,
+			NamespaceSelector:       selector,
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	admission := cluster.kube.AdmissionregistrationV1()
+	if _, err := admission.ValidatingWebhookConfigurations().Create(t.Context(), vwc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admission.MutatingWebhookConfigurations().Create(t.Context(), mwc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admission.ValidatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
+		_ = admission.MutatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+}
+
+// expectExpiryMetric checks the certificate-expiry metric names served's
+// expiry.
+func expectExpiryMetric(t *testing.T, metricsAddr string, served *x509.Certificate) {
+	t.Helper()
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^crdguard_serving_certificate_expiry_timestamp_seconds (\S+)$`).FindSubmatch(body)
+	if m == nil {
+		t.Fatal("no crdguard_serving_certificate_expiry_timestamp_seconds")
+	}
+	if got, err := strconv.ParseFloat(string(m[1]), 64); err != nil || int64(got) != served.NotAfter.Unix() {
+		t.Errorf("expiry metric %s, want the served certificate's %d", m[1], served.NotAfter.Unix())
+	}
+}
