@@ -5,8 +5,8 @@ import (
 )
 
 // tlsConfig returns the webhook server's TLS settings. getCertificate is
-// the certwatcher's, so a renewed certificate is served on the next
-// handshake without a restart.
+// the certwatcher's or the self-signed manager's (--tls-mode), so a renewed
+// certificate is served on the next handshake without a restart.
 func (o *Options) tlsConfig(getCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)) func(*tls.Config) {
 	return func(cfg *tls.Config) {
 		cfg.GetCertificate = getCertificate
