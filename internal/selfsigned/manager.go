@@ -258,6 +258,9 @@ func (m *Manager) secretName() string { return m.cfg.Namespace + "/" + m.cfg.Nam
 // serve makes serving the certificate GetCertificate returns, and tells
 // the callbacks, when it is not already.
 func (m *Manager) serve(serving *keyPair) error {
+	if serving == nil {
+		return errors.New("no serving certificate")
+	}
 	if c := m.serving.Load(); c != nil && bytes.Equal(c.Certificate[0], serving.cert.Raw) {
 		return nil
 	}

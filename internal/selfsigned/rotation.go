@@ -47,11 +47,9 @@ func (c Config) advance(s *state, now time.Time, injected bool) ([]string, error
 		s.previous, s.previousUntil = nil, time.Time{}
 		did = append(did, "previous CA no longer trusted")
 	}
-	// The new CA has been trusted for an overlap: it signs from now on.
-	if s.next != nil && !now.Before(s.nextTrusted.Add(c.Overlap)) {
-		if !injected {
-			return did, nil
-		}
+	// The new CA has been trusted for an overlap: it signs from now on, once
+	// the configurations are known to trust it.
+	if s.next != nil && !now.Before(s.nextTrusted.Add(c.Overlap)) && injected {
 		s.previous, s.previousUntil = s.signing.cert, now.Add(c.Overlap)
 		s.signing, s.next, s.nextTrusted = s.next, nil, time.Time{}
 		s.serving = nil

@@ -127,6 +127,26 @@ func TestLifecycle(t *testing.T) {
 	}
 }
 
+// TestSwitchWaitsForInjection: while the configurations do not trust the
+// next CA it does not sign, but everything else goes on: an unusable
+// serving certificate is reissued by the CA they do trust.
+func TestSwitchWaitsForInjection(t *testing.T) {
+	c := testConfig
+	s, err := c.fresh(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca1 := s.signing.cert
+	s.renew = RenewCA
+	advance(t, c, s, start, true, "CA rotation requested", "next CA trusted")
+	s.serving = nil
+	advance(t, c, s, start.Add(c.Overlap), false, "serving certificate issued: none usable")
+	if s.next == nil || !s.signing.cert.Equal(ca1) || s.serving.cert.CheckSignatureFrom(ca1) != nil {
+		t.Fatal("the next CA signed before it was injected")
+	}
+	advance(t, c, s, start.Add(c.Overlap), true, "next CA signs", "serving certificate issued: none usable")
+}
+
 // TestNextEvent: the Manager wakes exactly when advance has work.
 func TestNextEvent(t *testing.T) {
 	c := testConfig
