@@ -1,20 +1,26 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
-	"github.com/prometheus/client_golang/prometheus"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -25,17 +31,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/auditor"
-	"github.com/crdguard/crdguard/internal/webhook"
+	"github.com/crdguard/crdguard/internal/localca"
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/audit"
 )
@@ -73,7 +76,7 @@ func TestBackgroundAudit(t *testing.T) {
 
 	leases := "background-audit-leases"
 	ensureNamespaces(t, leases)
-	replicas := []*auditReplica{startAuditReplica(t, leases), startAuditReplica(t, leases)}
+	replicas := []*webhookReplica{startWebhookReplica(t, leases), startWebhookReplica(t, leases)}
 
 	// The objects are there before the policy; applying it reports them.
 	policy := readDocuments(t, filepath.Join(cluster.root, "examples", "mysql", "policy.yaml"))[0].obj
@@ -122,15 +125,21 @@ func TestBackgroundAudit(t *testing.T) {
 		}
 	})
 
+	// Set by "one replica audits" for the subtests after it.
+	var leader, follower *webhookReplica
 	t.Run("one replica audits", func(t *testing.T) {
-		var auditing []int
-		for i, r := range replicas {
-			if r.runs() > 0 {
-				auditing = append(auditing, i)
+		var auditing []*webhookReplica
+		for _, r := range replicas {
+			if r.metric(t, "crdguard_audit_duration_seconds_count") > 0 {
+				auditing = append(auditing, r)
 			}
 		}
 		if len(auditing) != 1 {
-			t.Fatalf("replicas that audited: %v; want exactly one", auditing)
+			t.Fatalf("%d replicas audited; want exactly one", len(auditing))
+		}
+		leader, follower = auditing[0], replicas[0]
+		if leader == follower {
+			follower = replicas[1]
 		}
 		lease := &coordinationv1.Lease{}
 		if err := cluster.client.Get(t.Context(), client.ObjectKey{Namespace: leases, Name: "crdguard-audit"}, lease); err != nil {
@@ -139,8 +148,7 @@ func TestBackgroundAudit(t *testing.T) {
 		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 			t.Errorf("Lease crdguard-audit has no holder: %+v", lease.Spec)
 		}
-		leader := replicas[auditing[0]]
-		if got := leader.gauge("crdguard_audit_violations", "background-mysql", "resources"); got != 2 {
+		if got := leader.metric(t, `crdguard_audit_violations{policy="background-mysql",rule="resources"}`); got != 2 {
 			t.Errorf("crdguard_audit_violations{policy=background-mysql,rule=resources} = %v, want 2 (one per unsafe object)", got)
 		}
 	})
@@ -161,6 +169,25 @@ func TestBackgroundAudit(t *testing.T) {
 		}
 		if after.UID != report.UID {
 			t.Errorf("the report was recreated (uid %s -> %s); want it updated in place", report.UID, after.UID)
+		}
+	})
+
+	t.Run("the other replica takes over", func(t *testing.T) {
+		if leader == nil {
+			t.Fatal("no leader to stop: one replica audits failed")
+		}
+		leader.stop(t)
+		// The stopped leader released the Lease; the follower audits as
+		// soon as it holds it, and keeps the report as it is.
+		err := wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			return follower.metric(t, "crdguard_audit_duration_seconds_count") > 0, nil
+		})
+		if err != nil {
+			t.Fatalf("the follower never audited: %v\n%s", err, follower.logs())
+		}
+		after := waitForReport(t, namespace, func(r *openreportsv1alpha1.Report) bool { return subjects(r)["reporting"] })
+		if after.UID != report.UID {
+			t.Errorf("the new leader recreated the report (uid %s -> %s)", report.UID, after.UID)
 		}
 	})
 
@@ -227,67 +254,167 @@ func labelledNamespace(t *testing.T, namespace, value string) {
 	}
 }
 
-// auditReplica is one webhook replica's background audit, wired as
-// crdguard-webhook --audit wires it: the replica's engine from its
-// ClusterSource, the manager's cache and leader election.
-type auditReplica struct {
-	metrics *prometheus.Registry
+// webhookReplica is one crdguard-webhook process with --audit, as the
+// chart runs it, against the test cluster.
+type webhookReplica struct {
+	metricsURL string
+	cmd        *exec.Cmd
+	output     *syncBuffer
+	exited     chan struct{}
 }
 
-func startAuditReplica(t *testing.T, leaseNamespace string) *auditReplica {
+// startWebhookReplica starts crdguard-webhook --audit with its Lease in
+// leaseNamespace and waits until it is ready (its engine is loaded). It is
+// stopped, gracefully, when the test ends.
+func startWebhookReplica(t *testing.T, leaseNamespace string) *webhookReplica {
 	t.Helper()
-	cfg := restConfig(t)
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Short leases, so a test does not wait the default 15s for the
-	// first election.
-	leaseDuration, renewDeadline, retryPeriod := 4*time.Second, 3*time.Second, 500*time.Millisecond
-	mgr, err := manager.New(cfg, manager.Options{
-		Scheme:                        scheme,
-		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
-		Metrics:                       metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress:        "0",
-		LeaderElection:                true,
-		LeaderElectionID:              "crdguard-audit",
-		LeaderElectionNamespace:       leaseNamespace,
-		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 &leaseDuration,
-		RenewDeadline:                 &renewDeadline,
-		RetryPeriod:                   &retryPeriod,
-		// The manager logs its shutdown asynchronously, after the test may
-		// have ended, where a test logger panics.
-		Logger: logr.Discard(),
-	})
+	binary, certDir := webhookBinary(t)
+	ports, err := localcluster.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	engines := &webhook.EngineHolder{}
-	source := &webhook.ClusterSource{Cache: mgr.GetCache(), Engines: engines, Log: testr.New(t), Debounce: 200 * time.Millisecond}
-	if err := mgr.Add(source); err != nil {
+	health := "127.0.0.1:" + strconv.Itoa(ports[1])
+	r := &webhookReplica{
+		metricsURL: "http://127.0.0.1:" + strconv.Itoa(ports[2]) + "/metrics",
+		output:     &syncBuffer{},
+		exited:     make(chan struct{}),
+	}
+	r.cmd = exec.Command(binary,
+		"--kubeconfig="+cluster.kubeconfig, "--cert-dir="+certDir,
+		"--bind-address=127.0.0.1", "--port="+strconv.Itoa(ports[0]),
+		"--health-probe-bind-address="+health, "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(ports[2]),
+		"--source-debounce=200ms", "--shutdown-timeout=5s",
+		"--audit", "--audit-interval=2s", "--leader-election-namespace="+leaseNamespace,
+	)
+	r.cmd.Stdout, r.cmd.Stderr = r.output, r.output
+	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	replica := &auditReplica{metrics: prometheus.NewRegistry()}
-	metrics := auditor.NewMetrics()
-	if err := metrics.Register(replica.metrics); err != nil {
-		t.Fatal(err)
-	}
-	if err := mgr.Add(newAuditor(t, mgr.GetCache(), mgr.GetRESTMapper(), engines, metrics, 2*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("audit replica: %v", err)
+	go func() {
+		_ = r.cmd.Wait()
+		close(r.exited)
+	}()
+	t.Cleanup(func() { r.stop(t) })
+	err = wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		select {
+		case <-r.exited:
+			return false, errors.New("crdguard-webhook exited")
+		default:
 		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+health+"/readyz", nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
 	})
-	return replica
+	if err != nil {
+		t.Fatalf("crdguard-webhook --audit never became ready: %v\n%s", err, r.logs())
+	}
+	return r
+}
+
+// stop ends the replica as the kubelet does, with SIGTERM, and waits.
+func (r *webhookReplica) stop(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.exited:
+		return
+	default:
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(30 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+		t.Errorf("crdguard-webhook did not stop within 30s of SIGTERM\n%s", r.logs())
+	}
+}
+
+func (r *webhookReplica) logs() string { return r.output.String() }
+
+// metric is the value of the sample named series (with its labels, as
+// /metrics prints them), or -1 when there is none.
+func (r *webhookReplica) metric(t *testing.T, series string) float64 {
+	t.Helper()
+	resp, err := http.Get(r.metricsURL)
+	if err != nil {
+		t.Fatalf("GET %s: %v", r.metricsURL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(body)) {
+		if value, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
+			v, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", r.metricsURL, line, err)
+			}
+			return v
+		}
+	}
+	return -1
+}
+
+// webhookBinary builds crdguard-webhook and a serving certificate for
+// 127.0.0.1 once for the package.
+func webhookBinary(t *testing.T) (binary, certDir string) {
+	t.Helper()
+	built.once.Do(func() {
+		built.binary = filepath.Join(cluster.tmp, "crdguard-webhook")
+		cmd := exec.Command("go", "build", "-o", built.binary, "./cmd/webhook")
+		cmd.Dir = cluster.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build ./cmd/webhook: %v\n%s", err, out)
+			return
+		}
+		ca, err := localca.New("crdguard-e2e-audit")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.certDir = filepath.Join(cluster.tmp, "audit-certs")
+		if err := os.Mkdir(built.certDir, 0o700); err != nil {
+			built.err = err
+			return
+		}
+		built.err = ca.WriteServing(built.certDir, net.IPv4(127, 0, 0, 1), 24*time.Hour)
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.binary, built.certDir
+}
+
+var built struct {
+	once            sync.Once
+	binary, certDir string
+	err             error
+}
+
+// syncBuffer collects a process's output for the failure message.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // newAuditor is an Auditor with the webhook's defaults for its rate and
@@ -310,37 +437,6 @@ func newAuditor(t *testing.T, reader client.Reader, mapper meta.RESTMapper, engi
 		Metrics:  metrics,
 		Log:      testr.New(t),
 	}
-}
-
-// runs is how many audits the replica completed.
-func (r *auditReplica) runs() uint64 {
-	families, _ := r.metrics.Gather()
-	for _, f := range families {
-		if f.GetName() == "crdguard_audit_duration_seconds" {
-			return f.GetMetric()[0].GetHistogram().GetSampleCount()
-		}
-	}
-	return 0
-}
-
-// gauge is the value of a gauge with the labels policy and rule.
-func (r *auditReplica) gauge(name, policy, rule string) float64 {
-	families, _ := r.metrics.Gather()
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["policy"] == policy && labels["rule"] == rule {
-				return m.GetGauge().GetValue()
-			}
-		}
-	}
-	return -1
 }
 
 // restConfig is the admin's client configuration, with a rate limit high
