@@ -10,14 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/testr"
 	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/auditor"
 	"github.com/crdguard/crdguard/internal/webhook"
+	"github.com/crdguard/crdguard/pkg/audit"
 	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
@@ -85,7 +88,7 @@ spec:
 		t.Fatal(err)
 	}
 	engines := webhook.NewEngineHolder(engine)
-	audit := newAuditor(t, cluster.client, cluster.client.RESTMapper(), engines, nil, time.Hour)
+	audit := newAuditor(t, engines)
 
 	runtime.GC()
 	base := heapBytes()
@@ -155,6 +158,26 @@ func createWidgets(t *testing.T, namespace string) {
 		t.Fatal(err)
 	}
 	t.Logf("stored %d widgets in %s", scaleObjects, time.Since(start).Round(time.Millisecond))
+}
+
+// newAuditor is an Auditor as crdguard-webhook --audit builds it, with its
+// default rate and page size, reading policies and CRDs live.
+func newAuditor(t *testing.T, engines auditor.Engines) *auditor.Auditor {
+	t.Helper()
+	cfg := restConfig(t)
+	cfg.QPS, cfg.Burst = 20, 20
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &auditor.Auditor{
+		Engines: engines,
+		Cache:   cluster.client,
+		Mapper:  cluster.client.RESTMapper(),
+		Lister:  &audit.Lister{Client: dyn, PageSize: 250},
+		Client:  reportClient(t),
+		Log:     testr.New(t),
+	}
 }
 
 // heapBytes is the heap's live and not yet collected objects.

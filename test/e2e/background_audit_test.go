@@ -19,18 +19,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,7 +37,6 @@ import (
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
-	"github.com/crdguard/crdguard/pkg/audit"
 )
 
 // auditLabel on a namespace puts it in the scope of the background audit
@@ -48,12 +44,12 @@ import (
 // tests leave in the shared cluster stay out of their reports.
 const auditLabel = "crdguard.dev/e2e-audit"
 
-// TestBackgroundAudit runs two webhook replicas' background auditors with
-// real leader election against the API server and checks the reports they
-// write: objects stored before a policy are reported once it is applied, a
-// fixed object leaves the report, a deleted policy takes its results with
-// it, one replica audits, and `crdguard audit` finds the same as the
-// reports.
+// TestBackgroundAudit runs two crdguard-webhook --audit processes, with
+// real leader election, against the API server and checks the reports they
+// write: objects stored before a policy are reported once it is applied,
+// `crdguard audit` finds the same, one replica audits and the other takes
+// over when it stops, a fixed object leaves the report, and a deleted
+// policy takes its results with it.
 func TestBackgroundAudit(t *testing.T) {
 	installAuditCRDs(t)
 	const namespace = "background-audit"
@@ -415,28 +411,6 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// newAuditor is an Auditor with the webhook's defaults for its rate and
-// page size.
-func newAuditor(t *testing.T, reader client.Reader, mapper meta.RESTMapper, engines auditor.Engines, metrics *auditor.Metrics, interval time.Duration) *auditor.Auditor {
-	t.Helper()
-	cfg := restConfig(t)
-	cfg.QPS, cfg.Burst = 20, 20
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &auditor.Auditor{
-		Engines:  engines,
-		Cache:    reader,
-		Mapper:   mapper,
-		Lister:   &audit.Lister{Client: dyn, PageSize: 250},
-		Client:   reportClient(t),
-		Interval: interval,
-		Metrics:  metrics,
-		Log:      testr.New(t),
-	}
 }
 
 // restConfig is the admin's client configuration, with a rate limit high
