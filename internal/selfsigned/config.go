@@ -53,7 +53,7 @@ type Config struct {
 	// and the configurations. Default DefaultResync.
 	Resync time.Duration
 	// Clock tells the time. Default the real one; tests step a fake one.
-	Clock clock.WithTicker
+	Clock clock.Clock
 }
 
 // withDefaults returns c with every unset field defaulted.

@@ -25,6 +25,11 @@
 // the winner's Secret and serves that. The Secret is watched, so every
 // replica serves what it holds within moments.
 //
+// It needs create on Secrets in the Secret's namespace, and get, list,
+// watch and update on the Secret and on each configuration, which can all
+// be limited to those names: every watch selects its one object by
+// metadata.name.
+//
 // Renewal can be forced without waiting: annotate the Secret with
 // crdguard.dev/renew=serving (reissue the serving certificate now) or
 // crdguard.dev/renew=ca (start a CA rotation now; the overlaps still

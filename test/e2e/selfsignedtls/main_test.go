@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -26,7 +25,6 @@ import (
 // cluster is the environment every test shares.
 var cluster struct {
 	examples   string // examples/mysql
-	config     *rest.Config
 	kube       kubernetes.Interface
 	client     client.Client // for unstructured MySQLClusters
 	kubeconfig string        // the admin's, for the webhook
@@ -79,7 +77,6 @@ func run(m *testing.M) (code int) {
 	if err != nil {
 		return fail("starting kube-apiserver and etcd: %v", err)
 	}
-	cluster.config = cfg
 	if cluster.kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fail("%v", err)
 	}
