@@ -92,6 +92,11 @@ func TestDeployment(t *testing.T) {
 	applyRBAC(t, r)
 	t.Cleanup(func() { deleteRBAC(t, r) })
 	kubeconfig := impersonatingKubeconfig(t, serviceAccountUser)
+	// The API server sees the ServiceAccount, not the admin behind it.
+	whoami := kubectl(ctx, "--kubeconfig="+kubeconfig, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	if out, err := whoami.Output(); err != nil || string(out) != serviceAccountUser {
+		t.Fatalf("kubectl auth whoami with the webhook's kubeconfig: %q, %v; want %s", out, err, serviceAccountUser)
+	}
 
 	// The serving Secret as cert-manager writes it, mounted as the kubelet
 	// mounts it.
