@@ -108,6 +108,9 @@ func TestDeployment(t *testing.T) {
 	r.typed(t, "Deployment", defaultRelease, d)
 	secretName := servingSecretName(t, d)
 	secret := issueServingSecret(t, c, ca, secretName)
+	t.Cleanup(func() {
+		cleanupKubectl(t, "delete", "--ignore-not-found", "-n", releaseNamespace, "secret", secretName)
+	})
 	certDir := t.TempDir()
 	if err := projectSecret(certDir, secret.Data); err != nil {
 		t.Fatalf("projecting Secret %s: %v", secretName, err)
