@@ -22,6 +22,7 @@ var celKind = ruleKind{
 	name:       "cel",
 	configured: func(r *v1alpha1.Rule) bool { return r.CEL != nil },
 	compile:    compileCELRule,
+	vap:        vapCELRule,
 }
 
 type celRule struct {

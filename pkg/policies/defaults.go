@@ -22,6 +22,7 @@ var defaultsKind = ruleKind{
 	name:       "defaults",
 	configured: func(r *v1alpha1.Rule) bool { return r.Defaults != nil },
 	compile:    compileDefaults,
+	vap:        vapDefaults,
 }
 
 type defaultsRule struct {

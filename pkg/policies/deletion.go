@@ -18,6 +18,7 @@ var deletionKind = ruleKind{
 	name:       "deletion",
 	configured: func(r *v1alpha1.Rule) bool { return r.Deletion != nil },
 	compile:    compileDeletion,
+	vap:        vapDeletion,
 }
 
 type deletionRule struct {

@@ -44,6 +44,7 @@ var imageVersionKind = ruleKind{
 	name:       "imageVersion",
 	configured: func(r *v1alpha1.Rule) bool { return r.ImageVersion != nil },
 	compile:    compileImageVersion,
+	vap:        vapImageVersion,
 }
 
 type imageVersionRule struct {

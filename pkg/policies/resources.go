@@ -20,6 +20,7 @@ var resourcesKind = ruleKind{
 	name:       "resources",
 	configured: func(r *v1alpha1.Rule) bool { return r.Resources != nil },
 	compile:    compileResources,
+	vap:        vapResources,
 }
 
 type resourcesRule struct {

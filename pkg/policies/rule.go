@@ -59,6 +59,9 @@ type ruleKind struct {
 	configured func(spec *v1alpha1.Rule) bool
 	// compile validates the configuration at path and builds the rule.
 	compile func(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) (rule, field.ErrorList)
+	// vap compiles the rule to ValidatingAdmissionPolicy validations, or
+	// says with a *needsWebhookError why it stays with the webhook.
+	vap func(r rule, c *vapCompiler) ([]vapCheck, error)
 }
 
 var (

@@ -47,6 +47,7 @@ var transitionsKind = ruleKind{
 	name:       "transitions",
 	configured: func(r *v1alpha1.Rule) bool { return len(r.Transitions) > 0 },
 	compile:    compileTransitions,
+	vap:        vapTransitions,
 }
 
 // defaultListKeys identify list items when neither the rule nor the CRD

@@ -1,0 +1,360 @@
+package policies
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// Labels and annotations on every generated object, so a cluster's
+// compiled policies can be listed and traced to their GuardPolicy.
+const (
+	VAPManagedByLabel      = "app.kubernetes.io/managed-by"
+	VAPManagedBy           = "crdguard"
+	VAPPolicyAnnotation    = "crdguard.dev/policy"
+	VAPEnforcementLabel    = "crdguard.dev/enforcement"
+	vapFindingSeparator    = "; "
+	vapMessageFallbackText = "failed; the finding could not be described"
+)
+
+// VAPRule says where one rule of a GuardPolicy runs once compiled.
+type VAPRule struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Webhook is why the rule stays with the webhook; "" when a
+	// ValidatingAdmissionPolicy enforces it.
+	Webhook string `json:"webhook,omitempty"`
+}
+
+// VAP is a GuardPolicy compiled to ValidatingAdmissionPolicies: one policy
+// and one binding per enforcement its rules use, because a binding's
+// validationActions apply to all of a policy's validations.
+type VAP struct {
+	Policy   string
+	Policies []*admissionregistrationv1.ValidatingAdmissionPolicy
+	Bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	// Rules lists every rule in policy order, compiled or not: nothing is
+	// dropped silently.
+	Rules []VAPRule
+}
+
+// needsWebhookError is a rule, or part of one, that a
+// ValidatingAdmissionPolicy cannot express.
+type needsWebhookError struct{ reason string }
+
+func (e *needsWebhookError) Error() string { return e.reason }
+
+func needsWebhook(format string, args ...any) error {
+	return &needsWebhookError{reason: fmt.Sprintf(format, args...)}
+}
+
+// vapCheck is one validation of a compiled rule.
+type vapCheck struct {
+	// findings is a CEL list(string) of the rule's findings, each "path:
+	// body" as the engine prints a finding on one line; empty when the
+	// request passes.
+	findings string
+	// expression, messageExpression and message form a validation of its
+	// own when findings is "": a cel rule keeps its expression, so it
+	// behaves as the rule's author wrote it.
+	expression, messageExpression, message string
+	// enforcement, when set and weaker than the rule's, replaces it, as a
+	// finding's does in the engine.
+	enforcement v1alpha1.Enforcement
+	// helpers are variables the expressions use as variables.<name>. Each
+	// expression is type-checked alone, and checking time grows faster
+	// than an expression's size: large parts go into helpers.
+	helpers []admissionregistrationv1.Variable
+}
+
+// vapCompiler is what rule kinds may use while compiling to CEL.
+type vapCompiler struct {
+	names   *celNames
+	schemas *schema.Registry
+	match   *v1alpha1.Match
+}
+
+// CompileVAP compiles a GuardPolicy to ValidatingAdmissionPolicies and
+// their bindings (admissionregistration.k8s.io/v1) that reach the
+// engine's verdict on the requests the policy matches, with each finding's
+// field path and numbers in the message. Rules that need the webhook are
+// listed in VAP.Rules with the reason. schemas may be nil; transitions
+// that match list items by the CRD's list-map keys need it.
+func CompileVAP(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*VAP, error) {
+	compiled, errs := compilePolicy(gp, &compileEnv{schemas: schemas})
+	if len(errs) > 0 {
+		return nil, &InvalidPolicyError{Name: gp.Name, Errs: errs}
+	}
+	out := &VAP{Policy: gp.Name}
+	c := &vapCompiler{names: &celNames{}, schemas: schemas, match: &gp.Spec.Match}
+	builds := map[v1alpha1.Enforcement]*vapBuild{}
+	for i, r := range compiled.rules {
+		kind := ruleKindOf(&gp.Spec.Rules[i])
+		entry := VAPRule{Name: r.name, Kind: kind.name}
+		checks, err := compileRuleVAP(kind, r, gp, c)
+		var webhook *needsWebhookError
+		switch {
+		case errors.As(err, &webhook):
+			entry.Webhook = webhook.reason
+			out.Rules = append(out.Rules, entry)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.name, err)
+		}
+		out.Rules = append(out.Rules, entry)
+		for j, check := range checks {
+			enforcement := weaker(check.enforcement, r.enforcement)
+			b := builds[enforcement]
+			if b == nil {
+				b = &vapBuild{}
+				builds[enforcement] = b
+			}
+			b.add(gp.Name, r, j, check)
+		}
+	}
+	for _, enforcement := range []v1alpha1.Enforcement{v1alpha1.Deny, v1alpha1.Warn, v1alpha1.Audit} {
+		if b := builds[enforcement]; b != nil {
+			vap, binding := b.objects(gp, enforcement)
+			out.Policies = append(out.Policies, vap)
+			out.Bindings = append(out.Bindings, binding)
+		}
+	}
+	return out, nil
+}
+
+// compileRuleVAP asks the rule's kind for its validations, after what
+// the policy itself keeps with the webhook.
+func compileRuleVAP(kind ruleKind, r compiledRule, gp *v1alpha1.GuardPolicy, c *vapCompiler) ([]vapCheck, error) {
+	if kind.vap == nil {
+		return nil, needsWebhook("rule kind %s has no ValidatingAdmissionPolicy form", kind.name)
+	}
+	if _, ok := r.rule.(mutator); ok {
+		return kind.vap(r.rule, c) // says why it cannot be compiled, approvers or not
+	}
+	if gp.Spec.Approvers != nil && r.enforcement == v1alpha1.Deny {
+		// An approver lifts a Deny finding with crdguard.dev/approve, and
+		// the mutating webhook strips the annotation so it approves one
+		// request only. A ValidatingAdmissionPolicy can neither.
+		return nil, needsWebhook("the policy has approvers: a Deny finding may be lifted once with %s, which needs the webhook", v1alpha1.ApproveAnnotation)
+	}
+	return kind.vap(r.rule, c)
+}
+
+func ruleKindOf(spec *v1alpha1.Rule) ruleKind {
+	for _, k := range ruleKinds {
+		if k.configured(spec) {
+			return k
+		}
+	}
+	panic("compiled rule without a kind") // compilePolicy admits exactly one
+}
+
+// vapBuild collects the validations of one enforcement.
+type vapBuild struct {
+	variables   []admissionregistrationv1.Variable
+	validations []admissionregistrationv1.Validation
+}
+
+// vapRequestNamespace is the request's namespace, "" for a cluster-scoped
+// object, whose request leaves the field out.
+const vapRequestNamespace = `(has(request.namespace) ? request.namespace : "")`
+
+var nonIdentifier = regexp.MustCompile(`[^a-zA-Z0-9_]`)
+
+func (b *vapBuild) add(policy string, r compiledRule, index int, check vapCheck) {
+	prefix := fmt.Sprintf("[%s/%s] ", policy, r.name)
+	ops := make([]string, 0, 3)
+	for _, op := range r.operations() {
+		ops = append(ops, string(op))
+	}
+	guard := "request.operation in " + celStrings(ops)
+	reason := metav1.StatusReasonInvalid
+	for _, h := range check.helpers {
+		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: lowerBinds(h.Expression)})
+	}
+	if check.findings == "" {
+		b.validations = append(b.validations, admissionregistrationv1.Validation{
+			Expression:        fmt.Sprintf("!(%s) || (%s)", guard, check.expression),
+			MessageExpression: lowerBinds(celString(prefix) + " + " + check.messageExpression),
+			Message:           prefix + check.message,
+			Reason:            &reason,
+		})
+		return
+	}
+	name := fmt.Sprintf("%s_%d", nonIdentifier.ReplaceAllString(r.name, "_"), index)
+	b.variables = append(b.variables, admissionregistrationv1.Variable{
+		Name:       name,
+		Expression: lowerBinds(fmt.Sprintf("%s ? %s : []", guard, check.findings)),
+	})
+	b.validations = append(b.validations, admissionregistrationv1.Validation{
+		Expression:        fmt.Sprintf("variables.%s.size() == 0", name),
+		MessageExpression: fmt.Sprintf("%s + variables.%s.join(%s)", celString(prefix), name, celString(vapFindingSeparator)),
+		Message:           prefix + vapMessageFallbackText,
+		Reason:            &reason,
+	})
+}
+
+// VAPName is the name of the ValidatingAdmissionPolicy (and binding) that
+// holds a GuardPolicy's rules of one enforcement.
+func VAPName(policy string, enforcement v1alpha1.Enforcement) string {
+	return "crdguard-" + policy + "-" + strings.ToLower(string(enforcement))
+}
+
+func (b *vapBuild) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforcement) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	name := VAPName(gp.Name, enforcement)
+	meta := metav1.ObjectMeta{
+		Name:        name,
+		Labels:      map[string]string{VAPManagedByLabel: VAPManagedBy, VAPEnforcementLabel: string(enforcement)},
+		Annotations: map[string]string{VAPPolicyAnnotation: gp.Name},
+	}
+	fail := admissionregistrationv1.Fail
+	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: *meta.DeepCopy(),
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy:    &fail,
+			MatchConstraints: vapMatchResources(&gp.Spec.Match),
+			MatchConditions:  vapMatchConditions(&gp.Spec.Match),
+			Variables:        b.variables,
+			Validations:      b.validations,
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: meta,
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.ValidationAction(enforcement)},
+		},
+	}
+	return vap, binding
+}
+
+// vapMatchResources matches the policy's groups, versions and operations.
+// Kinds are matched by a match condition on request.kind, because rules
+// name resources by plural and a GuardPolicy names kinds.
+func vapMatchResources(m *v1alpha1.Match) *admissionregistrationv1.MatchResources {
+	ops := m.Operations
+	if len(ops) == 0 {
+		ops = createUpdateDelete
+	}
+	var operations []admissionregistrationv1.OperationType
+	for _, op := range ops {
+		operations = append(operations, admissionregistrationv1.OperationType(op))
+	}
+	exact := admissionregistrationv1.Exact
+	all := admissionregistrationv1.AllScopes
+	out := &admissionregistrationv1.MatchResources{
+		NamespaceSelector: m.NamespaceSelector,
+		ObjectSelector:    m.ObjectSelector,
+		// The engine matches the kind and version the request names, not
+		// an equivalent one the server converts to.
+		MatchPolicy: &exact,
+	}
+	for _, r := range m.Resources {
+		versions := r.Versions
+		if len(versions) == 0 || slices.Contains(versions, "*") {
+			versions = []string{"*"}
+		}
+		out.ResourceRules = append(out.ResourceRules, admissionregistrationv1.NamedRuleWithOperations{
+			RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+				Operations: operations,
+				Rule: admissionregistrationv1.Rule{
+					APIGroups:   []string{r.Group},
+					APIVersions: versions,
+					Resources:   []string{"*"},
+					Scope:       &all,
+				},
+			},
+		})
+	}
+	return out
+}
+
+// vapMatchConditions are what matchConstraints cannot say: kinds,
+// excluded namespaces, and that a namespace selector never matches a
+// cluster-scoped object (the API server's would).
+func vapMatchConditions(m *v1alpha1.Match) []admissionregistrationv1.MatchCondition {
+	var out []admissionregistrationv1.MatchCondition
+	// Each resource entry pairs its group, versions and kinds; a request
+	// must match one entry in all three.
+	var entries []string
+	for _, r := range m.Resources {
+		var parts []string
+		if r.Group != "*" {
+			parts = append(parts, "request.kind.group == "+celString(r.Group))
+		}
+		if len(r.Versions) > 0 && !slices.Contains(r.Versions, "*") {
+			parts = append(parts, "request.kind.version in "+celStrings(r.Versions))
+		}
+		if !slices.Contains(r.Kinds, "*") {
+			parts = append(parts, "request.kind.kind in "+celStrings(r.Kinds))
+		}
+		if len(parts) == 0 {
+			entries = nil // this entry matches every request the rules let through
+			break
+		}
+		entries = append(entries, "("+strings.Join(parts, " && ")+")")
+	}
+	if len(entries) > 0 {
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "kinds", Expression: strings.Join(entries, " || ")})
+	}
+	if len(m.ExcludedNamespaces) > 0 {
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "excluded-namespaces", Expression: "!(" + vapRequestNamespace + " in " + celStrings(m.ExcludedNamespaces) + ")"})
+	}
+	if sel, err := selector(m.NamespaceSelector); err == nil && !sel.Empty() {
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "namespaced", Expression: vapRequestNamespace + ` != ""`})
+	}
+	return out
+}
+
+// VAPFinding is one finding read back from a compiled policy's message.
+type VAPFinding struct {
+	Policy, Rule string
+	// Field is the field path, "<nil>" for the object itself.
+	Field string
+	// Message is the finding's message without the path, like the
+	// engine's Violation.Message.
+	Message string
+}
+
+// vapFindingStart is where a finding begins in a message: its path, then
+// the name of a field.ErrorType.
+var (
+	vapMessageRE      = regexp.MustCompile(`^\[([^/\]]+)/([^\]]+)\] (.*)$`)
+	vapFindingStartRE = regexp.MustCompile(`(?:^|; )((?:<nil>|[^ ;]+): (?:Invalid value|Required value|Forbidden|Not found|Unsupported value|Duplicate value)\b)`)
+)
+
+// ParseVAPMessage reads the findings out of the message of a compiled
+// validation: "[policy/rule] path: body; path: body". It is how tests and
+// tools compare a ValidatingAdmissionPolicy's denials and warnings with the
+// engine's violations. ok is false for a message of another form.
+func ParseVAPMessage(msg string) (findings []VAPFinding, ok bool) {
+	m := vapMessageRE.FindStringSubmatch(msg)
+	if m == nil {
+		return nil, false
+	}
+	policy, rule, rest := m[1], m[2], m[3]
+	starts := vapFindingStartRE.FindAllStringSubmatchIndex(rest, -1)
+	if len(starts) == 0 || starts[0][2] != 0 {
+		return nil, false
+	}
+	for i, s := range starts {
+		end := len(rest)
+		if i+1 < len(starts) {
+			end = starts[i+1][0]
+		}
+		one := rest[s[2]:end]
+		path, body, _ := strings.Cut(one, ": ")
+		findings = append(findings, VAPFinding{Policy: policy, Rule: rule, Field: path, Message: body})
+	}
+	return findings, true
+}

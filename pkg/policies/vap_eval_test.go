@@ -1,0 +1,178 @@
+package policies
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/admission"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// This file runs compiled ValidatingAdmissionPolicies in-process with the
+// API server's own code: expressions are compiled as kube-apiserver
+// validates a new policy (NewExpressions, the default compatibility
+// version, strict cost) and evaluated by the validating admission policy
+// plugin's Validator, as at admission (StoredExpressions).
+
+// vapOutcome is what the compiled policies said about one request.
+type vapOutcome struct {
+	findings []enforcedFinding
+	// errors are validations that failed to evaluate; failurePolicy Fail
+	// makes them denials with the server's message.
+	errors []string
+}
+
+type enforcedFinding struct {
+	VAPFinding
+	enforcement string
+}
+
+func (f enforcedFinding) String() string {
+	return fmt.Sprintf("%s [%s/%s] %s: %s", f.Field, f.Policy, f.Rule, f.enforcement, f.Message)
+}
+
+// checkVAPCompiles compiles every expression of vap as kube-apiserver
+// does when the policy is created, and fails the test on any error.
+func checkVAPCompiles(t *testing.T, vap *admissionregistrationv1.ValidatingAdmissionPolicy) {
+	t.Helper()
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
+	for _, v := range vap.Spec.Variables {
+		res := compiler.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, opts, environment.NewExpressions)
+		if res.Error != nil {
+			t.Fatalf("%s: variable %s does not compile: %v\n%s", vap.Name, v.Name, res.Error, v.Expression)
+		}
+	}
+	for i, v := range vap.Spec.Validations {
+		if res := compiler.CompileCELExpression(&validating.ValidationCondition{Expression: v.Expression}, opts, environment.NewExpressions); res.Error != nil {
+			t.Fatalf("%s: validations[%d].expression does not compile: %v\n%s", vap.Name, i, res.Error, v.Expression)
+		}
+		if res := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, plugincel.OptionalVariableDeclarations{}, environment.NewExpressions); res.Error != nil {
+			t.Fatalf("%s: validations[%d].messageExpression does not compile: %v\n%s", vap.Name, i, res.Error, v.MessageExpression)
+		}
+	}
+	for i, m := range vap.Spec.MatchConditions {
+		if res := compiler.CompileCELExpression((*matchconditions.MatchCondition)(&m), opts, environment.NewExpressions); res.Error != nil {
+			t.Fatalf("%s: matchConditions[%d] does not compile: %v", vap.Name, i, res.Error)
+		}
+	}
+}
+
+// newVAPValidator builds the Validator the plugin builds for a policy
+// (validating.compilePolicy, which is not exported).
+func newVAPValidator(t *testing.T, vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.Validator {
+	t.Helper()
+	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := make([]plugincel.NamedExpressionAccessor, len(vap.Spec.Variables))
+	for i, v := range vap.Spec.Variables {
+		vars[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
+	}
+	compiler.CompileAndStoreVariables(vars, opts, environment.StoredExpressions)
+	var matcher matchconditions.Matcher
+	if len(vap.Spec.MatchConditions) > 0 {
+		conds := make([]plugincel.ExpressionAccessor, len(vap.Spec.MatchConditions))
+		for i := range vap.Spec.MatchConditions {
+			conds[i] = (*matchconditions.MatchCondition)(&vap.Spec.MatchConditions[i])
+		}
+		matcher = matchconditions.NewMatcher(compiler.CompileCondition(conds, opts, environment.StoredExpressions), vap.Spec.FailurePolicy, "policy", "validate", vap.Name)
+	}
+	validations := make([]plugincel.ExpressionAccessor, len(vap.Spec.Validations))
+	messages := make([]plugincel.ExpressionAccessor, len(vap.Spec.Validations))
+	for i, v := range vap.Spec.Validations {
+		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
+		if v.MessageExpression != "" {
+			messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
+		}
+	}
+	return validating.NewValidator(
+		compiler.CompileCondition(validations, opts, environment.StoredExpressions),
+		matcher,
+		compiler.CompileCondition(nil, opts, environment.StoredExpressions),
+		compiler.CompileCondition(messages, plugincel.OptionalVariableDeclarations{}, environment.StoredExpressions),
+		vap.Spec.FailurePolicy,
+		nil,
+	)
+}
+
+// evaluateVAP runs the compiled policies on req.
+func evaluateVAP(t *testing.T, ctx context.Context, compiled *VAP, req *Request) vapOutcome {
+	t.Helper()
+	subject := req.subject()
+	gvk := subject.GroupVersionKind()
+	gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
+	var obj, old runtime.Object
+	if req.Object != nil {
+		obj = req.Object
+	}
+	if req.OldObject != nil {
+		old = req.OldObject
+	}
+	attr := admission.NewAttributesRecord(obj, old, gvk, req.Namespace, subject.GetName(), gvr, "", admission.Operation(req.Operation), nil, req.DryRun,
+		&user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups})
+	versioned := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
+
+	var out vapOutcome
+	for i, vap := range compiled.Policies {
+		checkVAPCompiles(t, vap)
+		enforcement := string(compiled.Bindings[i].Spec.ValidationActions[0])
+		res := newVAPValidator(t, vap).Validate(ctx, gvr, versioned, nil, nil, celconfig.RuntimeCELCostBudget, nil)
+		for _, d := range res.Decisions {
+			switch d.Evaluation {
+			case validating.EvalDeny:
+				findings, ok := ParseVAPMessage(d.Message)
+				if !ok {
+					t.Fatalf("%s: message not in the compiled form: %q", vap.Name, d.Message)
+				}
+				for _, f := range findings {
+					out.findings = append(out.findings, enforcedFinding{VAPFinding: f, enforcement: enforcement})
+				}
+			case validating.EvalError:
+				out.errors = append(out.errors, d.Message)
+			}
+		}
+	}
+	return out
+}
+
+// engineFindings are the violations of res from the rules that compiled,
+// in the form evaluateVAP returns.
+func engineFindings(res Result, compiled *VAP) []enforcedFinding {
+	inVAP := map[string]bool{}
+	for _, r := range compiled.Rules {
+		inVAP[r.Name] = r.Webhook == ""
+	}
+	var out []enforcedFinding
+	for _, v := range res.Violations {
+		if v.Policy != compiled.Policy || !inVAP[v.Rule] {
+			continue
+		}
+		out = append(out, enforcedFinding{VAPFinding: VAPFinding{Policy: v.Policy, Rule: v.Rule, Field: v.Field, Message: v.Message}, enforcement: string(v.Enforcement)})
+	}
+	return out
+}
+
+func sortedStrings[T fmt.Stringer](items []T) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.String()
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,229 @@
+package policies
+
+import (
+	"fmt"
+
+	"math/big"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// quantityFormatError is resource.ErrFormatWrong's text, which a string
+// that is no quantity gets in the engine's message.
+const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+// vapResources compiles a resources rule. Ratio bands are decided exactly:
+// limit/request against a bound p/q is q×limit against p×request, with
+// the quantity library's exact add and compareTo (it has no mul), so 1.5×
+// and 4× are decided at the boundary as the engine decides them.
+func vapResources(r rule, c *vapCompiler) ([]vapCheck, error) {
+	rr := r.(*resourcesRule)
+	for _, band := range rr.ratios {
+		for _, b := range []*big.Rat{band.min, band.max} {
+			if b != nil && (!b.Num().IsInt64() || !b.Denom().IsInt64()) {
+				return nil, needsWebhook("ratio bound %s is not a fraction of two 64-bit integers", b.RatString())
+			}
+		}
+	}
+	// Every path's places first, then the requirements once over all of
+	// them: the leaf is the large part of the expression. Each kind's
+	// preset paths are a helper of their own, so each expression stays
+	// small enough to type-check quickly.
+	var places []string
+	var helpers []admissionregistrationv1.Variable
+	for _, p := range rr.paths {
+		places = append(places, celPlaces(c.names, p, "object"))
+	}
+	if rr.preset == v1alpha1.Workloads {
+		// The preset's paths depend on the kind, which the binding does
+		// not fix: choose them at admission time.
+		kinds := make([]string, 0, len(workloadResourcePaths))
+		for kind := range workloadResourcePaths {
+			kinds = append(kinds, kind)
+		}
+		slices.Sort(kinds)
+		preset := "[]"
+		for i := len(kinds) - 1; i >= 0; i-- {
+			var perKind []string
+			for _, p := range workloadResourcePaths[kinds[i]] {
+				perKind = append(perKind, celPlaces(c.names, p, "object"))
+			}
+			helper := c.names.next("places")
+			helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(perKind, " + ")})
+			preset = fmt.Sprintf("(request.kind.kind == %s ? variables.%s : %s)", celString(kinds[i]), helper, preset)
+		}
+		places = append(places, preset)
+	}
+	if len(places) == 0 {
+		return nil, nil
+	}
+	leaf := func(path celPath, value string, found bool) string {
+		return rr.celRequirements(c.names, path, value, found)
+	}
+	helper := c.names.next("places")
+	helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(places, " + ")})
+	parts := []string{celApply(c.names, "variables."+helper, leaf)}
+	return []vapCheck{{findings: strings.Join(parts, " + "), helpers: helpers}}, nil
+}
+
+// celRequirements is checkRequirements in CEL.
+func (r *resourcesRule) celRequirements(names *celNames, path celPath, value string, found bool) string {
+	var requests, limits string
+	var out []string
+	if found {
+		out = append(out, fmt.Sprintf(`(type(%s) == map ? [] : [%s])`, value,
+			celFinding(path, celTypeInvalidBody(value, celString("must be an object with requests and limits")))))
+		requests, limits = names.next("requests"), names.next("limits")
+		out = append(out, celQuantityErrors(names, value, "requests", path.child("requests")), celQuantityErrors(names, value, "limits", path.child("limits")))
+	}
+	// has tells whether a valid quantity is at m[name].
+	has := func(m, name string) string {
+		if !found {
+			return "false"
+		}
+		return fmt.Sprintf("(%[1]s in %[2]s && %[3]s)", celString(name), m, celIsQuantity(m+"["+celString(name)+"]"))
+	}
+	for _, name := range r.requireRequests {
+		out = append(out, fmt.Sprintf("(%s ? [] : [%s])", has(requests, name),
+			celFinding(path.child("requests").child(name), celString(fmt.Sprintf("Required value: no %s request; this policy requires requests for %s", name, strings.Join(r.requireRequests, ", "))))))
+	}
+	for _, name := range r.requireLimits {
+		out = append(out, fmt.Sprintf("(%s ? [] : [%s])", has(limits, name),
+			celFinding(path.child("limits").child(name), celString(fmt.Sprintf("Required value: no %s limit; this policy requires limits for %s", name, strings.Join(r.requireLimits, ", "))))))
+	}
+	if found {
+		for _, band := range r.ratios {
+			at := path.child("limits").child(band.resource)
+			req, lim := requests+"["+celString(band.resource)+"]", limits+"["+celString(band.resource)+"]"
+			out = append(out, fmt.Sprintf("(%s && %s ? %s : [])", has(requests, band.resource), has(limits, band.resource),
+				band.celViolation(names, at, req, lim)))
+		}
+	}
+	if len(out) == 0 {
+		return "[]"
+	}
+	expr := strings.Join(out, " + ")
+	if !found {
+		return "(" + expr + ")"
+	}
+	// requests and limits are the maps, or empty maps when absent or not
+	// maps (their own findings say so).
+	mapOf := func(key string) string {
+		return fmt.Sprintf(`(%[2]s in %[1]s && type(%[1]s[%[2]s]) == map ? %[1]s[%[2]s] : {})`, value, celString(key))
+	}
+	return fmt.Sprintf("(type(%s) == map ? cel.bind(%s, %s, cel.bind(%s, %s, %s)) : %s)",
+		value, requests, mapOf("requests"), limits, mapOf("limits"), expr, out[0])
+}
+
+// celIsQuantity tells whether v is a quantity as quantities() reads one:
+// a string that parses, or a number.
+func celIsQuantity(v string) string {
+	return fmt.Sprintf("(type(%[1]s) == string ? isQuantity(%[1]s) : %[2]s)", v, celIsNumber(v))
+}
+
+// celQuantity is the quantity at v, which celIsQuantity accepted.
+func celQuantity(v string) string {
+	return fmt.Sprintf("quantity(%s)", celScalarString(v))
+}
+
+// celQuantityErrors are quantities()'s findings for obj[key], in key order.
+func celQuantityErrors(names *celNames, obj, key string, path celPath) string {
+	m, k := names.next("m"), names.next("k")
+	v := m + "[" + k + "]"
+	at := path.with(celPathPart{text: "."}, celPathPart{text: k, isExpr: true})
+	// resource.ParseQuantity reads sign, digits, fraction, suffix letters,
+	// exponent sign and digits; a string of that shape fails on its suffix
+	// (ErrSuffix), any other on its format (ErrFormatWrong).
+	parseError := fmt.Sprintf(`(%[1]s != "" && %[1]s.matches('^[+-]?[0-9]*([.][0-9]*)?[eEinumkKMGTP]*[-+]?[0-9]*$') ? "unable to parse quantity's suffix" : %[2]s)`, v, celString(quantityFormatError))
+	perKey := fmt.Sprintf(`(type(%[1]s) == string ? (isQuantity(%[1]s) ? [] : [%[2]s]) : %[3]s ? [] : [%[4]s])`,
+		v,
+		celFinding(at, celInvalidBody(v, parseError)),
+		celIsNumber(v),
+		celFinding(at, celTypeInvalidBody(v, celString("must be a quantity"))))
+	return fmt.Sprintf(`(%[2]s in %[1]s && %[1]s[%[2]s] != null ? cel.bind(%[3]s, %[1]s[%[2]s], type(%[3]s) == map ? %[3]s.map(%[4]s, %[4]s).sort().map(%[4]s, %[5]s).flatten() : [%[6]s]) : [])`,
+		obj, celString(key), m, k, perKey,
+		celFinding(path, celTypeInvalidBody(m, celString("must be a map of resource names to quantities"))))
+}
+
+// celViolation is ratioBand.violation in CEL for the quantities at req and
+// lim, as a list of at most one finding at path.
+func (b ratioBand) celViolation(names *celNames, path celPath, req, lim string) string {
+	rq, lq, rraw, lraw := names.next("rq"), names.next("lq"), names.next("rraw"), names.next("lraw")
+	unbounded := celString("Invalid value: limits."+b.resource+" ") + " + " + lraw + ` + " over requests.` + b.resource + ` " + ` + rraw + ` + " is an unbounded ratio; allowed ` + b.describe() + `"`
+	var zero string
+	if b.max == nil {
+		zero = "[]" // nothing requested and anything allowed
+	} else {
+		zero = fmt.Sprintf("(%s.compareTo(quantity(\"0\")) == 0 ? [] : [%s])", lq, celFinding(path, unbounded))
+	}
+	var bad []string
+	// cmp is the sign of limit/request - p/q: of q×limit - p×request,
+	// turned when the request is negative.
+	cmp := func(bound *big.Rat) string {
+		d := fmt.Sprintf("%s.sub(%s)", celMultiply(names, lq, bound.Denom().Int64()), celMultiply(names, rq, bound.Num().Int64()))
+		return fmt.Sprintf(`(%[1]s.compareTo(quantity("0")) > 0 ? %[2]s.compareTo(quantity("0")) : -%[2]s.compareTo(quantity("0")))`, rq, d)
+	}
+	if b.min != nil {
+		op := "< 0"
+		if b.minExclusive {
+			op = "<= 0"
+		}
+		bad = append(bad, cmp(b.min)+" "+op)
+	}
+	if b.max != nil {
+		op := "> 0"
+		if b.maxExclusive {
+			op = ">= 0"
+		}
+		bad = append(bad, cmp(b.max)+" "+op)
+	}
+	// The ratio is printed from floats with two decimals, then one
+	// trailing zero dropped: formatRatio's "8.0", "1.5", "3.33". The
+	// verdict above is exact; only a ratio that lies exactly halfway
+	// between two printed values may round the other way.
+	ratio := names.next("ratio")
+	msg := fmt.Sprintf(`cel.bind(%[1]s, "%%.2f".format([%[2]s.asApproximateFloat() / %[3]s.asApproximateFloat()]), %[4]s + " is " + (%[1]s.endsWith("0") ? %[1]s.substring(0, %[1]s.size() - 1) : %[1]s) + "× requests.%[5]s " + %[6]s + "; allowed %[7]s")`,
+		ratio, lq, rq, celString("Invalid value: limits."+b.resource+" ")+" + "+lraw, b.resource, rraw, b.describe())
+	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, %s.compareTo(quantity(\"0\")) == 0 ? %s : (%s ? [%s] : [])))))",
+		rq, celQuantity(req), lq, celQuantity(lim), rraw, celScalarString(req), lraw, celScalarString(lim),
+		rq, zero, strings.Join(bad, " || "), celFinding(path, msg))
+}
+
+// celMultiply is n×q for the quantity q, by doubling and adding: the
+// quantity library has add but no mul.
+func celMultiply(names *celNames, q string, n int64) string {
+	switch {
+	case n == 0:
+		return "quantity('0')"
+	case n == 1:
+		return q
+	case n < 0:
+		return fmt.Sprintf("quantity('0').sub(%s)", celMultiply(names, q, -n))
+	}
+	var doubles []string
+	var terms []string
+	prev := q
+	for bit := 0; n>>bit != 0; bit++ {
+		name := prev
+		if bit > 0 {
+			name = names.next("d")
+			doubles = append(doubles, name, prev+".add("+prev+")")
+		}
+		if n>>bit&1 == 1 {
+			terms = append(terms, name)
+		}
+		prev = name
+	}
+	expr := terms[0]
+	for _, t := range terms[1:] {
+		expr += ".add(" + t + ")"
+	}
+	for i := len(doubles) - 2; i >= 0; i -= 2 {
+		expr = fmt.Sprintf("cel.bind(%s, %s, %s)", doubles[i], doubles[i+1], expr)
+	}
+	return expr
+}

@@ -1,0 +1,231 @@
+package policies
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// vapTransitions compiles a transitions rule: oldObject against object on
+// UPDATE. Versions are compared with the Kubernetes semver library after
+// filling in missing minor and patch numbers, as parseSemanticVersion
+// does; quantities with the quantity library, exactly.
+//
+// What stays with the webhook: "[*]" paths, which pair old and new list
+// items by key at every level. Where the compiled rule may differ in
+// messages: objects and lists are shown as "{…}" and "[…]" (CEL has no
+// JSON encoder), and list items with duplicate keys are each matched
+// against any new item with that key.
+func vapTransitions(r rule, c *vapCompiler) ([]vapCheck, error) {
+	tr := r.(*transitionsRule)
+	var parts []string
+	for i, t := range tr.transitions {
+		if t.path.hasWildcard() {
+			return nil, needsWebhook("transitions[%d] path %s has [*]: pairing old and new list items by key at each level is not compiled", i, t.path)
+		}
+		keys, err := c.listKeys(t)
+		if err != nil {
+			return nil, fmt.Errorf("transitions[%d]: %w", i, err)
+		}
+		parts = append(parts, t.celJudge(c.names, keys))
+	}
+	return []vapCheck{{findings: strings.Join(parts, " + ")}}, nil
+}
+
+// listKeys are the keys NoRemoval matches list items by: the rule's, else
+// the CRD's list-map keys for the kinds the policy matches, else "name",
+// as transition.listKeys decides per request.
+func (c *vapCompiler) listKeys(t *transition) ([]string, error) {
+	if len(t.keys) > 0 || t.check != v1alpha1.NoRemoval {
+		return t.keys, nil
+	}
+	if c.schemas == nil {
+		return defaultListKeys, nil
+	}
+	var schemaPath []string
+	for _, s := range t.path.steps {
+		switch {
+		case s.field != "":
+			schemaPath = append(schemaPath, s.field)
+		case !s.each && s.index < 0:
+			schemaPath = append(schemaPath, s.key)
+		}
+	}
+	var found []string
+	seen := false
+	for _, gvk := range c.schemas.Kinds() {
+		if !c.matchesKind(gvk) {
+			continue
+		}
+		keys := c.schemas.ListMapKeys(gvk, schemaPath...)
+		if len(keys) == 0 {
+			keys = defaultListKeys
+		}
+		if seen && !slices.Equal(keys, found) {
+			return nil, needsWebhook("path %s has list-map keys %v in one matched kind and %v in another; set keys on the transition", t.path, found, keys)
+		}
+		found, seen = keys, true
+	}
+	if !seen {
+		return defaultListKeys, nil
+	}
+	return found, nil
+}
+
+// matchesKind tells whether the policy's resources select gvk.
+func (c *vapCompiler) matchesKind(gvk runtimeschema.GroupVersionKind) bool {
+	return slices.ContainsFunc(c.match.Resources, func(r v1alpha1.ResourceMatch) bool {
+		return (r.Group == gvk.Group || r.Group == "*") &&
+			(len(r.Versions) == 0 || slices.Contains(r.Versions, "*") || slices.Contains(r.Versions, gvk.Version)) &&
+			(slices.Contains(r.Kinds, "*") || slices.Contains(r.Kinds, gvk.Kind))
+	})
+}
+
+// celGet is the value at p (no [*]) in root as a CEL optional: none when a
+// step is missing, null or of the wrong type.
+func celGet(names *celNames, p objectPath, root string) string {
+	var build func(i int, value string) string
+	build = func(i int, value string) string {
+		if i == len(p.steps) {
+			return "optional.of(" + value + ")"
+		}
+		s, child := p.steps[i], names.next("g")
+		if s.field != "" || (!s.each && s.index < 0) {
+			name := s.field
+			if name == "" {
+				name = s.key
+			}
+			return fmt.Sprintf("(type(%[1]s) == map && %[2]s in %[1]s && %[1]s[%[2]s] != null ? cel.bind(%[3]s, %[1]s[%[2]s], %[4]s) : optional.none())",
+				value, celString(name), child, build(i+1, child))
+		}
+		return fmt.Sprintf("(type(%[1]s) == list && size(%[1]s) > %[2]d && %[1]s[%[2]d] != null ? cel.bind(%[3]s, %[1]s[%[2]d], %[4]s) : optional.none())",
+			value, s.index, child, build(i+1, child))
+	}
+	return build(0, root)
+}
+
+// celFullSemver is a version that matches semverStrictRE with its "v"
+// dropped and missing minor and patch numbers filled with 0, as
+// parseSemanticVersion reads it, parsed by the semver library.
+func celFullSemver(names *celNames, v string) string {
+	s, core, n := names.next("s"), names.next("core"), names.next("n")
+	return fmt.Sprintf(`cel.bind(%[1]s, %[4]s.startsWith("v") ? %[4]s.substring(1) : %[4]s, cel.bind(%[2]s, %[1]s.split("-")[0].split("+")[0], cel.bind(%[3]s, %[2]s.split(".").size(), semver(%[2]s + (%[3]s == 1 ? ".0.0" : %[3]s == 2 ? ".0" : "") + %[1]s.substring(%[2]s.size())))))`,
+		s, core, n, v)
+}
+
+// celJudge is transition.judge in CEL, as a list(string) of findings.
+func (t *transition) celJudge(names *celNames, keys []string) string {
+	o, n, ov, nv := names.next("old"), names.next("new"), names.next("ov"), names.next("nv")
+	pathText := t.path.fieldPath().String()
+	path := celPath{parts: []celPathPart{{text: pathText}}}
+	check := string(t.check)
+	var judge string
+	switch t.check {
+	case v1alpha1.NoRemoval:
+		judge = t.celRemoval(names, path, pathText, ov, n, keys)
+	default:
+		describe := celShowValue(ov)
+		if t.check != v1alpha1.Immutable {
+			describe = fmt.Sprintf("(type(%[1]s) == string ? %[1]s : %[2]s)", ov, celShowValue(ov))
+		}
+		removed := fmt.Sprintf("[%s]", celFinding(path, fmt.Sprintf(`"Required value: was " + %s + %s`, describe, celString("; "+check+" does not allow removing it"))))
+		var value string
+		switch t.check {
+		case v1alpha1.Immutable:
+			value = fmt.Sprintf(`(%[1]s == %[2]s ? [] : [%[3]s])`, ov, nv, celFinding(path, celInvalidBody(nv,
+				fmt.Sprintf(`"is immutable once set; was " + %s + (%s ? "" : ", now " + %s)`, celShowValue(ov), celIsScalar(nv), celShowValue(nv)))))
+		case v1alpha1.NoDecrease, v1alpha1.NoIncrease:
+			was := celScalarString(ov)
+			op, verb, bound := "< 0", "decrease", "or more"
+			if t.check == v1alpha1.NoIncrease {
+				op, verb, bound = "> 0", "increase", "or less"
+			}
+			value = fmt.Sprintf(`(!%[1]s ? [] : !%[2]s ? [%[3]s] : %[4]s.compareTo(%[5]s) %[6]s ? [%[7]s] : [])`,
+				celIsQuantity(ov), celIsQuantity(nv),
+				celFinding(path, celInvalidBody(nv, fmt.Sprintf(`%s + %s`, celString("is not a number or quantity, which "+check+" compares; was "), was))),
+				celQuantity(nv), celQuantity(ov), op,
+				celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not %s: was " + %s + "; allowed: " + %s + " %s"`, verb, was, was, bound))))
+		case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip:
+			value = t.celVersion(names, path, ov, nv)
+		}
+		judge = fmt.Sprintf("(!%s.hasValue() ? %s : cel.bind(%s, %s.value(), %s))", n, removed, nv, n, value)
+	}
+	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, !%s.hasValue() ? [] : cel.bind(%s, %s.value(), %s)))",
+		o, celGet(names, t.path, "oldObject"), n, celGet(names, t.path, "object"), o, ov, o, judge)
+}
+
+// celVersion is judgeVersion in CEL.
+func (t *transition) celVersion(names *celNames, path celPath, ov, nv string) string {
+	check := string(t.check)
+	was, now := names.next("wv"), names.next("nw")
+	isVersion := func(v string) string {
+		return fmt.Sprintf("((type(%[1]s) == string || %[2]s) && %[3]s.matches(%[4]s))", v, celIsNumber(v), celScalarString(v), celString(semverStrictRE))
+	}
+	wasRaw := celScalarString(ov)
+	notVersion := celFinding(path, celTypeInvalidBody(nv, celString("must be a version, which "+check+" compares; was ")+" + "+wasRaw))
+	notSemver := celFinding(path, celInvalidBody(nv, celString("is not a semantic version, which "+check+" compares; was ")+" + "+wasRaw))
+	var verdict string
+	if t.check == v1alpha1.NoDowngrade {
+		verdict = fmt.Sprintf(`(%s.compareTo(%s) < 0 ? [%s] : [])`, now, was,
+			celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not be downgraded: was " + %s + "; allowed: " + %s + " or later"`, wasRaw, wasRaw))))
+	} else {
+		skip := t.maxMinorSkip
+		highest := fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]d) + ".x"`, was, skip+1)
+		major := celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not change the major version: was " + %s + "; allowed: " + string(%s.major()) + ".x up to " + %s`, wasRaw, was, highest)))
+		k, count := names.next("k"), names.next("skipped")
+		minor := func(offset string) string {
+			return fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]s)`, was, offset)
+		}
+		skipped := fmt.Sprintf(`(%[1]s == 1 ? "1 minor version (" + %[2]s + ")" : %[1]s > 5 ? string(%[1]s) + " minor versions (" + %[2]s + " to " + %[3]s + ")" : string(%[1]s) + " minor versions (" + lists.range(%[1]s).map(%[4]s, %[5]s).join(", ") + ")")`,
+			count, minor("1"), minor(count), k, minor(k+" + 1"))
+		skips := celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"skips " + %s + ": was " + %s + "; allowed: at most %d skipped, up to " + %s`, skipped, wasRaw, skip, highest)))
+		verdict = fmt.Sprintf(`(%[1]s.major() != %[2]s.major() ? [%[3]s] : cel.bind(%[4]s, %[1]s.minor() - %[2]s.minor() - 1, %[4]s > %[5]d ? [%[6]s] : []))`,
+			now, was, major, count, skip, skips)
+	}
+	return fmt.Sprintf(`(!%[1]s ? [] : !(type(%[2]s) == string || %[3]s) ? [%[4]s] : !%[5]s ? [%[6]s] : cel.bind(%[7]s, %[8]s, cel.bind(%[9]s, %[10]s, %[11]s)))`,
+		isVersion(ov), nv, celIsNumber(nv), notVersion, isVersion(nv), notSemver,
+		was, celFullSemver(names, celScalarString(ov)), now, celFullSemver(names, celScalarString(nv)), verdict)
+}
+
+// celRemoval is judgeRemoval in CEL.
+func (t *transition) celRemoval(names *celNames, path celPath, pathText, ov, n string, keys []string) string {
+	k, i, item, nl, x := names.next("k"), names.next("i"), names.next("item"), names.next("nl"), names.next("x")
+	// Maps: every key of the old value with a value that the new one lacks.
+	nm := names.next("nm")
+	mapCase := fmt.Sprintf(`cel.bind(%[1]s, %[2]s.hasValue() && type(%[2]s.value()) == map ? %[2]s.value() : {}, %[3]s.map(%[4]s, %[4]s).sort().filter(%[4]s, %[3]s[%[4]s] != null && !(%[4]s in %[1]s && %[1]s[%[4]s] != null)).map(%[4]s, %[5]s + "[" + %[4]s + "]: Forbidden: key " + strings.quote(%[4]s) + " was removed; NoRemoval keeps every key of %[6]s"))`,
+		nm, n, ov, k, celString(pathText), pathText)
+	hasKey := func(v string) string {
+		parts := []string{fmt.Sprintf("type(%s) == map", v)}
+		for _, key := range keys {
+			parts = append(parts, fmt.Sprintf(`%[2]s in %[1]s && %[1]s[%[2]s] != null && %[3]s`, v, celString(key), celIsScalar(v+"["+celString(key)+"]")))
+		}
+		return "(" + strings.Join(parts, " && ") + ")"
+	}
+	sameKey := func(a, b string) string {
+		parts := []string{hasKey(a)}
+		for _, key := range keys {
+			parts = append(parts, fmt.Sprintf(`%[1]s[%[3]s] == %[2]s[%[3]s]`, a, b, celString(key)))
+		}
+		return strings.Join(parts, " && ")
+	}
+	var desc []string
+	for _, key := range keys {
+		desc = append(desc, fmt.Sprintf(`%s + %s`, celString(key+" "), celShowValue(item+"["+celString(key)+"]")))
+	}
+	removed := func(what string) string {
+		return fmt.Sprintf(`[%s + "[" + string(%s) + "]: Forbidden: " + %s + %s]`, celString(pathText), i, what, celString(" was removed; NoRemoval keeps every item of "+pathText))
+	}
+	perItem := fmt.Sprintf(`(%[1]s ? (%[2]s.exists(%[3]s, %[3]s == %[4]s) ? [] : %[5]s) : %[6]s ? (%[2]s.exists(%[3]s, %[7]s) ? [] : %[8]s) : (%[9]s < size(%[2]s) && !%[10]s && !%[11]s ? [] : %[12]s))`,
+		celIsScalar(item), nl, x, item, removed(`"value " + `+celShowValue(item)),
+		hasKey(item), sameKey(x, item), removed(`"item with " + `+strings.Join(desc, ` + " and " + `)),
+		i, celIsScalar(nl+"["+i+"]"), hasKey(nl+"["+i+"]"),
+		removed(fmt.Sprintf(`"item " + string(%s) + %s`, i, celString(" (matched by position: it has no "+strings.Join(keys, ", ")+")"))))
+	listCase := fmt.Sprintf(`cel.bind(%[1]s, %[2]s.hasValue() && type(%[2]s.value()) == list ? %[2]s.value() : [], %[3]s.transformList(%[4]s, %[5]s, %[6]s).flatten())`,
+		nl, n, ov, i, item, perItem)
+	scalarCase := fmt.Sprintf(`(%s.hasValue() ? [] : [%s])`, n, celFinding(path, fmt.Sprintf(`"Forbidden: was " + %s + "; NoRemoval does not allow removing it"`, celShowValue(ov))))
+	return fmt.Sprintf(`(type(%[1]s) == map ? %[2]s : type(%[1]s) == list ? %[3]s : %[4]s)`, ov, mapCase, listCase, scalarCase)
+}
