@@ -201,10 +201,15 @@ func TestSelfSignedCARotation(t *testing.T) {
 	eventually(t, "both CAs are injected", func(ctx context.Context) (bool, error) {
 		return injected(t, ns, during), nil
 	})
-	// Throughout the overlap the old CA signs: the bundle from before the
+	trustedSince, err := time.Parse(time.RFC3339Nano, getSecret(t, ns).Annotations["crdguard.dev/ca-next-trusted-since"])
+	if err != nil {
+		t.Fatalf("when the next CA was trusted: %v", err)
+	}
+	// Until the switch the old CA signs: the bundle from before the
 	// rotation still verifies what is served.
 	var overlapHandshakes int
-	for {
+	var switched *x509.Certificate
+	for switched == nil {
 		leaf, err := dial(served, before)
 		if err != nil {
 			// Only the switch to the new CA may end this.
@@ -214,7 +219,8 @@ func TestSelfSignedCARotation(t *testing.T) {
 			if leaf.CheckSignatureFrom(ca2) != nil {
 				t.Fatalf("the certificate served is signed by neither CA")
 			}
-			break
+			switched = leaf
+			continue
 		}
 		if leaf.CheckSignatureFrom(ca1) != nil {
 			t.Fatal("a certificate verified by the old bundle is not the old CA's")
@@ -222,8 +228,13 @@ func TestSelfSignedCARotation(t *testing.T) {
 		overlapHandshakes++
 		time.Sleep(100 * time.Millisecond)
 	}
-	if overlapHandshakes < 10 {
-		t.Errorf("%d handshakes during the %s overlap, want the old CA to sign for all of it", overlapHandshakes, cfg.Overlap)
+	if overlapHandshakes == 0 {
+		t.Error("the old CA never signed after the next one was trusted")
+	}
+	// The new CA signed no earlier than an overlap after it was trusted:
+	// its first certificate was issued then (NotBefore is an hour back).
+	if issued := switched.NotBefore.Add(time.Hour); issued.Before(trustedSince.Add(cfg.Overlap).Truncate(time.Second)) {
+		t.Errorf("the new CA signed at %s, before the overlap ended at %s", issued, trustedSince.Add(cfg.Overlap))
 	}
 	// The new CA signs; the old one stays trusted, then leaves.
 	var after []byte

@@ -53,8 +53,9 @@ func TestSelfSignedWebhook(t *testing.T) {
 	o.SelfSignedDNSNames = []string{"localhost"}
 	o.SelfSignedValidatingConfigurations, o.SelfSignedMutatingConfigurations = []string{ns}, []string{ns}
 	// Overlaps long enough for the API server to see a changed caBundle
-	// (its informer takes milliseconds), short enough for a test.
-	o.SelfSignedCADuration, o.SelfSignedCAOverlap = time.Hour, 3*time.Second
+	// (its informer takes milliseconds, more on a loaded machine), short
+	// enough for a test.
+	o.SelfSignedCADuration, o.SelfSignedCAOverlap = time.Hour, 5*time.Second
 	o.Complete()
 	if errs := o.Validate(); len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
