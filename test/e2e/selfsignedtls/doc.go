@@ -13,6 +13,8 @@
 //     and both serve it;
 //   - TestSelfSignedReinjection: a caBundle reset (as a helm upgrade does)
 //     and a configuration created later are injected;
+//   - TestSelfSignedStartOver: a deleted Secret, and one whose CA is
+//     garbage, are started over with a new CA, injected and served;
 //   - TestSelfSignedCARotation: a forced CA rotation, observed step by
 //     step: both CAs in the bundle and the configurations while the old
 //     one still signs, and a client holding only the bundle from before the

@@ -265,6 +265,53 @@ func TestSelfSignedCARotation(t *testing.T) {
 	}
 }
 
+// TestSelfSignedStartOver: a Secret deleted, or overwritten with what holds
+// no usable CA, is started over with a new CA, which is injected and
+// served.
+func TestSelfSignedStartOver(t *testing.T) {
+	ns := namespace(t)
+	createConfigurations(t, ns, "https://localhost:1")
+	m := startManager(t, config(ns), testr.New(t))
+	served := serve(t, m)
+	secrets := cluster.kube.CoreV1().Secrets(ns)
+	for _, tc := range []struct {
+		name  string
+		spoil func(ctx context.Context) error
+	}{{
+		name: "deleted",
+		spoil: func(ctx context.Context) error {
+			return secrets.Delete(ctx, "crdguard-tls", metav1.DeleteOptions{})
+		},
+	}, {
+		name: "garbage",
+		spoil: func(ctx context.Context) error {
+			s := getSecret(t, ns)
+			s.Data["ca-signing.crt"] = []byte("garbage")
+			_, err := secrets.Update(ctx, s, metav1.UpdateOptions{})
+			return err
+		},
+	}} {
+		before := certs(t, getSecret(t, ns).Data["ca.crt"])[0]
+		if err := tc.spoil(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		var bundle []byte
+		eventually(t, tc.name+": a new CA is injected and served", func(ctx context.Context) (bool, error) {
+			s, err := secrets.Get(ctx, "crdguard-tls", metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			bundle = s.Data["ca.crt"]
+			cas, err := certutil.ParseCertsPEM(bundle)
+			if err != nil || len(cas) != 1 || cas[0].Equal(before) || !injected(t, ns, bundle) {
+				return false, nil
+			}
+			_, err = dial(served, bundle)
+			return err == nil, nil
+		})
+	}
+}
+
 // startManager makes a Manager and starts it until the test ends.
 func startManager(t *testing.T, cfg selfsigned.Config, log logr.Logger) *selfsigned.Manager {
 	t.Helper()
