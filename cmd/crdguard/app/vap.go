@@ -1,0 +1,181 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// Values of vap -o.
+const (
+	vapYAML = "yaml"
+	vapJSON = "json"
+)
+
+type vapOptions struct {
+	crds     []string
+	policies []string
+	output   string
+	check    bool
+}
+
+func newVAPCommand(streams Streams) *cobra.Command {
+	o := &vapOptions{output: vapYAML}
+	cmd := &cobra.Command{
+		Use:   "vap --policies PATH [flags]",
+		Short: "Compile GuardPolicies to ValidatingAdmissionPolicies",
+		Long: `Compile GuardPolicies to admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies
+and bindings that kube-apiserver enforces without the webhook: one policy and one
+binding per enforcement (Deny, Warn, Audit) a GuardPolicy's rules use, each
+validation's message naming the field path and numbers as crdguard validate does.
+
+Rules a ValidatingAdmissionPolicy cannot express stay with the webhook: defaults
+(they mutate), Deny rules of a policy with approvers (an approval lifts a finding
+once), and transitions over "[*]" paths. Each is listed on stderr, or by --check.
+Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
+		Example: `  crdguard vap --policies examples/mysql/policy.yaml --crds examples/mysql/crd.yaml | kubectl apply -f -
+  crdguard vap --policies policies/ --check`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), streams)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable)")
+	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable), for list-map keys")
+	f.StringVarP(&o.output, "output", "o", o.output, `output format: "yaml" or "json" (a v1 List)`)
+	f.BoolVar(&o.check, "check", false, "print which rules compile and which need the webhook, instead of the objects")
+	return cmd
+}
+
+func (o *vapOptions) run(ctx context.Context, streams Streams) error {
+	if o.output != vapYAML && o.output != vapJSON {
+		return usageError("-o must be %q or %q, not %q", vapYAML, vapJSON, o.output)
+	}
+	if len(o.policies) == 0 {
+		return usageError("--policies is required")
+	}
+	var registry *schema.Registry
+	if len(o.crds) > 0 {
+		var err error
+		if registry, err = loadRegistry(ctx, streams, o.crds); err != nil {
+			return err
+		}
+	}
+	docs, err := manifest.ReadPaths(streams.In, o.policies...)
+	if err != nil {
+		return inputError(err)
+	}
+	guardPolicies, err := policies.PoliciesFromDocuments(ctx, docs, registry)
+	if err != nil {
+		return inputError(err)
+	}
+	if len(guardPolicies) == 0 {
+		return usageError("no GuardPolicy in %s", strings.Join(o.policies, ", "))
+	}
+	slices.SortFunc(guardPolicies, func(a, b *v1alpha1.GuardPolicy) int { return strings.Compare(a.Name, b.Name) })
+	var compiled []*policies.VAP
+	for _, gp := range guardPolicies {
+		c, err := policies.CompileVAP(gp, registry)
+		if err != nil {
+			return inputError(err)
+		}
+		compiled = append(compiled, c)
+	}
+	if o.check {
+		return printVAPCheck(streams.Out, compiled)
+	}
+	for _, c := range compiled {
+		for _, r := range c.Rules {
+			if r.Webhook != "" {
+				fmt.Fprintf(streams.Err, "crdguard: GuardPolicy %s, rule %s stays with the webhook: %s\n", c.Policy, r.Name, r.Webhook)
+			}
+		}
+	}
+	items, err := vapItems(compiled)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	return writeVAPItems(streams.Out, o.output, items)
+}
+
+// printVAPCheck prints, per GuardPolicy, where each rule runs.
+func printVAPCheck(out io.Writer, compiled []*policies.VAP) error {
+	for i, c := range compiled {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		fmt.Fprintf(out, "GuardPolicy %s\n", c.Policy)
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "  RULE\tKIND\tRUNS IN")
+		for _, r := range c.Rules {
+			where := "vap"
+			if r.Webhook != "" {
+				where = "webhook: " + r.Webhook
+			}
+			fmt.Fprintf(w, "  %s\t%s\t%s\n", r.Name, r.Kind, where)
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vapItems are the generated objects as plain maps, policy before its
+// binding, without the empty creationTimestamp and status a typed object
+// would print.
+func vapItems(compiled []*policies.VAP) ([]map[string]any, error) {
+	var items []map[string]any
+	for _, c := range compiled {
+		for i := range c.Policies {
+			for _, obj := range []runtime.Object{c.Policies[i], c.Bindings[i]} {
+				m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+				if err != nil {
+					return nil, err
+				}
+				delete(m, "status")
+				if meta, ok := m["metadata"].(map[string]any); ok {
+					delete(meta, "creationTimestamp")
+				}
+				items = append(items, m)
+			}
+		}
+	}
+	return items, nil
+}
+
+func writeVAPItems(out io.Writer, format string, items []map[string]any) error {
+	if format == vapJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	}
+	for i, item := range items {
+		data, err := yaml.Marshal(item)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(out, "---")
+		}
+		if _, err := out.Write(data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

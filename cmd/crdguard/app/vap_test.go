@@ -1,0 +1,141 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
+)
+
+const ratioPolicy = "../../../pkg/policies/testdata/resources/ratio-boundaries/policy.yaml"
+
+func TestVAPCheck(t *testing.T) {
+	r := crdguard(t, "", "vap", "--policies", examplePolicy, "--check")
+	if r.code != ExitOK {
+		t.Fatalf("exit code = %d, want 0; stderr: %s", r.code, r.stder)
+	}
+	approvers := "webhook: the policy has approvers: a Deny finding may be lifted once with crdguard.dev/approve, which needs the webhook"
+	want := "GuardPolicy mysql-safety\n" +
+		"  RULE                 KIND          RUNS IN\n" +
+		"  resources            resources     " + approvers + "\n" +
+		"  default-cpu-limit    defaults      webhook: defaults patch the object; a ValidatingAdmissionPolicy cannot mutate (the mutating webhook keeps this rule, and runs before ValidatingAdmissionPolicies)\n" +
+		"  image-version        imageVersion  " + approvers + "\n" +
+		"  safe-updates         transitions   " + approvers + "\n" +
+		"  protect-data         deletion      " + approvers + "\n" +
+		"  production-replicas  cel           vap\n"
+	if r.stdout != want {
+		t.Errorf("--check output\n got:\n%s\nwant:\n%s", r.stdout, want)
+	}
+	if r.stder != "" {
+		t.Errorf("stderr = %q, want nothing", r.stder)
+	}
+}
+
+// TestVAPYAML prints the objects of two policies: each VAP is followed by
+// its binding, and the rules kept by the webhook are named on stderr.
+func TestVAPYAML(t *testing.T) {
+	r := crdguard(t, "", "vap", "--policies", examplePolicy, "--policies", ratioPolicy, "--crds", exampleCRD)
+	if r.code != ExitOK {
+		t.Fatalf("exit code = %d; stderr: %s", r.code, r.stder)
+	}
+	docs, err := manifest.Read(strings.NewReader(r.stdout), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		if d.Err != nil {
+			t.Fatal(d.Err)
+		}
+		got = append(got, d.Object.GetKind()+"/"+d.Object.GetName())
+	}
+	want := []string{
+		"ValidatingAdmissionPolicy/crdguard-mysql-safety-warn", "ValidatingAdmissionPolicyBinding/crdguard-mysql-safety-warn",
+		"ValidatingAdmissionPolicy/crdguard-pod-resources-deny", "ValidatingAdmissionPolicyBinding/crdguard-pod-resources-deny",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("objects = %q, want %q", got, want)
+	}
+	var binding admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	data, _ := yaml.Marshal(docs[1].Object.Object)
+	if err := yaml.UnmarshalStrict(data, &binding); err != nil {
+		t.Fatal(err)
+	}
+	if binding.Spec.PolicyName != "crdguard-mysql-safety-warn" || !slices.Equal(binding.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn}) {
+		t.Errorf("binding spec = %+v", binding.Spec)
+	}
+	if strings.Contains(r.stdout, "creationTimestamp") || strings.Contains(r.stdout, "status") {
+		t.Errorf("output carries empty creationTimestamp or status:\n%s", r.stdout)
+	}
+	for _, rule := range []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"} {
+		if !strings.Contains(r.stder, "crdguard: GuardPolicy mysql-safety, rule "+rule+" stays with the webhook: ") {
+			t.Errorf("stderr does not name rule %s:\n%s", rule, r.stder)
+		}
+	}
+	if n := strings.Count(r.stder, "\n"); n != 5 {
+		t.Errorf("stderr has %d lines, want 5:\n%s", n, r.stder)
+	}
+}
+
+func TestVAPJSON(t *testing.T) {
+	r := crdguard(t, "", "vap", "--policies", ratioPolicy, "-o", "json")
+	if r.code != ExitOK {
+		t.Fatalf("exit code = %d; stderr: %s", r.code, r.stder)
+	}
+	var list struct {
+		APIVersion string                                              `json:"apiVersion"`
+		Kind       string                                              `json:"kind"`
+		Items      []admissionregistrationv1.ValidatingAdmissionPolicy `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	if list.APIVersion != "v1" || list.Kind != "List" || len(list.Items) != 2 {
+		t.Fatalf("got %s %s with %d items", list.APIVersion, list.Kind, len(list.Items))
+	}
+	vap := list.Items[0]
+	if vap.Spec.FailurePolicy == nil || *vap.Spec.FailurePolicy != admissionregistrationv1.Fail || len(vap.Spec.Validations) != 2 {
+		t.Errorf("policy spec = failurePolicy %v, %d validations; want Fail and one per rule", vap.Spec.FailurePolicy, len(vap.Spec.Validations))
+	}
+	if got := vap.Spec.Validations[0].MessageExpression; !strings.HasPrefix(got, `"[pod-resources/ratio] " + variables.`) {
+		t.Errorf("messageExpression = %q, want the policy/rule prefix", got)
+	}
+}
+
+func TestVAPErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: crdguard.dev/v1alpha1\nkind: GuardPolicy\nmetadata: {name: bad}\nspec: {match: {resources: [{kinds: [Pod]}]}, rules: [{name: r, cel: {expression: 'object.'}}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no policies", []string{"vap"}, "crdguard: --policies is required\n"},
+		{"bad output", []string{"vap", "--policies", examplePolicy, "-o", "table"}, "crdguard: -o must be \"yaml\" or \"json\", not \"table\"\n"},
+		{"no GuardPolicy", []string{"vap", "--policies", exampleCRD}, "crdguard: no GuardPolicy in " + exampleCRD + "\n"},
+		{"missing file", []string{"vap", "--policies", "nope.yaml"}, "nope.yaml"},
+		{"invalid policy", []string{"vap", "--policies", bad}, `GuardPolicy "bad" is invalid`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := crdguard(t, "", tc.args...)
+			if r.code != ExitUsage {
+				t.Errorf("exit code = %d, want 2", r.code)
+			}
+			if !strings.Contains(r.stder, tc.stderr) {
+				t.Errorf("stderr = %q, want %q", r.stder, tc.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout = %q, want nothing", r.stdout)
+			}
+		})
+	}
+}
