@@ -26,11 +26,16 @@ test: tools ## Run every test: unit, parity corpus, fuzz seeds, race, real kube-
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test ./...
 	$(GO) test -race $(RACE_PKGS)
 
+# CRDs and AdmissionReviews are large inputs: minimizing each new one for
+# the default 60s would leave no time to fuzz.
 .PHONY: fuzz
-fuzz: ## Fuzz the decoder and validator for FUZZTIME each.
+fuzz: ## Fuzz every target (decoding, validation, policies, image references, CRD diff, AdmissionReviews) for FUZZTIME each.
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzImageVersion -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/schema/diff/ -run '^$$' -fuzz FuzzCompare -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/webhook/ -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 .PHONY: bench
 bench: tools ## Benchmarks: per-object validation, CRD diff and replay, policy engine vs CEL, CLI throughput vs kubeconform.
