@@ -40,11 +40,13 @@ import (
 	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
-// The guarded kind of examples/mysql, as a user would set webhook.rules.
+// The guarded kind of examples/mysql, as the README installs it (DELETE
+// too: the example policy protects data from deletion).
 var mysqlRules = []string{
 	"webhook.rules[0].apiGroups={db.example.io}",
 	"webhook.rules[0].apiVersions={*}",
 	"webhook.rules[0].resources={mysqlclusters}",
+	"webhook.rules[0].operations={CREATE,UPDATE,DELETE}",
 }
 
 const (

@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -28,49 +29,68 @@ const defaultRelease = "crdguard"
 // the namespace, which `helm install --create-namespace` creates instead.
 var kustomizeOnly = sets.New("Namespace " + releaseNamespace)
 
-// TestKustomizeMatchesChart: config/default and the chart's default render
-// agree on every object and on what wires them together, so the two
-// install paths cannot drift apart. `make verify` runs it.
+// kustomizations are the kustomize directories and the chart values each
+// must render the same objects as.
+var kustomizations = []struct {
+	dir string
+	set []string
+}{
+	{"config/default", nil},
+	{"config/samples/mysql", mysqlRules},
+}
+
+// TestKustomizeMatchesChart: each kustomization and the chart agree on
+// every object and on what wires them together, so the two install paths
+// cannot drift apart. `make verify` runs it.
 func TestKustomizeMatchesChart(t *testing.T) {
-	kustomized := renderKustomize(t, filepath.Join(env.root, "config", "default"))
-	chart := renderChart(t, defaultRelease)
-	got, want := wiring(t, kustomized), wiring(t, chart)
-	for _, fact := range sets.List(got.Difference(want)) {
-		if !kustomizeOnly.Has(fact) {
-			t.Errorf("config/default renders %s; the chart does not", fact)
-		}
-	}
-	for _, fact := range sets.List(want.Difference(got)) {
-		t.Errorf("the chart renders %s; config/default does not", fact)
-	}
-	for _, fact := range sets.List(kustomizeOnly.Difference(got)) {
-		t.Errorf("config/default does not render %s", fact)
+	for _, k := range kustomizations {
+		t.Run(k.dir, func(t *testing.T) {
+			got := wiring(t, renderKustomize(t, filepath.Join(env.root, k.dir)))
+			want := wiring(t, renderChart(t, defaultRelease, k.set...))
+			for _, fact := range sets.List(got.Difference(want)) {
+				if !kustomizeOnly.Has(fact) {
+					t.Errorf("%s renders %s; the chart does not", k.dir, fact)
+				}
+			}
+			for _, fact := range sets.List(want.Difference(got)) {
+				t.Errorf("the chart renders %s; %s does not", fact, k.dir)
+			}
+			for _, fact := range sets.List(kustomizeOnly.Difference(got)) {
+				t.Errorf("%s does not render %s", k.dir, fact)
+			}
+		})
 	}
 }
 
-// TestKustomizeDryRun creates config/default on the API server without
-// storing it (apply: the namespace and the CRD exist already).
+// TestKustomizeDryRun creates each kustomization on the API server without
+// storing it (apply: the namespace and the CRDs exist already).
 func TestKustomizeDryRun(t *testing.T) {
-	cmd := kubectl(t.Context(), "apply", "--dry-run=server", "--validate=strict", "-o", "name", "-k", filepath.Join(env.root, "config", "default"))
-	// stdout only: kubectl warns on stderr that the existing namespace and
-	// CRD were not created by apply.
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("kubectl apply --dry-run=server -k config/default: %v\n%s%s", err, out, stderr.String())
-	}
-	r := renderKustomize(t, filepath.Join(env.root, "config", "default"))
-	if got := strings.Count(strings.TrimSpace(string(out)), "\n") + 1; got != len(r.objs) {
-		t.Errorf("kubectl applied %d objects, kustomize rendered %d:\n%s", got, len(r.objs), out)
+	for _, k := range kustomizations {
+		t.Run(k.dir, func(t *testing.T) {
+			dir := filepath.Join(env.root, k.dir)
+			cmd := kubectl(t.Context(), "apply", "--dry-run=server", "--validate=strict", "-o", "name", "-k", dir)
+			// stdout only: kubectl warns on stderr that the existing
+			// namespace and CRDs were not created by apply.
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("kubectl apply --dry-run=server -k %s: %v\n%s%s", k.dir, err, out, stderr.String())
+			}
+			r := renderKustomize(t, dir)
+			if got := strings.Count(strings.TrimSpace(string(out)), "\n") + 1; got != len(r.objs) {
+				t.Errorf("kubectl applied %d objects, kustomize rendered %d:\n%s", got, len(r.objs), out)
+			}
+		})
 	}
 }
 
 // wiring lists, one fact a string, what must agree between two renders:
 // every object's kind, namespace and name; Service ports and targetPorts;
 // the containers' images, args and ports; each webhook's Service, port and
-// path and its CA source; the certificates' names, issuers and Secrets;
-// the RBAC rules and subjects. Labels and comments may differ.
+// path, settings, rules and selectors, and its CA source; the
+// certificates' names, issuers and Secrets; the RBAC rules and subjects.
+// Labels and comments may differ.
 func wiring(t *testing.T, r *rendered) sets.Set[string] {
 	t.Helper()
 	facts := sets.New[string]()
@@ -113,14 +133,17 @@ func wiring(t *testing.T, r *rendered) sets.Set[string] {
 			convert(t, o, c)
 			add("%s inject-ca-from %s", id, c.Annotations["cert-manager.io/inject-ca-from"])
 			for _, w := range c.Webhooks {
-				add("%s webhook %s %s failurePolicy %s timeoutSeconds %d", id, w.Name, clientConfig(w.ClientConfig), deref(w.FailurePolicy), deref(w.TimeoutSeconds))
+				webhookFacts(add, id+" webhook "+w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy, w.SideEffects,
+					w.TimeoutSeconds, w.AdmissionReviewVersions, w.NamespaceSelector, w.ObjectSelector)
 			}
 		case "MutatingWebhookConfiguration":
 			c := &admissionregistrationv1.MutatingWebhookConfiguration{}
 			convert(t, o, c)
 			add("%s inject-ca-from %s", id, c.Annotations["cert-manager.io/inject-ca-from"])
 			for _, w := range c.Webhooks {
-				add("%s webhook %s %s failurePolicy %s timeoutSeconds %d", id, w.Name, clientConfig(w.ClientConfig), deref(w.FailurePolicy), deref(w.TimeoutSeconds))
+				webhookFacts(add, id+" webhook "+w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy, w.SideEffects,
+					w.TimeoutSeconds, w.AdmissionReviewVersions, w.NamespaceSelector, w.ObjectSelector)
+				add("%s webhook %s reinvocationPolicy %s", id, w.Name, deref(w.ReinvocationPolicy))
 			}
 		case "Certificate":
 			c := &cmv1.Certificate{}
@@ -153,6 +176,36 @@ func wiring(t *testing.T, r *rendered) sets.Set[string] {
 		}
 	}
 	return facts
+}
+
+// webhookFacts are what decides where a webhook is called and for what.
+func webhookFacts(add func(string, ...any), id string, cc admissionregistrationv1.WebhookClientConfig, rules []admissionregistrationv1.RuleWithOperations,
+	failurePolicy *admissionregistrationv1.FailurePolicyType, matchPolicy *admissionregistrationv1.MatchPolicyType, sideEffects *admissionregistrationv1.SideEffectClass,
+	timeout *int32, reviewVersions []string, namespaceSelector, objectSelector *metav1.LabelSelector) {
+	add("%s %s", id, clientConfig(cc))
+	add("%s failurePolicy %s matchPolicy %s sideEffects %s timeoutSeconds %d admissionReviewVersions %q",
+		id, deref(failurePolicy), deref(matchPolicy), deref(sideEffects), deref(timeout), reviewVersions)
+	for _, r := range rules {
+		add("%s rule apiGroups=%q apiVersions=%q resources=%q operations=%q scope=%s", id, r.APIGroups, r.APIVersions, r.Resources, r.Operations, deref(r.Scope))
+	}
+	add("%s namespaceSelector %s", id, selector(namespaceSelector))
+	add("%s objectSelector %s", id, selector(objectSelector))
+}
+
+// selector prints a label selector in kubectl's syntax; nil and empty
+// select everything alike, as the API server defaults them.
+func selector(ls *metav1.LabelSelector) string {
+	if ls == nil {
+		return "everything"
+	}
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	switch {
+	case err != nil:
+		return "invalid: " + err.Error()
+	case sel.Empty():
+		return "everything"
+	}
+	return sel.String()
 }
 
 func clientConfig(c admissionregistrationv1.WebhookClientConfig) string {
