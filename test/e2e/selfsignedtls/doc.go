@@ -21,7 +21,8 @@
 //     rotation keeps verifying until the new CA signs; then the old CA
 //     leaves the bundle;
 //   - TestSelfSignedWebhook: crdguard-webhook in-process (cmd/webhook/app.Run
-//     with --tls-mode=self-signed) issues its certificate and injects its
+//     with --tls-mode=self-signed, started once per test binary: Run
+//     registers process-wide metrics) issues its certificate and injects its
 //     CA into the configurations it is registered with (clientConfig.url,
 //     no caBundle); the API server calls it and examples/mysql/unsafe.yaml
 //     is denied; a forced serving renewal and a forced CA rotation while

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,8 +88,18 @@ func run(m *testing.M) (code int) {
 	if err := localcluster.WriteKubeconfig(env, cluster.kubeconfig, "admin", "system:masters"); err != nil {
 		return fail("adding the admin user: %v", err)
 	}
-	return m.Run()
+	code = m.Run()
+	if theWebhook.stop != nil {
+		if err := theWebhook.stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: crdguard-webhook stopped with an error: %v\n", err)
+			code = 1
+		}
+	}
+	return code
 }
+
+// namespaces counts the namespaces the tests created.
+var namespaces atomic.Int32
 
 // namespace creates a namespace named after the test.
 func namespace(t *testing.T) string {
@@ -102,9 +113,11 @@ func namespace(t *testing.T) string {
 		}
 		return '-'
 	}, t.Name()), "-")
-	if len(name) > 63 {
-		name = strings.TrimRight(name[:63], "-")
+	if len(name) > 55 {
+		name = strings.TrimRight(name[:55], "-")
 	}
+	// A repeated test (-count) gets a namespace of its own.
+	name = fmt.Sprintf("%s-%d", name, namespaces.Add(1))
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if _, err := cluster.kube.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating namespace %s: %v", name, err)

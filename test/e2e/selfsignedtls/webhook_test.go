@@ -15,9 +15,11 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,58 +33,8 @@ import (
 // behind the API server, and renews its serving certificate and rotates
 // its CA while requests flow: not one may fail.
 func TestSelfSignedWebhook(t *testing.T) {
-	ns := namespace(t)
-	ports, err := localcluster.FreePorts(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Registered before the webhook runs, as the chart does, with no
-	// caBundle: the webhook injects its own.
-	url := fmt.Sprintf("https://localhost:%d", ports[0])
-	registerMySQL(t, ns, url)
-
-	o := app.NewOptions()
-	o.CRDs = []string{filepath.Join(cluster.examples, "crd.yaml")}
-	o.Policies = []string{filepath.Join(cluster.examples, "policy.yaml")}
-	o.Host, o.Port = "127.0.0.1", ports[0]
-	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
-	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
-	o.Kubeconfig = cluster.kubeconfig
-	o.ShutdownTimeout = 10 * time.Second
-	o.TLSMode, o.SelfSignedSecret = app.TLSModeSelfSigned, ns+"/crdguard-tls"
-	o.SelfSignedDNSNames = []string{"localhost"}
-	o.SelfSignedValidatingConfigurations, o.SelfSignedMutatingConfigurations = []string{ns}, []string{ns}
-	// Overlaps long enough for the API server to see a changed caBundle
-	// (its informer takes milliseconds, more on a loaded machine), short
-	// enough for a test.
-	o.SelfSignedCADuration, o.SelfSignedCAOverlap = time.Hour, 5*time.Second
-	o.Complete()
-	if errs := o.Validate(); len(errs) > 0 {
-		t.Fatal(errs.ToAggregate())
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- app.Run(ctx, o) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-served; err != nil {
-			t.Errorf("the webhook stopped with an error: %v", err)
-		}
-	})
-	eventually(t, "the webhook is ready", func(ctx context.Context) (bool, error) {
-		select {
-		case err := <-served:
-			return false, fmt.Errorf("the webhook stopped: %v", err)
-		default:
-		}
-		resp, err := http.Get("http://" + o.HealthProbeBindAddress + "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", o.Port)
+	w := runningWebhook(t)
+	ns, addr := w.namespace, w.addr
 
 	// It issued its certificate and injected its CA.
 	secret := getSecret(t, ns)
@@ -95,7 +47,7 @@ func TestSelfSignedWebhook(t *testing.T) {
 	if !first.Equal(certs(t, secret.Data["tls.crt"])[0]) {
 		t.Fatal("the webhook does not serve the Secret's certificate")
 	}
-	expectExpiryMetric(t, o.MetricsBindAddress, first)
+	expectExpiryMetric(t, w.metrics, first)
 	// The API server calls it: unsafe.yaml is schema-valid, only the
 	// webhook denies it.
 	eventually(t, "the API server calls the webhook", func(ctx context.Context) (bool, error) {
@@ -139,7 +91,7 @@ func TestSelfSignedWebhook(t *testing.T) {
 	if len(failures) > 0 {
 		t.Errorf("%d of %d requests failed", len(failures), requests)
 	}
-	expectExpiryMetric(t, o.MetricsBindAddress, rotated)
+	expectExpiryMetric(t, w.metrics, rotated)
 }
 
 // requests sends requests through the API server that reach both webhooks
@@ -246,8 +198,7 @@ func readExample(t *testing.T, name, ns string) *unstructured.Unstructured {
 
 // registerMySQL registers url's /validate and /mutate for MySQLClusters
 // in configurations named ns, without a caBundle, failing closed.
-func registerMySQL(t *testing.T, ns, url string) {
-	t.Helper()
+func registerMySQL(ctx context.Context, ns, url string) error {
 	rules := []admissionregistrationv1.RuleWithOperations{{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 		Rule: admissionregistrationv1.Rule{
@@ -255,8 +206,8 @@ func registerMySQL(t *testing.T, ns, url string) {
 			Scope: ptr.To(admissionregistrationv1.NamespacedScope),
 		},
 	}}
-	// Only this test's namespace: the other tests create no MySQLClusters,
-	// but a stray one must not reach a webhook that is gone.
+	// Only the webhook's namespace: the other tests create no
+	// MySQLClusters, but a stray one must not reach it.
 	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: ns},
@@ -285,16 +236,11 @@ func registerMySQL(t *testing.T, ns, url string) {
 		}},
 	}
 	admission := cluster.kube.AdmissionregistrationV1()
-	if _, err := admission.ValidatingWebhookConfigurations().Create(t.Context(), vwc, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	if _, err := admission.ValidatingWebhookConfigurations().Create(ctx, vwc, metav1.CreateOptions{}); err != nil {
+		return err
 	}
-	if _, err := admission.MutatingWebhookConfigurations().Create(t.Context(), mwc, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = admission.ValidatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
-		_ = admission.MutatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
-	})
+	_, err := admission.MutatingWebhookConfigurations().Create(ctx, mwc, metav1.CreateOptions{})
+	return err
 }
 
 // expectExpiryMetric checks the certificate-expiry metric names served's
@@ -317,4 +263,96 @@ func expectExpiryMetric(t *testing.T, metricsAddr string, served *x509.Certifica
 	if got, err := strconv.ParseFloat(string(m[1]), 64); err != nil || int64(got) != served.NotAfter.Unix() {
 		t.Errorf("expiry metric %s, want the served certificate's %d", m[1], served.NotAfter.Unix())
 	}
+}
+
+// webhookProcess is a crdguard-webhook running in-process.
+type webhookProcess struct {
+	once      sync.Once
+	err       error
+	namespace string // of its Secret and the MySQLClusters sent to it
+	addr      string // host:port it serves TLS on
+	metrics   string // host:port of /metrics
+	stop      func() error
+}
+
+// theWebhook is the package's one crdguard-webhook. app.Run registers
+// process-wide metrics, so it starts once per test binary, on first use,
+// and TestMain stops it; a repeated test (-count) finds it as the last run
+// left it, its CA rotation complete.
+var theWebhook webhookProcess
+
+// runningWebhook starts the webhook unless it runs.
+func runningWebhook(t *testing.T) *webhookProcess {
+	t.Helper()
+	theWebhook.once.Do(func() { theWebhook.err = startWebhook() })
+	if theWebhook.err != nil {
+		t.Fatalf("starting crdguard-webhook: %v", theWebhook.err)
+	}
+	return &theWebhook
+}
+
+// startWebhook runs crdguard-webhook in-process, through the same Run as
+// the binary, in self-signed mode, registered for MySQLClusters in its
+// namespace, and waits until it is ready.
+func startWebhook() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ns := "selfsigned-webhook"
+	if _, err := cluster.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	ports, err := localcluster.FreePorts(3)
+	if err != nil {
+		return err
+	}
+	// Registered before the webhook runs, as the chart does, with no
+	// caBundle: the webhook injects its own.
+	if err := registerMySQL(ctx, ns, fmt.Sprintf("https://localhost:%d", ports[0])); err != nil {
+		return fmt.Errorf("registering the webhook: %w", err)
+	}
+	o := app.NewOptions()
+	o.CRDs = []string{filepath.Join(cluster.examples, "crd.yaml")}
+	o.Policies = []string{filepath.Join(cluster.examples, "policy.yaml")}
+	o.Host, o.Port = "127.0.0.1", ports[0]
+	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
+	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
+	o.Kubeconfig = cluster.kubeconfig
+	o.ShutdownTimeout = 10 * time.Second
+	o.TLSMode, o.SelfSignedSecret = app.TLSModeSelfSigned, ns+"/crdguard-tls"
+	o.SelfSignedDNSNames = []string{"localhost"}
+	o.SelfSignedValidatingConfigurations, o.SelfSignedMutatingConfigurations = []string{ns}, []string{ns}
+	// Overlaps long enough for the API server to see a changed caBundle
+	// (its informer takes milliseconds, more on a loaded machine), short
+	// enough for a test.
+	o.SelfSignedCADuration, o.SelfSignedCAOverlap = time.Hour, 5*time.Second
+	o.Complete()
+	if errs := o.Validate(); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- app.Run(runCtx, o) }()
+	theWebhook.stop = func() error {
+		stop()
+		err := <-served
+		admission := cluster.kube.AdmissionregistrationV1()
+		_ = admission.ValidatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
+		_ = admission.MutatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
+		return err
+	}
+	theWebhook.namespace, theWebhook.addr, theWebhook.metrics = ns, fmt.Sprintf("127.0.0.1:%d", o.Port), o.MetricsBindAddress
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-served:
+			served <- err // for stop
+			return false, fmt.Errorf("the webhook stopped before it was ready: %v", err)
+		default:
+		}
+		resp, err := http.Get("http://" + o.HealthProbeBindAddress + "/readyz")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
 }
