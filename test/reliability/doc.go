@@ -16,7 +16,7 @@
 //     concurrency 32 over keep-alive TLS: every verdict right, no error,
 //     goroutines back to where they were (goleak), heap growth bounded;
 //   - TestHostileInput: malformed JSON, wrong or missing content type, an
-//     empty body, a body at controller-runtime's 7 MiB bound, JSON nested
+//     empty body, a body over controller-runtime's 7 MiB bound, JSON nested
 //     10,000 deep, a review without a request, CREATE without object,
 //     UPDATE without oldObject, an undecodable object: each a review with
 //     allowed false, its exact 4xx code and message; an unknown kind is

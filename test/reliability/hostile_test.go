@@ -14,8 +14,7 @@ import (
 // maxReview is controller-runtime's bound on an AdmissionReview body
 // (admission.maxRequestSize): two objects of at most 3 MiB, as the API
 // server's own request limit allows, and 1 MiB for the rest. A body that
-// reaches it is answered 413 after reading at most that much, never
-// decoded.
+// reaches it is answered 413 after reading that much, never decoded.
 const maxReview = 7 << 20
 
 // hostileHeapGrowth bounds what the heap keeps after every hostile
@@ -69,8 +68,8 @@ func TestHostileInput(t *testing.T) {
 		body: nil,
 		code: http.StatusBadRequest, message: "request body is empty",
 	}, {
-		name: "body at the limit",
-		body: oversized(valid, maxReview),
+		name: "body over the limit",
+		body: oversized(valid, maxReview+1),
 		code: http.StatusRequestEntityTooLarge, message: "request entity is too large; limit is 7340032 bytes",
 	}, {
 		name: "JSON nested 10,000 deep",
