@@ -95,6 +95,7 @@ func admissionReviewSeeds(f *testing.F) [][]byte {
 	add(admissionv1.Connect, nil, nil)
 	return append(seeds,
 		[]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`),
+		[]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE","object":{"apiVersion":"v1","data":{"password":"c2VjcmV0"}}}}`),
 		[]byte(`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{"uid":"1","operation":"UPDATE","object":{"kind":"X"}}}`),
 		[]byte(`{"request":{"operation":"CREATE","object":`+strings.Repeat("[", 64)+strings.Repeat("]", 64)+`}}`),
 		[]byte(""),

@@ -22,8 +22,8 @@ import (
 )
 
 // The churn: the policy is updated churnUpdates times while churnClients
-// send requests. Each update raises the least number of replicas by one,
-// from 1 to 100; the object has churnReplicas (the CRD allows at most 9),
+// send requests. The policy starts at 0 replicas and each update raises
+// it by one, up to 100; the object has churnReplicas (the CRD allows at most 9),
 // so the verdict flips from allowed to denied early and never back, and
 // every denial names the version that decided it.
 const (
@@ -49,7 +49,7 @@ const sourceTimeout = 30 * time.Second
 // final version is enforced, and neither an update the API server rejects
 // nor a stored version crdguard cannot compile replaces it.
 func TestPolicyChurn(t *testing.T) {
-	policy := churnGuardPolicy(1)
+	policy := churnGuardPolicy(0)
 	if err := cluster.client.Create(t.Context(), policy); err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +76,14 @@ func TestPolicyChurn(t *testing.T) {
 		}
 		return churnMinimum(a)
 	}
+	// In force, next to the example policy, and allowing.
 	eventually(t, "the churn policy in force", func(ctx context.Context) (bool, string) {
-		minimum, a, err := verdict(ctx)
-		return err == nil && minimum == 1, fmt.Sprint(a, err)
+		n, err := scrapeSample(ctx, "crdguard_policies")
+		return err == nil && n == 2, fmt.Sprint(n, err)
 	})
+	if minimum, a, err := verdict(t.Context()); err != nil || minimum != 1 {
+		t.Fatalf("before the churn: %s %v, want allowed", a, err)
+	}
 
 	// The requests, until the updates are done.
 	stop := make(chan struct{})
@@ -109,7 +113,7 @@ func TestPolicyChurn(t *testing.T) {
 			}
 		})
 	}
-	for n := 2; n <= churnUpdates; n++ {
+	for n := 1; n <= churnUpdates; n++ {
 		if err := setChurnMinimum(t.Context(), n); err != nil {
 			close(stop)
 			wg.Wait()
@@ -125,7 +129,7 @@ func TestPolicyChurn(t *testing.T) {
 	if sent.Load() < churnClients {
 		t.Errorf("only %d requests during the churn", sent.Load())
 	}
-	t.Logf("%d requests during %d policy updates", sent.Load(), churnUpdates-1)
+	t.Logf("%d requests during %d policy updates", sent.Load(), churnUpdates)
 
 	enforced := func(what string) {
 		t.Helper()

@@ -1,15 +1,18 @@
 package reliability
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // The load: requests in total, and how many are in flight at once (each
@@ -47,6 +50,7 @@ func TestLoad(t *testing.T) {
 	}
 	warmTransport.CloseIdleConnections()
 	before := heapInUse()
+	goroutinesBefore := runtime.NumGoroutine()
 	ignoreBefore := goleak.IgnoreCurrent()
 
 	c, transport := webhookClient(loadConcurrency)
@@ -96,8 +100,12 @@ func TestLoad(t *testing.T) {
 	}
 
 	// Closing the client's connections ends the server's goroutines for
-	// them; nothing else may be left (goleak retries while they wind down).
+	// them; nothing else may be left. On a loaded machine they take a
+	// moment to see the close: wait for the count, then name any leak.
 	transport.CloseIdleConnections()
+	_ = wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return runtime.NumGoroutine() <= goroutinesBefore, nil
+	})
 	goleak.VerifyNone(t, ignoreBefore)
 	if grown := heapInUse() - before; grown > loadHeapGrowth {
 		t.Errorf("the heap grew by %d MiB over the load; want at most %d MiB", grown>>20, loadHeapGrowth>>20)
