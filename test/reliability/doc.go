@@ -12,7 +12,7 @@
 //
 // The tests, one file each:
 //
-//   - TestLoad: 20,000 AdmissionReviews (good.yaml and unsafe.yaml) at
+//   - TestLoad: 20,000 AdmissionReviews (good, unsafe and bad.yaml) at
 //     concurrency 32 over keep-alive TLS: every verdict right, no error,
 //     goroutines back to where they were (goleak), heap growth bounded;
 //   - TestHostileInput: malformed JSON, wrong or missing content type, an
