@@ -42,7 +42,7 @@ var churnDenial = regexp.MustCompile(`needs at least (\d+) replicas`)
 
 // sourceTimeout bounds how long a change in the cluster may take to reach
 // the webhook's engine, with a wide margin for a loaded machine.
-const sourceTimeout = 30 * time.Second
+const sourceTimeout = time.Minute
 
 // TestPolicyChurn updates a GuardPolicy 100 times while requests flow:
 // none fails, no request sees an older version after a newer one, the
