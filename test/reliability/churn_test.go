@@ -131,14 +131,10 @@ func TestPolicyChurn(t *testing.T) {
 	}
 	t.Logf("%d requests during %d policy updates", sent.Load(), churnUpdates)
 
-	enforced := func(what string) {
-		t.Helper()
-		eventually(t, what, func(ctx context.Context) (bool, string) {
-			minimum, a, err := verdict(ctx)
-			return err == nil && minimum == churnUpdates, fmt.Sprint(a, err)
-		})
-	}
-	enforced("the final version in force")
+	eventually(t, "the final version in force", func(ctx context.Context) (bool, string) {
+		minimum, a, err := verdict(ctx)
+		return err == nil && minimum == churnUpdates, fmt.Sprint(a, err)
+	})
 
 	// The API server's own schema rejects this update: nothing changes.
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
