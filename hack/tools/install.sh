@@ -9,6 +9,7 @@
 #   kubeconform    bin/kubeconform-<version>/kubeconform
 #   controller-gen bin/controller-gen-<version>/controller-gen
 #   helm           bin/helm-<version>/helm
+#   benchstat      bin/benchstat-<version>/benchstat
 #   openapi2jsonschema  prints the path of kubeconform's python script
 #                       (scripts/openapi2jsonschema.py) in the module cache
 #   corpus MODULE  prints the source dir of a CRD corpus module pinned in
@@ -26,6 +27,7 @@
 #   etcd/go.mod     go.etcd.io/etcd/server/v3 (etcd)
 #   controller-gen/go.mod  sigs.k8s.io/controller-tools (controller-gen)
 #   helm/go.mod     helm.sh/helm/v3 (helm)
+#   benchstat/go.mod  golang.org/x/perf (benchstat)
 #   corpora/go.mod  cert-manager, gateway-api, prometheus-operator (CRD YAML)
 #   corpora-previous/go.mod  the same modules at the release before
 #   SARIF_MULTITOOL_VERSION below  @microsoft/sarif-multitool-linux (SARIF schema)
@@ -147,6 +149,15 @@ install_helm() {
 	echo "$dir/helm"
 }
 
+install_benchstat() {
+	v=$(modversion "$TOOLS_DIR/benchstat" golang.org/x/perf)
+	dir=$BIN_DIR/benchstat-$v
+	if [ ! -x "$dir/benchstat" ]; then
+		gobuild "$TOOLS_DIR/benchstat" "$dir" "-s -w" golang.org/x/perf/cmd/benchstat
+	fi
+	echo "$dir/benchstat"
+}
+
 install_sarif_schema() {
 	v=$SARIF_MULTITOOL_VERSION
 	dir=$BIN_DIR/sarif-schema-$v
@@ -167,7 +178,7 @@ install_sarif_schema() {
 	echo "$dir/sarif-2.1.0.json"
 }
 
-[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|openapi2jsonschema|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
+[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|openapi2jsonschema|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -181,6 +192,7 @@ while [ $# -gt 0 ]; do
 	kubeconform) install_kubeconform ;;
 	controller-gen) install_controller_gen ;;
 	helm) install_helm ;;
+	benchstat) install_benchstat ;;
 	sarif-schema) install_sarif_schema ;;
 	openapi2jsonschema)
 		f=$(moddir "$TOOLS_DIR" github.com/yannh/kubeconform)/scripts/openapi2jsonschema.py
@@ -203,6 +215,7 @@ while [ $# -gt 0 ]; do
 		install_kubeconform
 		install_controller_gen
 		install_helm
+		install_benchstat
 		;;
 	*) die "unknown tool: $1" ;;
 	esac
