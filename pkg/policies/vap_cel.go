@@ -15,9 +15,13 @@ import (
 // the message without the engine's "(messageExpression failed: ...)" note.
 func vapCELRule(r rule, c *vapCompiler) ([]vapCheck, error) {
 	cr := r.(*celRule)
+	// A message may not hold a line break (the API server rejects the
+	// policy, or drops the evaluated message), so an expression written
+	// over several lines is quoted on one.
+	failed := "failed expression: " + strings.ReplaceAll(strings.TrimSpace(cr.expression.expression), "\n", " ")
 	detail := celString(cr.message)
 	if cr.message == "" {
-		detail = celString("failed expression: " + strings.TrimSpace(cr.expression.expression))
+		detail = celString(failed)
 	}
 	if cr.messageExpression != nil {
 		m := c.names.next("msg")
@@ -50,7 +54,7 @@ func vapCELRule(r rule, c *vapCompiler) ([]vapCheck, error) {
 	staticPath, _ := path.static()
 	message := staticPath + ": Invalid value: " + cr.message
 	if cr.message == "" {
-		message = staticPath + ": Invalid value: failed expression: " + strings.TrimSpace(cr.expression.expression)
+		message = staticPath + ": Invalid value: " + failed
 	}
 	return []vapCheck{{
 		expression:        cr.expression.expression,

@@ -19,7 +19,7 @@ func vapDeletion(r rule, _ *vapCompiler) ([]vapCheck, error) {
 	if d.message == "" {
 		msg = `"deleting " + request.kind.kind + " " + (oldObject.metadata.?namespace.orValue("") == "" ? "" : oldObject.metadata.namespace + "/") + oldObject.metadata.?name.orValue("") + " is not allowed"`
 		if d.condition != nil {
-			msg += " + " + celString(" while "+strings.TrimSpace(d.condition.expression))
+			msg += " + " + celString(" while "+strings.ReplaceAll(strings.TrimSpace(d.condition.expression), "\n", " "))
 		}
 	}
 	finding := celFinding(celPath{}, `"Forbidden: " + `+msg)

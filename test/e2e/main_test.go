@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -41,6 +42,7 @@ var cluster struct {
 	crds       map[string]string                // CRD set -> file or directory
 	served     map[schema.GroupVersionKind]bool // served kinds -> namespaced
 	client     client.Client                    // admin client for setup (namespaces, CRD updates, stored objects)
+	config     *rest.Config                     // admin config, for clients that impersonate or collect warnings
 	kubectl    string                           // the real kubectl from KUBEBUILDER_ASSETS
 	kubeconfig string                           // kubeconfig for kubectl
 	cacheDir   string                           // kubectl's discovery cache, shared by all calls
@@ -146,6 +148,7 @@ func run(m *testing.M) (code int) {
 	}
 	fmt.Fprintf(os.Stderr, "e2e: control plane up, %d CRDs installed in %s\n", len(env.CRDs), time.Since(start).Round(time.Millisecond))
 
+	cluster.config = cfg
 	cluster.client, err = client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return fail("%v", err)
