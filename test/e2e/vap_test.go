@@ -330,7 +330,7 @@ type sideResult struct {
 	// schemaDenied: the object fails its CRD's schema, so the server
 	// rejects it before any ValidatingAdmissionPolicy runs.
 	schemaDenied bool
-	patches       []crdreport.Patch
+	patches      []crdreport.Patch
 }
 
 // compiledRules are the rules each policy's compiled form enforces.
