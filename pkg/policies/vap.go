@@ -358,3 +358,19 @@ func ParseVAPMessage(msg string) (findings []VAPFinding, ok bool) {
 	}
 	return findings, true
 }
+
+// WebhookPolicy is gp without the rules its compiled form enforces: what
+// the webhook still has to evaluate when the compiled policies are
+// installed. It is nil when every rule compiled.
+func (v *VAP) WebhookPolicy(gp *v1alpha1.GuardPolicy) *v1alpha1.GuardPolicy {
+	keep := map[string]bool{}
+	for _, r := range v.Rules {
+		keep[r.Name] = r.Webhook != ""
+	}
+	out := gp.DeepCopy()
+	out.Spec.Rules = slices.DeleteFunc(out.Spec.Rules, func(r v1alpha1.Rule) bool { return !keep[r.Name] })
+	if len(out.Spec.Rules) == 0 {
+		return nil
+	}
+	return out
+}

@@ -326,3 +326,35 @@ func TestVAPRuleListing(t *testing.T) {
 }
 
 var semverStrictRegexp = regexp.MustCompile(semverStrictRE)
+
+// TestVAPWebhookPolicy keeps for the webhook exactly the rules that did
+// not compile.
+func TestVAPWebhookPolicy(t *testing.T) {
+	gps, err := PoliciesFromDocuments(t.Context(), readDocs(t, "../../examples/mysql/policy.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp := gps[0]
+	compiled, err := CompileVAP(gp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range compiled.WebhookPolicy(gp).Spec.Rules {
+		got = append(got, r.Name)
+	}
+	if want := []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"}; !slices.Equal(got, want) {
+		t.Errorf("webhook rules = %q, want %q", got, want)
+	}
+	if len(gp.Spec.Rules) != 6 {
+		t.Errorf("the policy itself changed: %d rules", len(gp.Spec.Rules))
+	}
+	gp.Spec.Approvers = nil
+	gp.Spec.Rules = slices.DeleteFunc(gp.Spec.Rules, func(r v1alpha1.Rule) bool { return r.Defaults != nil })
+	if compiled, err = CompileVAP(gp, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p := compiled.WebhookPolicy(gp); p != nil {
+		t.Errorf("every rule compiles without approvers and defaults, yet the webhook keeps %d", len(p.Spec.Rules))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -30,6 +31,9 @@ type vapOptions struct {
 	policies []string
 	output   string
 	check    bool
+	// webhookPolicies is where to write the GuardPolicies the webhook
+	// keeps in vap mode; "" writes none.
+	webhookPolicies string
 }
 
 func newVAPCommand(streams Streams) *cobra.Command {
@@ -58,6 +62,7 @@ Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable), for list-map keys")
 	f.StringVarP(&o.output, "output", "o", o.output, `output format: "yaml" or "json" (a v1 List)`)
 	f.BoolVar(&o.check, "check", false, "print which rules compile and which need the webhook, instead of the objects")
+	f.StringVar(&o.webhookPolicies, "webhook-policies", "", "also write to this file the GuardPolicies reduced to the rules that need the webhook (enforcement mode vap)")
 	return cmd
 }
 
@@ -109,7 +114,38 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
+	if o.webhookPolicies != "" {
+		if err := writeWebhookPolicies(o.webhookPolicies, guardPolicies, compiled); err != nil {
+			return inputError(err)
+		}
+	}
 	return writeVAPItems(streams.Out, o.output, items)
+}
+
+// writeWebhookPolicies writes, as YAML, each GuardPolicy without the rules
+// its compiled policies enforce; policies left with no rule are left out.
+func writeWebhookPolicies(path string, gps []*v1alpha1.GuardPolicy, compiled []*policies.VAP) error {
+	var docs []string
+	for i, gp := range gps {
+		kept := compiled[i].WebhookPolicy(gp)
+		if kept == nil {
+			continue
+		}
+		kept.APIVersion, kept.Kind = v1alpha1.GroupVersion.String(), "GuardPolicy"
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(kept)
+		if err != nil {
+			return err
+		}
+		if meta, ok := m["metadata"].(map[string]any); ok {
+			delete(meta, "creationTimestamp")
+		}
+		data, err := yaml.Marshal(m)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, string(data))
+	}
+	return os.WriteFile(path, []byte(strings.Join(docs, "---\n")), 0o644)
 }
 
 // printVAPCheck prints, per GuardPolicy, where each rule runs.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/manifest"
@@ -137,5 +138,34 @@ func TestVAPErrors(t *testing.T) {
 				t.Errorf("stdout = %q, want nothing", r.stdout)
 			}
 		})
+	}
+}
+
+// TestVAPWebhookPolicies writes the example policy reduced to the rules
+// the webhook keeps.
+func TestVAPWebhookPolicies(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "webhook.yaml")
+	r := crdguard(t, "", "vap", "--policies", examplePolicy, "--webhook-policies", out)
+	if r.code != ExitOK {
+		t.Fatalf("exit code = %d; stderr: %s", r.code, r.stder)
+	}
+	docs, err := manifest.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || docs[0].Err != nil {
+		t.Fatalf("want one GuardPolicy, got %d documents", len(docs))
+	}
+	rules, _, _ := unstructured.NestedSlice(docs[0].Object.Object, "spec", "rules")
+	var names []string
+	for _, r := range rules {
+		names = append(names, r.(map[string]any)["name"].(string))
+	}
+	if want := []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"}; !slices.Equal(names, want) {
+		t.Errorf("rules = %q, want %q", names, want)
+	}
+	// What it writes is a valid GuardPolicy that crdguard accepts.
+	if r := crdguard(t, "", "vap", "--policies", out, "--check"); r.code != ExitOK || !strings.Contains(r.stdout, "GuardPolicy mysql-safety\n") {
+		t.Errorf("the written policy does not load: exit %d\n%s%s", r.code, r.stdout, r.stder)
 	}
 }
