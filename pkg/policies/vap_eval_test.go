@@ -111,8 +111,31 @@ func newVAPValidator(t *testing.T, vap *admissionregistrationv1.ValidatingAdmiss
 	)
 }
 
+// vapRunner holds the Validators of a compiled policy, built once.
+type vapRunner struct {
+	compiled   *VAP
+	validators []validating.Validator
+}
+
+// newVAPRunner checks that every expression compiles as kube-apiserver
+// compiles a new policy and builds the plugin's Validators.
+func newVAPRunner(t *testing.T, compiled *VAP) *vapRunner {
+	t.Helper()
+	r := &vapRunner{compiled: compiled}
+	for _, vap := range compiled.Policies {
+		checkVAPCompiles(t, vap)
+		r.validators = append(r.validators, newVAPValidator(t, vap))
+	}
+	return r
+}
+
 // evaluateVAP runs the compiled policies on req.
 func evaluateVAP(t *testing.T, ctx context.Context, compiled *VAP, req *Request) vapOutcome {
+	t.Helper()
+	return newVAPRunner(t, compiled).run(t, ctx, req)
+}
+
+func (r *vapRunner) run(t *testing.T, ctx context.Context, req *Request) vapOutcome {
 	t.Helper()
 	subject := req.subject()
 	gvk := subject.GroupVersionKind()
@@ -129,10 +152,9 @@ func evaluateVAP(t *testing.T, ctx context.Context, compiled *VAP, req *Request)
 	versioned := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
 
 	var out vapOutcome
-	for i, vap := range compiled.Policies {
-		checkVAPCompiles(t, vap)
-		enforcement := string(compiled.Bindings[i].Spec.ValidationActions[0])
-		res := newVAPValidator(t, vap).Validate(ctx, gvr, versioned, nil, nil, celconfig.RuntimeCELCostBudget, nil)
+	for i, vap := range r.compiled.Policies {
+		enforcement := string(r.compiled.Bindings[i].Spec.ValidationActions[0])
+		res := r.validators[i].Validate(ctx, gvr, versioned, nil, nil, celconfig.RuntimeCELCostBudget, nil)
 		for _, d := range res.Decisions {
 			switch d.Evaluation {
 			case validating.EvalDeny:

@@ -40,12 +40,13 @@ func assertVAPParity(t *testing.T, policyYAML string, differences [][2]string, r
 		}
 	}
 	total := 0
+	runner := newVAPRunner(t, compiled)
 	for i, req := range reqs {
 		res, err := engine.Evaluate(t.Context(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := evaluateVAP(t, t.Context(), compiled, &req)
+		got := runner.run(t, t.Context(), &req)
 		if len(got.errors) > 0 {
 			t.Errorf("request %d: compiled policy failed to evaluate: %v", i, got.errors)
 		}
@@ -244,6 +245,8 @@ spec:
     - {path: spec.labels, check: NoRemoval}
     - {path: spec.owner, check: NoRemoval}
     - {path: "spec.nodes[1]", check: Immutable}
+    - {path: "spec.zones[*].zone", check: Immutable, keys: [region]}
+    - {path: "spec.users[*].name", check: Immutable}
 `
 	old := `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {version: %s, size: %s, cap: %s, class: fast,
   labels: {tier: gold, app: db}, users: [{name: root}, {name: app}, {id: 7}, ops, 3], owner: team,

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -15,39 +16,44 @@ import (
 // filling in missing minor and patch numbers, as parseSemanticVersion
 // does; quantities with the quantity library, exactly.
 //
-// What stays with the webhook: "[*]" paths, which pair old and new list
-// items by key at every level. Where the compiled rule may differ in
+// What stays with the webhook: NoRemoval below a "[*]". Each "[*]" pairs
+// old and new items by key as the engine does. Where the compiled rule may differ in
 // messages: objects and lists are shown as "{…}" and "[…]" (CEL has no
 // JSON encoder), and list items with duplicate keys are each matched
 // against any new item with that key.
 func vapTransitions(r rule, c *vapCompiler) ([]vapCheck, error) {
 	tr := r.(*transitionsRule)
 	var parts []string
+	var helpers []admissionregistrationv1.Variable
 	for i, t := range tr.transitions {
-		if t.path.hasWildcard() {
-			return nil, needsWebhook("transitions[%d] path %s has [*]: pairing old and new list items by key at each level is not compiled", i, t.path)
+		if t.check == v1alpha1.NoRemoval && t.path.hasWildcard() {
+			return nil, needsWebhook("transitions[%d] path %s: NoRemoval below [*] is not compiled", i, t.path)
 		}
-		keys, err := c.listKeys(t)
+		expr, err := t.celPairs(c, t.path, nil, "oldObject", "object", celPath{})
 		if err != nil {
 			return nil, fmt.Errorf("transitions[%d]: %w", i, err)
 		}
-		parts = append(parts, t.celJudge(c.names, keys))
+		// One helper per transition: each expression is type-checked
+		// alone, and checking time grows faster than its size.
+		helper := c.names.next("transition")
+		helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: expr})
+		parts = append(parts, "variables."+helper)
 	}
-	return []vapCheck{{findings: strings.Join(parts, " + ")}}, nil
+	return []vapCheck{{findings: strings.Join(parts, " + "), helpers: helpers}}, nil
 }
 
 // listKeys are the keys NoRemoval matches list items by: the rule's, else
 // the CRD's list-map keys for the kinds the policy matches, else "name",
 // as transition.listKeys decides per request.
-func (c *vapCompiler) listKeys(t *transition) ([]string, error) {
-	if len(t.keys) > 0 || t.check != v1alpha1.NoRemoval {
+func (c *vapCompiler) listKeys(t *transition, list objectPath) ([]string, error) {
+	if len(t.keys) > 0 {
 		return t.keys, nil
 	}
 	if c.schemas == nil {
 		return defaultListKeys, nil
 	}
 	var schemaPath []string
-	for _, s := range t.path.steps {
+	for _, s := range list.steps {
 		switch {
 		case s.field != "":
 			schemaPath = append(schemaPath, s.field)
@@ -66,7 +72,7 @@ func (c *vapCompiler) listKeys(t *transition) ([]string, error) {
 			keys = defaultListKeys
 		}
 		if seen && !slices.Equal(keys, found) {
-			return nil, needsWebhook("path %s has list-map keys %v in one matched kind and %v in another; set keys on the transition", t.path, found, keys)
+			return nil, needsWebhook("list %s has list-map keys %v in one matched kind and %v in another; set keys on the transition", list, found, keys)
 		}
 		found, seen = keys, true
 	}
@@ -88,6 +94,9 @@ func (c *vapCompiler) matchesKind(gvk runtimeschema.GroupVersionKind) bool {
 // celGet is the value at p (no [*]) in root as a CEL optional: none when a
 // step is missing, null or of the wrong type.
 func celGet(names *celNames, p objectPath, root string) string {
+	if len(p.steps) == 0 {
+		return fmt.Sprintf("(%[1]s != null ? optional.of(%[1]s) : optional.none())", root)
+	}
 	var build func(i int, value string) string
 	build = func(i int, value string) string {
 		if i == len(p.steps) {
@@ -117,16 +126,28 @@ func celFullSemver(names *celNames, v string) string {
 		s, core, n, v)
 }
 
-// celJudge is transition.judge in CEL, as a list(string) of findings.
-func (t *transition) celJudge(names *celNames, keys []string) string {
+// celJudge is transition.judge in CEL, as a list(string) of findings, for
+// the value at p below oldRoot and newRoot; oldAt and curAt are where those
+// roots are (the object itself, or a list item).
+func (t *transition) celJudge(names *celNames, keys []string, p objectPath, oldRoot, newRoot string, oldAt, curAt celPath) string {
 	o, n, ov, nv := names.next("old"), names.next("new"), names.next("ov"), names.next("nv")
-	pathText := t.path.fieldPath().String()
-	path := celPath{parts: []celPathPart{{text: pathText}}}
+	path, oldPath := curAt, oldAt
+	for _, s := range p.steps {
+		switch {
+		case s.field != "":
+			path, oldPath = path.child(s.field), oldPath.child(s.field)
+		case s.index >= 0:
+			path, oldPath = path.index(s.index), oldPath.index(s.index)
+		default:
+			path, oldPath = path.key(s.key), oldPath.key(s.key)
+		}
+	}
 	check := string(t.check)
 	var judge string
 	switch t.check {
 	case v1alpha1.NoRemoval:
-		judge = t.celRemoval(names, path, pathText, ov, n, keys)
+		pathText, _ := oldPath.static() // NoRemoval has no [*]
+		judge = t.celRemoval(names, oldPath, pathText, ov, n, keys)
 	default:
 		describe := celShowValue(ov)
 		if t.check != v1alpha1.Immutable {
@@ -155,7 +176,93 @@ func (t *transition) celJudge(names *celNames, keys []string) string {
 		judge = fmt.Sprintf("(!%s.hasValue() ? %s : cel.bind(%s, %s.value(), %s))", n, removed, nv, n, value)
 	}
 	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, !%s.hasValue() ? [] : cel.bind(%s, %s.value(), %s)))",
-		o, celGet(names, t.path, "oldObject"), n, celGet(names, t.path, "object"), o, ov, o, judge)
+		o, celGet(names, p, oldRoot), n, celGet(names, p, newRoot), o, ov, o, judge)
+}
+
+// splitWildcard splits p at its first [*]: the list's path and the path
+// below each item. wildcards counts the [*] steps.
+func splitWildcard(p objectPath) (list, rest objectPath, wildcards int) {
+	at := -1
+	for i, s := range p.steps {
+		if s.each {
+			wildcards++
+			if at < 0 {
+				at = i
+			}
+		}
+	}
+	if at < 0 {
+		return p, objectPath{}, 0
+	}
+	return objectPath{raw: p.raw, steps: p.steps[:at]}, objectPath{raw: p.raw, steps: p.steps[at+1:]}, wildcards
+}
+
+// celPairs is transition.walk in CEL for p below oldRoot and newRoot
+// (found at curAt; above is the path from the object to them, for the
+// CRD's list-map keys). At each "[*]" every new item is paired with the
+// old item of the same key (every key field a scalar) or, when it has no
+// key, with the keyless old item at its position; items on one side only
+// are not judged. Duplicate keys pair with the first old item.
+func (t *transition) celPairs(c *vapCompiler, p objectPath, above []pathStep, oldRoot, newRoot string, curAt celPath) (string, error) {
+	list, rest, wildcards := splitWildcard(p)
+	if wildcards == 0 {
+		var keys []string
+		if t.check == v1alpha1.NoRemoval {
+			var err error
+			if keys, err = c.listKeys(t, objectPath{raw: t.path.raw, steps: append(above[:len(above):len(above)], p.steps...)}); err != nil {
+				return "", err
+			}
+		}
+		return t.celJudge(c.names, keys, p, oldRoot, newRoot, curAt, curAt), nil
+	}
+	listSteps := append(above[:len(above):len(above)], list.steps...)
+	keys, err := c.listKeys(t, objectPath{raw: t.path.raw, steps: listSteps})
+	if err != nil {
+		return "", err
+	}
+	names := c.names
+	oldList, newList, olv := names.next("ol"), names.next("nl"), names.next("olv")
+	j, item, match, oi := names.next("j"), names.next("it"), names.next("m"), names.next("oi")
+	hasKey := func(v string) string {
+		parts := []string{fmt.Sprintf("type(%s) == map", v)}
+		for _, key := range keys {
+			parts = append(parts, fmt.Sprintf(`%[2]s in %[1]s && %[1]s[%[2]s] != null && %[3]s`, v, celString(key), celIsScalar(v+"["+celString(key)+"]")))
+		}
+		return "(" + strings.Join(parts, " && ") + ")"
+	}
+	sameKey := func(a, b string) string {
+		parts := []string{hasKey(a)}
+		for _, key := range keys {
+			parts = append(parts, fmt.Sprintf(`%[1]s[%[3]s] == %[2]s[%[3]s]`, a, b, celString(key)))
+		}
+		return "(" + strings.Join(parts, " && ") + ")"
+	}
+	listAt := curAt
+	for _, s := range list.steps {
+		switch {
+		case s.field != "":
+			listAt = listAt.child(s.field)
+		case s.index >= 0:
+			listAt = listAt.index(s.index)
+		default:
+			listAt = listAt.key(s.key)
+		}
+	}
+	// Value checks report at the new item's index, as the engine does.
+	below := append(listSteps, pathStep{each: true, index: -1})
+	keyed, err := t.celPairs(c, rest, below, match+"[0]", item, listAt.indexVar(j))
+	if err != nil {
+		return "", err
+	}
+	positional, err := t.celPairs(c, rest, below, olv+"["+j+"]", item, listAt.indexVar(j))
+	if err != nil {
+		return "", err
+	}
+	perItem := fmt.Sprintf(`(%[1]s ? cel.bind(%[2]s, %[3]s.filter(%[4]s, %[5]s), size(%[2]s) > 0 ? %[6]s : []) : (%[7]s < size(%[3]s) && !%[8]s && %[9]s == %[10]s ? %[11]s : []))`,
+		hasKey(item), match, olv, oi, sameKey(oi, item), keyed,
+		j, hasKey(olv+"["+j+"]"), celIsScalar(olv+"["+j+"]"), celIsScalar(item), positional)
+	return fmt.Sprintf(`cel.bind(%[1]s, %[3]s, cel.bind(%[2]s, %[4]s, %[1]s.hasValue() && %[2]s.hasValue() && type(%[1]s.value()) == list && type(%[2]s.value()) == list ? cel.bind(%[8]s, %[1]s.value(), %[2]s.value().transformList(%[5]s, %[6]s, %[7]s)).flatten() : []))`,
+		oldList, newList, celGet(names, list, oldRoot), celGet(names, list, newRoot), j, item, perItem, olv), nil
 }
 
 // celVersion is judgeVersion in CEL.

@@ -48,7 +48,7 @@ validation's message naming the field path and numbers as crdguard validate does
 
 Rules a ValidatingAdmissionPolicy cannot express stay with the webhook: defaults
 (they mutate), Deny rules of a policy with approvers (an approval lifts a finding
-once), and transitions over "[*]" paths. Each is listed on stderr, or by --check.
+once), and NoRemoval below a "[*]". Each is listed on stderr, or by --check.
 Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 		Example: `  crdguard vap --policies examples/mysql/policy.yaml --crds examples/mysql/crd.yaml | kubectl apply -f -
   crdguard vap --policies policies/ --check`,
