@@ -1,41 +1,69 @@
-// Command bench compares the throughput of `crdguard validate` with
-// kubeconform's on the same machine in the same run: both validate one
-// generated corpus of custom resources against the same real CRDs
-// (cert-manager, Gateway API, prometheus-operator), several times in
-// alternating order, and the medians are printed as a markdown table.
+// Command bench measures crdguard side by side with what it is compared
+// to, in one run on one machine: every family of benchmarks is set up
+// first, then all run in rounds (-runs), each round running every case
+// once, in alternating order, so that a busier moment of the machine
+// spreads over all of them; the medians of the rounds go into one markdown
+// table (stdout and results.md) and the request latencies into a plot
+// (latency.png).
 //
-// The corpus mixes valid objects with objects broken in ways both tools
-// detect (wrong type, enum, pattern or bound violation, missing required
-// field, unknown field), and every run is checked: the right exit code and
-// exactly the broken objects reported, by both tools. A faster tool that
-// misses errors would not be a comparison.
+// The families (-families):
+//   - webhook: AdmissionReview POSTs over TLS keep-alive to crdguard-webhook,
+//     a no-op controller-runtime webhook and a net/http echo (webhook.go);
+//   - endtoend: server-side dry-run creates through a real kube-apiserver
+//     with no admission, crdguard compiled to a ValidatingAdmissionPolicy,
+//     and crdguard and a no-op as webhooks (endtoend.go);
+//   - scale: start-up time and memory of the webhook with 1, 100 and 500
+//     CRDs, and latency with 100 GuardPolicies (scale.go);
+//   - cli: crdguard validate vs kubeconform on one corpus, and crdguard diff
+//     (cli.go).
 //
-// kubeconform gets JSON schemas converted from the same CRDs the way its own
-// scripts/openapi2jsonschema.py converts them, with unknown fields denied
-// (-strict), and as many workers as crdguard uses (GOMAXPROCS).
+// Servers under test run as child processes, so their CPU time is theirs
+// alone: crdguard-webhook is built from ./cmd/webhook, the reference
+// servers are this program started with -serve (serve.go). kube-apiserver
+// and etcd come from hack/tools/install.sh envtest (or KUBEBUILDER_ASSETS).
 //
-// Run with `go run ./bench` from the repository (`make bench` also runs the
-// per-object benchmarks); kubeconform is built by hack/tools/install.sh.
+// Run with `make bench` (which also runs and summarises the go test
+// benchmarks), or `go run ./bench -quick -families webhook` to try it.
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/crdguard/crdguard/cmd/crdguard/app"
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/crdguard/crdguard/internal/corpus"
 )
+
+// A family is a set of cases that share their setup.
+type family interface {
+	name() string
+	// setup prepares every case: builds, servers, corpora.
+	setup(ctx context.Context, env *environment) error
+	// round runs every case once; i is the round, from 0.
+	round(ctx context.Context, i int) error
+	// rows are the results, compared, after the last round.
+	rows() []*row
+	// notes explain the rows, one paragraph each.
+	notes() []string
+	close()
+}
+
+// families are every family, in the order of the table.
+func families() []family {
+	return []family{&webhookFamily{}, &endToEndFamily{}, &scaleFamily{}, &cliFamily{}}
+}
 
 func main() {
 	if err := mainErr(); err != nil {
@@ -45,256 +73,150 @@ func main() {
 }
 
 type options struct {
-	objects, perFile, runs int
-	invalid                float64
-	seed                   uint64
-	kubeconform            string
-	keep                   bool
-	cpuprofile             string
+	families    string
+	runs        int
+	quick       bool
+	out         string
+	keep        bool
+	objects     int
+	perFile     int
+	invalid     float64
+	seed        uint64
+	kubeconform string
+
+	// serve* run this program as one of the reference servers (serve.go).
+	serve        string
+	servePort    int
+	serveCertDir string
 }
 
 func mainErr() error {
 	var o options
-	flag.IntVar(&o.objects, "objects", 20000, "objects in the corpus")
-	flag.IntVar(&o.perFile, "per-file", 200, "objects per YAML file")
-	flag.IntVar(&o.runs, "runs", 5, "runs of each tool")
-	flag.Float64Var(&o.invalid, "invalid", 0.1, "share of invalid objects")
-	flag.Uint64Var(&o.seed, "seed", 1, "seed of the corpus generator")
-	flag.StringVar(&o.kubeconform, "kubeconform", "", "kubeconform binary (default: built by hack/tools/install.sh)")
-	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (corpus, schemas, binaries)")
-	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "after the comparison, run crdguard in-process on the corpus and write its CPU profile to `file` (for go tool pprof)")
-	flag.Parse()
-	if flag.NArg() > 0 || o.objects < 1 || o.perFile < 1 || o.runs < 1 || o.invalid <= 0 || o.invalid >= 1 {
-		flag.Usage()
-		return fmt.Errorf("bad arguments")
+	var names []string
+	for _, f := range families() {
+		names = append(names, f.name())
 	}
-	return benchmark(context.Background(), o, os.Stdout, os.Stderr)
+	flag.StringVar(&o.families, "families", strings.Join(names, ","), "comma-separated families to run")
+	flag.IntVar(&o.runs, "runs", 3, "rounds: every case runs once per round, the table shows medians")
+	flag.BoolVar(&o.quick, "quick", false, "short runs and a small corpus, to try the benchmarks out (the numbers mean little)")
+	flag.StringVar(&o.out, "out", filepath.Join(corpus.Root(), "bench", "results"), "directory for results.md and latency.png")
+	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (corpora, binaries, server logs)")
+	flag.IntVar(&o.objects, "objects", 20000, "cli: objects in the corpus")
+	flag.IntVar(&o.perFile, "per-file", 200, "cli: objects per YAML file")
+	flag.Float64Var(&o.invalid, "invalid", 0.1, "cli: share of invalid objects")
+	flag.Uint64Var(&o.seed, "seed", 1, "cli: seed of the corpus generator")
+	flag.StringVar(&o.kubeconform, "kubeconform", "", "cli: kubeconform binary (default: built by hack/tools/install.sh)")
+	flag.StringVar(&o.serve, "serve", "", "internal: serve as the named reference server")
+	flag.IntVar(&o.servePort, "serve-port", 0, "internal: the reference server's port")
+	flag.StringVar(&o.serveCertDir, "serve-cert-dir", "", "internal: the reference server's tls.crt and tls.key")
+	flag.Parse()
+	// The servers' and envtest's logs would only bury the progress.
+	ctrllog.SetLogger(logr.Discard())
+	if o.serve != "" {
+		return serve(o.serve, o.servePort, o.serveCertDir)
+	}
+	selected, err := selectFamilies(o.families)
+	if flag.NArg() > 0 || o.runs < 1 || o.objects < 1 || o.perFile < 1 || o.invalid <= 0 || o.invalid >= 1 || err != nil {
+		flag.Usage()
+		return fmt.Errorf("bad arguments: %v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return benchmark(ctx, o, selected, os.Stdout, os.Stderr)
 }
 
-func benchmark(ctx context.Context, o options, out, log io.Writer) error {
-	root := corpus.Root()
-	var crdDirs []string
-	for _, set := range []corpus.Set{corpus.CertManager, corpus.GatewayAPI, corpus.PrometheusOperator} {
-		dir, err := set.Path()
-		if err != nil {
-			return err
+// selectFamilies picks the named families, in the table's order.
+func selectFamilies(list string) ([]family, error) {
+	names := strings.Split(list, ",")
+	var selected []family
+	for _, f := range families() {
+		if i := slices.Index(names, f.name()); i >= 0 {
+			selected = append(selected, f)
+			names = slices.Delete(names, i, i+1)
 		}
-		crdDirs = append(crdDirs, dir)
 	}
+	if len(names) > 0 || len(selected) == 0 {
+		return nil, fmt.Errorf("unknown families %q", names)
+	}
+	return selected, nil
+}
 
-	work, err := os.MkdirTemp("", "crdguard-bench-")
+func benchmark(ctx context.Context, o options, selected []family, out, log io.Writer) error {
+	env, err := newEnvironment(o, log)
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		fmt.Fprintln(log, "work directory:", work)
-	} else {
-		defer os.RemoveAll(work)
-	}
-
-	if err := loadTemplates(); err != nil {
-		return err
-	}
-	if err := checkTemplates(ctx, crdDirs); err != nil {
-		return err
-	}
-
-	fmt.Fprintln(log, "building crdguard and kubeconform ...")
-	crdguardBin := filepath.Join(work, "crdguard")
-	if err := command(root, "go", "build", "-trimpath", "-o", crdguardBin, "./cmd/crdguard").Run(); err != nil {
-		return fmt.Errorf("building crdguard: %w", err)
-	}
-	kubeconformBin := o.kubeconform
-	if kubeconformBin == "" {
-		cmd := command(root, "sh", "hack/tools/install.sh", "kubeconform")
-		cmd.Stdout = nil // the path
-		path, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("building kubeconform: %w", err)
+	defer env.close()
+	for _, f := range selected {
+		defer f.close()
+		if err := f.setup(ctx, env); err != nil {
+			return fmt.Errorf("%s: %w", f.name(), err)
 		}
-		kubeconformBin = strings.TrimSpace(string(path))
 	}
-
-	schemaDir := filepath.Join(work, "schemas")
-	nSchemas, err := writeJSONSchemas(schemaDir, crdDirs)
-	if err != nil {
-		return err
-	}
-	objects := generate(o.objects, o.invalid, o.seed)
-	corpusDir := filepath.Join(work, "corpus")
-	nFiles, err := writeCorpus(corpusDir, objects, o.perFile)
-	if err != nil {
-		return err
-	}
-	// The startup corpus, one valid object per kind, measures what each tool
-	// spends before its per-object work: loading CRDs or schemas and
-	// compiling them for every kind the big corpus has.
-	var startup []object
-	for _, t := range templates {
-		startup = append(startup, object{kind: t.kind, name: t.obj["metadata"].(map[string]any)["name"].(string), obj: t.obj})
-	}
-	startupDir := filepath.Join(work, "startup")
-	if _, err := writeCorpus(startupDir, startup, o.perFile); err != nil {
-		return err
-	}
-	fmt.Fprintf(log, "corpus: %d objects in %d files; %d JSON schemas for kubeconform\n", len(objects), nFiles, nSchemas)
-
-	workers := runtime.GOMAXPROCS(0)
-	tools := []tool{crdguard(crdguardBin, crdDirs), kubeconform(kubeconformBin, schemaDir, workers)}
 	loadBefore := loadAverage()
-	startupRuns, err := measure(tools, startupDir, startup, o.runs, log)
+	start := time.Now()
+	for i := range o.runs {
+		// Rotate which family goes first as well.
+		for j := range selected {
+			f := selected[(i+j)%len(selected)]
+			if err := f.round(ctx, i); err != nil {
+				return fmt.Errorf("%s, round %d: %w", f.name(), i+1, err)
+			}
+		}
+	}
+	var rows []*row
+	var notes []string
+	for _, f := range selected {
+		rows = append(rows, f.rows()...)
+		notes = append(notes, f.notes()...)
+	}
+	r := report{
+		command: "go run ./bench " + strings.Join(os.Args[1:], " "),
+		date:    start.UTC(),
+		took:    time.Since(start),
+		machine: fmt.Sprintf("%s, %d CPUs (GOMAXPROCS %d), %s %s/%s", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH),
+		load:    fmt.Sprintf("%s before the rounds, %s after", loadBefore, loadAverage()),
+		runs:    o.runs,
+		rows:    rows,
+		notes:   notes,
+	}
+	r.write(out)
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(o.out, "results.md"))
 	if err != nil {
 		return err
 	}
-	fullRuns, err := measure(tools, corpusDir, objects, o.runs, log)
-	if err != nil {
+	r.write(f)
+	if err := f.Close(); err != nil {
 		return err
 	}
-
-	printReport(out, o, objects, nFiles, workers, tools, startupRuns, fullRuns)
-	fmt.Fprintf(out, "Load average (1 min) before and after the runs: %s, %s on %d CPUs; above the CPU count, other processes took CPU time and the wall times are inflated: compare the CPU times then.\n",
-		loadBefore, loadAverage(), runtime.NumCPU())
-	if o.cpuprofile != "" {
-		return profileCrdguard(ctx, o.cpuprofile, tools[0].args(corpusDir), log)
+	if err := writePlot(filepath.Join(o.out, "latency.png"), rows); err != nil {
+		return err
 	}
+	fmt.Fprintf(log, "wrote %s and %s\n", filepath.Join(o.out, "results.md"), filepath.Join(o.out, "latency.png"))
 	return nil
 }
 
-// profileCrdguard runs the crdguard CLI in this process, with the arguments
-// the comparison used, under the CPU profiler: the binary has no profiling
-// flag, and a profile of the whole command shows what the per-object
-// benchmarks cannot (reading YAML, the report, GC across the corpus).
-func profileCrdguard(ctx context.Context, file string, args []string, log io.Writer) error {
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return err
-	}
-	start := time.Now()
-	code := app.Run(ctx, args, app.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
-	pprof.StopCPUProfile()
-	if code != app.ExitViolations {
-		return fmt.Errorf("profiled crdguard run exited with %d, want %d", code, app.ExitViolations)
-	}
-	fmt.Fprintf(log, "crdguard in-process: %v; CPU profile in %s\n", time.Since(start).Round(time.Millisecond), file)
-	return f.Close()
+// A report is the table with what it was measured on.
+type report struct {
+	command, machine, load string
+	date                   time.Time
+	took                   time.Duration
+	runs                   int
+	rows                   []*row
+	notes                  []string
 }
 
-// command prepares a command in dir whose output goes to stderr, as
-// progress.
-func command(dir, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd
-}
-
-// measure runs every tool n times on dir, alternating which goes first so
-// neither always gets the warmer (or quieter) machine, and checks each run.
-func measure(tools []tool, dir string, objects []object, n int, log io.Writer) (map[string][]run, error) {
-	runs := map[string][]run{}
-	for i := range n {
-		order := slices.Clone(tools)
-		if i%2 == 1 {
-			slices.Reverse(order)
-		}
-		var line []string
-		for _, t := range order {
-			r, err := execute(t, dir)
-			if err != nil {
-				return nil, err
-			}
-			if err := check(t, r, objects); err != nil {
-				return nil, err
-			}
-			runs[t.name] = append(runs[t.name], r)
-			line = append(line, fmt.Sprintf("%s %v", t.name, r.wall.Round(time.Millisecond)))
-		}
-		fmt.Fprintf(log, "%d objects, run %d/%d: %s\n", len(objects), i+1, n, strings.Join(line, ", "))
+func (r report) write(w io.Writer) {
+	fmt.Fprintf(w, "## crdguard benchmarks\n\n")
+	fmt.Fprintf(w, "`%s`, %s, %d rounds (medians), %s.\n", r.command, r.date.Format("2006-01-02 15:04 MST"), r.runs, r.took.Round(time.Second))
+	fmt.Fprintf(w, "Machine: %s. Load average (1 min): %s; above the CPU count, other processes took CPU time and latencies are inflated.\n\n", r.machine, r.load)
+	writeTable(w, r.rows)
+	for _, n := range r.notes {
+		fmt.Fprintf(w, "\n%s\n", n)
 	}
-	return runs, nil
-}
-
-func printReport(w io.Writer, o options, objects []object, files, workers int, tools []tool, startup, full map[string][]run) {
-	kinds := map[string][2]int{}
-	invalid := 0
-	for _, obj := range objects {
-		c := kinds[obj.kind]
-		c[0]++
-		if obj.invalid != "" {
-			c[1]++
-			invalid++
-		}
-		kinds[obj.kind] = c
-	}
-	var mix []string
-	for _, t := range templates {
-		c := kinds[t.kind]
-		mix = append(mix, fmt.Sprintf("%s %d (%d invalid)", t.kind, c[0], c[1]))
-	}
-
-	fmt.Fprintf(w, "\n## CLI throughput: crdguard vs kubeconform\n\n")
-	fmt.Fprintf(w, "%d objects (%d invalid) in %d files of %d; %s.\n", len(objects), invalid, files, o.perFile, strings.Join(mix, ", "))
-	fmt.Fprintf(w, "Machine: %s, GOMAXPROCS=%d (NumCPU=%d), %s %s/%s; %d runs per tool, order alternating; both tools use %d workers.\n\n",
-		cpuModel(), runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, o.runs, workers)
-	fmt.Fprintln(w, "| tool | median wall | min wall | objects/s (median) | per object (median) | startup (median) | per object after startup | CPU (median) | max RSS (median) |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-	throughput := map[string]float64{}
-	for _, t := range tools {
-		runs := full[t.name]
-		wall := median(runs, func(r run) time.Duration { return r.wall })
-		minWall := slices.MinFunc(runs, func(a, b run) int { return cmp.Compare(a.wall, b.wall) }).wall
-		start := median(startup[t.name], func(r run) time.Duration { return r.wall })
-		cpu := median(runs, func(r run) time.Duration { return r.cpu })
-		rss := median(runs, func(r run) time.Duration { return time.Duration(r.maxRSS) })
-		n := float64(len(objects))
-		throughput[t.name] = n / wall.Seconds()
-		fmt.Fprintf(w, "| %s | %.2fs | %.2fs | %.0f | %s | %.2fs | %s | %.2fs | %s |\n",
-			t.name, wall.Seconds(), minWall.Seconds(), throughput[t.name],
-			perObject(wall, n), start.Seconds(), perObject(wall-start, n), cpu.Seconds(), mebibytes(int64(rss)))
-	}
-	ratio := throughput["crdguard"] / throughput["kubeconform"]
-	fmt.Fprintf(w, "\ncrdguard/kubeconform throughput: **%.2f×**", ratio)
-	if ratio < 1 {
-		fmt.Fprintf(w, " (kubeconform is %.1f× faster)", 1/ratio)
-	}
-	// CPU time is what a busy machine distorts least: another process
-	// stretches wall time, not the CPU time a tool needs.
-	cpuCrdguard := median(full["crdguard"], func(r run) time.Duration { return r.cpu })
-	cpuKubeconform := median(full["kubeconform"], func(r run) time.Duration { return r.cpu })
-	fmt.Fprintf(w, ".\nCPU time per object (median): crdguard %s, kubeconform %s; crdguard needs %.1f× the CPU.",
-		perObject(cpuCrdguard, float64(len(objects))), perObject(cpuKubeconform, float64(len(objects))),
-		cpuCrdguard.Seconds()/cpuKubeconform.Seconds())
-	fmt.Fprintln(w, "\n\n\"startup\" is the median of runs on one valid object per kind: loading and compiling the CRDs (crdguard) or JSON schemas (kubeconform).")
-	fmt.Fprintln(w, "crdguard also runs CEL rules, list-type and metadata checks that kubeconform does not, and prints a result for every object (kubeconform only for failures).")
-}
-
-// median of f over runs (the mean of the middle two for an even count).
-func median(runs []run, f func(run) time.Duration) time.Duration {
-	values := make([]time.Duration, len(runs))
-	for i, r := range runs {
-		values[i] = f(r)
-	}
-	slices.Sort(values)
-	mid := len(values) / 2
-	if len(values)%2 == 0 {
-		return (values[mid-1] + values[mid]) / 2
-	}
-	return values[mid]
-}
-
-func perObject(d time.Duration, n float64) string {
-	return fmt.Sprintf("%.0fµs", d.Seconds()/n*1e6)
-}
-
-func mebibytes(b int64) string {
-	if b == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
 }
 
 // loadAverage is the 1-minute load average, where Linux tells.

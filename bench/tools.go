@@ -183,16 +183,16 @@ func check(t tool, r run, objects []object) error {
 	if r.outcome.errors != 0 || r.outcome.skipped != 0 {
 		problems = append(problems, fmt.Sprintf("%d errors and %d skipped, want none", r.outcome.errors, r.outcome.skipped))
 	}
-	problems = append(problems, sample(missed)...)
-	problems = append(problems, sample(wrong)...)
+	problems = append(problems, firstFew(missed)...)
+	problems = append(problems, firstFew(wrong)...)
 	if len(problems) > 0 {
 		return fmt.Errorf("%s: results do not match the corpus:\n  %s", t.name, strings.Join(problems, "\n  "))
 	}
 	return nil
 }
 
-// sample keeps the first few of a sorted list, saying how many were left out.
-func sample(lines []string) []string {
+// firstFew keeps the first few of a sorted list, saying how many were left out.
+func firstFew(lines []string) []string {
 	const n = 5
 	sort.Strings(lines)
 	if len(lines) <= n {

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/crdguard/crdguard/internal/corpus"
+)
+
+// cliFamily compares the throughput of `crdguard validate` with
+// kubeconform's: both validate one generated corpus of custom resources
+// against the same real CRDs (cert-manager, Gateway API,
+// prometheus-operator), and every run is checked: the right exit code and
+// exactly the broken objects reported, by both tools. A faster tool that
+// misses errors would not be a comparison.
+//
+// kubeconform gets JSON schemas converted from the same CRDs the way its own
+// scripts/openapi2jsonschema.py converts them, with unknown fields denied
+// (-strict), and as many workers as crdguard uses (GOMAXPROCS).
+//
+// It also times `crdguard diff` of prometheus-operator's CRDs, the release
+// before against the pinned one.
+type cliFamily struct {
+	env *environment
+
+	tools            []tool
+	corpusDir        string
+	objects          []object
+	startupDir       string
+	startup          []object
+	files            int
+	diffOld, diffNew string
+
+	// full and start are the runs on the corpus and on the start-up corpus,
+	// by tool name.
+	full, start map[string][]run
+	diff        []run
+}
+
+func (f *cliFamily) name() string { return "cli" }
+
+func (f *cliFamily) setup(ctx context.Context, env *environment) error {
+	f.env = env
+	o := env.o
+	var crdDirs []string
+	for _, set := range []corpus.Set{corpus.CertManager, corpus.GatewayAPI, corpus.PrometheusOperator} {
+		dir, err := set.Path()
+		if err != nil {
+			return err
+		}
+		crdDirs = append(crdDirs, dir)
+	}
+	var err error
+	if f.diffOld, err = corpus.PrometheusOperator.Previous().Path(); err != nil {
+		return err
+	}
+	f.diffNew = crdDirs[2]
+	if err := loadTemplates(); err != nil {
+		return err
+	}
+	if err := checkTemplates(ctx, crdDirs); err != nil {
+		return err
+	}
+	crdguardBin, err := env.binary("./cmd/crdguard")
+	if err != nil {
+		return err
+	}
+	kubeconformBin := o.kubeconform
+	if kubeconformBin == "" {
+		cmd := command(env.root, "sh", "hack/tools/install.sh", "kubeconform")
+		cmd.Stdout = nil // the path
+		path, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("building kubeconform: %w", err)
+		}
+		kubeconformBin = strings.TrimSpace(string(path))
+	}
+
+	schemaDir := filepath.Join(env.work, "schemas")
+	nSchemas, err := writeJSONSchemas(schemaDir, crdDirs)
+	if err != nil {
+		return err
+	}
+	objects := o.objects
+	if o.quick {
+		objects = min(objects, 2000)
+	}
+	f.objects = generate(objects, o.invalid, o.seed)
+	f.corpusDir = filepath.Join(env.work, "corpus")
+	if f.files, err = writeCorpus(f.corpusDir, f.objects, o.perFile); err != nil {
+		return err
+	}
+	// The start-up corpus, one valid object per kind, measures what each
+	// tool spends before its per-object work: loading CRDs or schemas and
+	// compiling them for every kind the big corpus has.
+	for _, t := range templates {
+		f.startup = append(f.startup, object{kind: t.kind, name: t.obj["metadata"].(map[string]any)["name"].(string), obj: t.obj})
+	}
+	f.startupDir = filepath.Join(env.work, "startup")
+	if _, err := writeCorpus(f.startupDir, f.startup, o.perFile); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.log, "corpus: %d objects in %d files; %d JSON schemas for kubeconform\n", len(f.objects), f.files, nSchemas)
+	f.tools = []tool{crdguard(crdguardBin, crdDirs), kubeconform(kubeconformBin, schemaDir, runtime.GOMAXPROCS(0))}
+	f.full, f.start = map[string][]run{}, map[string][]run{}
+	return nil
+}
+
+// round runs each tool once on the start-up corpus and once on the full
+// one, alternating which goes first, then crdguard diff.
+func (f *cliFamily) round(_ context.Context, i int) error {
+	for _, t := range alternate(f.tools, i) {
+		for _, c := range []struct {
+			dir     string
+			objects []object
+			runs    map[string][]run
+		}{{f.startupDir, f.startup, f.start}, {f.corpusDir, f.objects, f.full}} {
+			r, err := execute(t, c.dir)
+			if err != nil {
+				return err
+			}
+			if err := check(t, r, c.objects); err != nil {
+				return err
+			}
+			c.runs[t.name] = append(c.runs[t.name], r)
+		}
+		fmt.Fprintf(f.env.log, "cli round %d: %s %d objects in %v\n", i+1, t.name, len(f.objects), f.full[t.name][len(f.full[t.name])-1].wall.Round(time.Millisecond))
+	}
+	r, err := f.runDiff()
+	if err != nil {
+		return err
+	}
+	f.diff = append(f.diff, r)
+	return nil
+}
+
+// runDiff runs crdguard diff on prometheus-operator's CRDs: it must find
+// the breaking changes between the releases (exit code 1) in all 10.
+func (f *cliFamily) runDiff() (run, error) {
+	cmd := exec.Command(f.tools[0].path, "diff", f.diffOld, f.diffNew)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return run{}, fmt.Errorf("crdguard diff: %w", err)
+	}
+	ps := cmd.ProcessState
+	if ps.ExitCode() != 1 || !strings.Contains(stdout.String(), "10 objects:") {
+		return run{}, fmt.Errorf("crdguard diff exited with %d, want 1 and a summary of 10 CRDs; stderr:\n%s", ps.ExitCode(), tail(stderr.String()))
+	}
+	return run{wall: wall, cpu: ps.UserTime() + ps.SystemTime(), maxRSS: maxRSS(ps), exitCode: ps.ExitCode()}, nil
+}
+
+func (f *cliFamily) rows() []*row {
+	n := float64(len(f.objects))
+	perObject := func(runs []run) []sample {
+		var samples []sample
+		for _, r := range runs {
+			samples = append(samples, sample{rate: n / r.wall.Seconds(), cpu: time.Duration(float64(r.cpu) / n), memory: r.maxRSS})
+		}
+		return samples
+	}
+	once := func(runs []run) []sample {
+		var samples []sample
+		for _, r := range runs {
+			samples = append(samples, sample{p50: r.wall, cpu: r.cpu, memory: r.maxRSS})
+		}
+		return samples
+	}
+	validate := &row{family: f.name(), name: fmt.Sprintf("crdguard validate, %d objects (%d files)", len(f.objects), f.files), rateUnit: "objects/s", samples: perObject(f.full["crdguard"])}
+	kc := &row{family: f.name(), name: fmt.Sprintf("kubeconform -strict, %d objects", len(f.objects)), rateUnit: "objects/s", samples: perObject(f.full["kubeconform"])}
+	v, k := validate.median(), kc.median()
+	validate.vs = fmt.Sprintf("objects/s %s kubeconform, CPU per object %s", ratio(v.rate, k.rate), ratio(float64(v.cpu), float64(k.cpu)))
+	return []*row{
+		validate, kc,
+		{family: f.name(), name: fmt.Sprintf("crdguard validate start-up, one object of each of %d kinds", len(f.startup)), samples: once(f.start["crdguard"])},
+		{family: f.name(), name: "kubeconform start-up, the same objects", samples: once(f.start["kubeconform"])},
+		{family: f.name(), name: "crdguard diff, prometheus-operator's 10 CRDs, release before → pinned", samples: once(f.diff)},
+	}
+}
+
+func (f *cliFamily) notes() []string {
+	return []string{fmt.Sprintf("cli: %d objects, %.0f%% invalid in ways both tools detect, %d per file; both tools flag exactly the invalid ones in every run and use %d workers. "+
+		"crdguard also runs CEL rules, list-type and metadata checks kubeconform does not. CPU per op is CPU time per object (validate) or per run (start-up, diff); memory is the peak RSS.",
+		len(f.objects), f.env.o.invalid*100, f.env.o.perFile, runtime.GOMAXPROCS(0))}
+}
+
+func (f *cliFamily) close() {}
+
+// command prepares a command in dir whose output goes to stderr, as
+// progress.
+func command(dir, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd
+}

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// endToEndFamily times server-side dry-run creates of the example CR
+// through a real kube-apiserver, at 1 and 8 concurrent clients, in
+// namespaces that each select one way of admitting it: none; crdguard
+// compiled by `crdguard vap` to ValidatingAdmissionPolicies; crdguard
+// as a validating webhook; and a no-op controller-runtime webhook, the
+// floor of any webhook.
+type endToEndFamily struct {
+	env   *environment
+	cases []*endToEndCase
+}
+
+type endToEndCase struct {
+	row     *row
+	mode    string
+	clients int
+	objects dynamic.ResourceInterface
+	obj     *unstructured.Unstructured
+	// server is the webhook, whose CPU per request is measured.
+	server   *server
+	duration time.Duration
+}
+
+// The admission modes, each a namespace labelled benchLabel=mode.
+const (
+	modeNone     = "no admission"
+	modeVAP      = "crdguard as ValidatingAdmissionPolicy"
+	modeNoop     = "controller-runtime no-op webhook"
+	modeCrdguard = "crdguard as webhook"
+	benchLabel   = "crdguard.dev/bench"
+)
+
+var endToEndModes = []struct{ mode, namespace string }{
+	{modeNone, "bench-none"},
+	{modeVAP, "bench-vap"},
+	{modeNoop, "bench-noop"},
+	{modeCrdguard, "bench-crdguard"},
+}
+
+var mysqlClusters = schema.GroupVersionResource{Group: "db.example.io", Version: "v1", Resource: "mysqlclusters"}
+
+func (f *endToEndFamily) name() string { return "endtoend" }
+
+func (f *endToEndFamily) setup(ctx context.Context, env *environment) error {
+	f.env = env
+	cfg, err := env.cluster()
+	if err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: env.scheme})
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	crdguardServer, err := env.server(ctx, serverCrdguard)
+	if err != nil {
+		return err
+	}
+	noopServer, err := env.server(ctx, serverNoop)
+	if err != nil {
+		return err
+	}
+	for _, m := range endToEndModes {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: m.namespace, Labels: map[string]string{benchLabel: m.namespace}}}
+		if err := c.Create(ctx, ns); err != nil {
+			return err
+		}
+	}
+	if err := f.createVAP(ctx, c); err != nil {
+		return err
+	}
+	for _, w := range []struct {
+		s         *server
+		namespace string
+	}{{noopServer, "bench-noop"}, {crdguardServer, "bench-crdguard"}} {
+		if err := c.Create(ctx, webhookConfiguration(w.namespace, w.s.url+ownPath, env.ca.PEM)); err != nil {
+			return err
+		}
+	}
+
+	example, err := exampleObject(env.root)
+	if err != nil {
+		return err
+	}
+	if err := f.waitActive(ctx, dyn, example); err != nil {
+		return err
+	}
+	duration := 3 * time.Second
+	if env.o.quick {
+		duration = 300 * time.Millisecond
+	}
+	for _, clients := range []int{1, 8} {
+		for _, m := range endToEndModes {
+			obj := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(example)}
+			obj.SetNamespace(m.namespace)
+			var s *server
+			switch m.mode {
+			case modeNoop:
+				s = noopServer
+			case modeCrdguard:
+				s = crdguardServer
+			}
+			f.cases = append(f.cases, &endToEndCase{
+				row:  &row{family: f.name(), name: fmt.Sprintf("%s, %d client%s", m.mode, clients, map[bool]string{true: "s"}[clients > 1]), rateUnit: "req/s", latency: true},
+				mode: m.mode, clients: clients, objects: dyn.Resource(mysqlClusters).Namespace(m.namespace), obj: obj, server: s, duration: duration,
+			})
+		}
+	}
+	return nil
+}
+
+// createVAP compiles the example GuardPolicy with `crdguard vap` and
+// binds the policies to bench-vap. The example's approvers are left out:
+// an approval lifts a finding once, which only the webhook can do, so with
+// them every Deny rule would stay with the webhook.
+func (f *endToEndFamily) createVAP(ctx context.Context, c client.Client) error {
+	examples := filepath.Join(f.env.root, "examples", "mysql")
+	data, err := os.ReadFile(filepath.Join(examples, "policy.yaml"))
+	if err != nil {
+		return err
+	}
+	var policy map[string]any
+	if err := yaml.Unmarshal(data, &policy); err != nil {
+		return err
+	}
+	delete(policy["spec"].(map[string]any), "approvers")
+	data, err = yaml.Marshal(policy)
+	if err != nil {
+		return err
+	}
+	policyFile := filepath.Join(f.env.work, "policy-without-approvers.yaml")
+	if err := os.WriteFile(policyFile, data, 0o644); err != nil {
+		return err
+	}
+	bin, err := f.env.binary("./cmd/crdguard")
+	if err != nil {
+		return err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "vap", "--policies", policyFile, "--crds", filepath.Join(examples, "crd.yaml"), "-o", "json")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("crdguard vap: %v\n%s", err, stderr.String())
+	}
+	// Only the defaults rule, which mutates, stays with the webhook.
+	if got := strings.TrimSpace(stderr.String()); strings.Count(got, "\n") != 0 || !strings.Contains(got, "rule default-cpu-limit stays with the webhook") {
+		return fmt.Errorf("crdguard vap: want only default-cpu-limit left to the webhook, got:\n%s", got)
+	}
+	var list unstructured.UnstructuredList
+	if err := json.Unmarshal(stdout.Bytes(), &list); err != nil {
+		return fmt.Errorf("crdguard vap: %w", err)
+	}
+	for _, item := range list.Items {
+		if item.GetKind() == "ValidatingAdmissionPolicyBinding" {
+			selector := map[string]any{"matchLabels": map[string]any{benchLabel: "bench-vap"}}
+			if err := unstructured.SetNestedField(item.Object, selector, "spec", "matchResources", "namespaceSelector"); err != nil {
+				return err
+			}
+		}
+		if err := c.Create(ctx, &item); err != nil {
+			return fmt.Errorf("creating %s %s: %w", item.GetKind(), item.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// webhookConfiguration sends MySQLCluster requests in namespace to url.
+func webhookConfiguration(namespace, url string, caBundle []byte) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	none := admissionregistrationv1.SideEffectClassNone
+	fail := admissionregistrationv1.Fail
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: namespace},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "validate.crdguard.dev",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url), CABundle: caBundle},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"},
+					Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+				},
+			}},
+			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{benchLabel: namespace}},
+			SideEffects:             &none,
+			FailurePolicy:           &fail,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+}
+
+// waitActive polls until each namespace's admission denies what it must:
+// the API server loads policies and webhook configurations
+// asynchronously, and a benchmark of a policy not yet enforced would
+// measure nothing.
+func (f *endToEndFamily) waitActive(ctx context.Context, dyn dynamic.Interface, example map[string]any) error {
+	wrongImage := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(example)}
+	wrongImage.Object["spec"].(map[string]any)["image"] = "mysql:8.4.0" // spec.version is 8.0.36
+	probe := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(example)}
+	probe.SetName(denyProbeName)
+	for _, c := range []struct {
+		namespace string
+		obj       *unstructured.Unstructured
+		denial    string // "" for allowed
+	}{
+		{"bench-none", wrongImage, ""},
+		{"bench-vap", wrongImage, "[mysql-safety/image-version]"},
+		{"bench-crdguard", wrongImage, "does not match spec.version"},
+		{"bench-noop", probe, "deny-probe is denied"},
+	} {
+		obj := c.obj.DeepCopy()
+		obj.SetNamespace(c.namespace)
+		var last error
+		err := wait(ctx, time.Minute, func() (bool, error) {
+			_, last = dyn.Resource(mysqlClusters).Namespace(c.namespace).Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if c.denial == "" {
+				return last == nil, last
+			}
+			return last != nil && strings.Contains(last.Error(), c.denial), last
+		})
+		if err != nil {
+			return fmt.Errorf("namespace %s: the admission expected is not in force: %w", c.namespace, err)
+		}
+	}
+	return nil
+}
+
+func (f *endToEndFamily) round(ctx context.Context, i int) error {
+	for _, c := range alternate(f.cases, i) {
+		s, err := c.measure(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.row.name, err)
+		}
+		c.row.samples = append(c.row.samples, s)
+		fmt.Fprintf(f.env.log, "endtoend round %d: %s: %.0f req/s, p50 %s\n", i+1, c.row.name, s.rate, duration(s.p50))
+	}
+	return nil
+}
+
+// measure runs dry-run creates from c.clients goroutines for c.duration,
+// after a warm-up.
+func (c *endToEndCase) measure(ctx context.Context) (sample, error) {
+	if _, _, err := c.run(ctx, max(c.duration/10, 100*time.Millisecond)); err != nil {
+		return sample{}, err
+	}
+	var cpu0, cpu1 time.Duration
+	var err error
+	if c.server != nil {
+		if cpu0, err = c.server.cpu(); err != nil {
+			return sample{}, err
+		}
+	}
+	latencies, elapsed, err := c.run(ctx, c.duration)
+	if err != nil {
+		return sample{}, err
+	}
+	if c.server != nil {
+		if cpu1, err = c.server.cpu(); err != nil {
+			return sample{}, err
+		}
+	}
+	n := len(latencies)
+	return sample{rate: float64(n) / elapsed.Seconds(), p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpu: (cpu1 - cpu0) / time.Duration(max(n, 1))}, nil
+}
+
+func (c *endToEndCase) run(ctx context.Context, d time.Duration) ([]time.Duration, time.Duration, error) {
+	var wg sync.WaitGroup
+	latencies := make([][]time.Duration, c.clients)
+	errs := make([]error, c.clients)
+	start := time.Now()
+	deadline := start.Add(d)
+	for w := range c.clients {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				t := time.Now()
+				if _, err := c.objects.Create(ctx, c.obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+					errs[w] = fmt.Errorf("dry-run create: %w", err)
+					return
+				}
+				latencies[w] = append(latencies[w], time.Since(t))
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	for _, err := range errs {
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	all := slices.Concat(latencies...)
+	slices.Sort(all)
+	return all, elapsed, nil
+}
+
+// rows compare each mode with no admission at the same number of clients,
+// and crdguard as webhook with the others.
+func (f *endToEndFamily) rows() []*row {
+	var rows []*row
+	for i := 0; i+len(endToEndModes) <= len(f.cases); i += len(endToEndModes) {
+		byMode := map[string]sample{}
+		for _, c := range f.cases[i : i+len(endToEndModes)] {
+			byMode[c.mode] = c.row.median()
+		}
+		none := byMode[modeNone]
+		for _, c := range f.cases[i : i+len(endToEndModes)] {
+			m := byMode[c.mode]
+			if c.mode != modeNone {
+				c.row.vs = fmt.Sprintf("p50 %s no admission (+%s)", ratio(float64(m.p50), float64(none.p50)), duration(m.p50-none.p50))
+			}
+			switch c.mode {
+			case modeVAP:
+				c.row.vs += "; target ≤ 1.10×"
+			case modeCrdguard:
+				c.row.vs += fmt.Sprintf("; %s VAP, %s no-op webhook", ratio(float64(m.p50), float64(byMode[modeVAP].p50)), ratio(float64(m.p50), float64(byMode[modeNoop].p50)))
+			}
+			rows = append(rows, c.row)
+		}
+	}
+	return rows
+}
+
+func (f *endToEndFamily) notes() []string {
+	return []string{"endtoend: server-side dry-run CREATEs of examples/mysql/good.yaml with client-go through kube-apiserver " +
+		"(envtest, etcd on the same machine), one namespace per way of admitting it. The VAP is `crdguard vap` of examples/mysql/policy.yaml " +
+		"without its approvers (with them every Deny rule stays with the webhook); only the defaults rule, which mutates, is not in it. " +
+		"The webhooks are validating only, HTTP/2 (crdguard with --enable-http2), failurePolicy Fail. CPU per op is the webhook process's CPU per request."}
+}
+
+func (f *endToEndFamily) close() {}

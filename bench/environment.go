@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/localca"
+	"github.com/crdguard/crdguard/internal/localcluster"
+)
+
+// localhost is where every server listens and what its certificate names.
+var localhost = net.IPv4(127, 0, 0, 1)
+
+// An environment is what the families share: the work directory, the
+// binaries built once, one kube-apiserver and the servers under test, each
+// started on first use and stopped by close.
+type environment struct {
+	o    options
+	root string // repository root
+	work string
+	log  io.Writer
+
+	ca      *localca.CA
+	caPool  *x509.CertPool
+	certDir string // tls.crt and tls.key for 127.0.0.1
+
+	binaries map[string]string // package -> built binary
+	servers  map[string]*server
+
+	control    *envtest.Environment
+	restConfig *rest.Config
+	kubeconfig string // admin, for the webhook's manager
+	scheme     *runtime.Scheme
+
+	stopOnce sync.Once
+}
+
+func newEnvironment(o options, log io.Writer) (*environment, error) {
+	work, err := os.MkdirTemp("", "crdguard-bench-")
+	if err != nil {
+		return nil, err
+	}
+	env := &environment{o: o, root: corpus.Root(), work: work, log: log, binaries: map[string]string{}, servers: map[string]*server{}}
+	if env.ca, err = localca.New("crdguard-bench-ca"); err != nil {
+		return nil, err
+	}
+	env.caPool = x509.NewCertPool()
+	env.caPool.AppendCertsFromPEM(env.ca.PEM)
+	env.certDir = filepath.Join(work, "certs")
+	if err := os.Mkdir(env.certDir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := env.ca.WriteServing(env.certDir, localhost, 24*time.Hour); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// binary builds the main package pkg (relative to the repository) once.
+func (env *environment) binary(pkg string) (string, error) {
+	if path, ok := env.binaries[pkg]; ok {
+		return path, nil
+	}
+	path := filepath.Join(env.work, "bin", filepath.Base(pkg))
+	fmt.Fprintf(env.log, "building %s ...\n", pkg)
+	if err := command(env.root, "go", "build", "-trimpath", "-o", path, pkg).Run(); err != nil {
+		return "", fmt.Errorf("building %s: %w", pkg, err)
+	}
+	env.binaries[pkg] = path
+	return path, nil
+}
+
+// cluster starts kube-apiserver and etcd (envtest) with the example CRD
+// installed, once.
+func (env *environment) cluster() (*rest.Config, error) {
+	if env.restConfig != nil {
+		return env.restConfig, nil
+	}
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		cmd := exec.Command("sh", "hack/tools/install.sh", "envtest")
+		cmd.Dir, cmd.Stderr = env.root, os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("building kube-apiserver and etcd: %w", err)
+		}
+		assets = strings.TrimSpace(string(out))
+	}
+	env.scheme = runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(env.scheme); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintln(env.log, "starting kube-apiserver and etcd ...")
+	env.control = &envtest.Environment{
+		Scheme:                   env.scheme,
+		BinaryAssetsDirectory:    assets,
+		ErrorIfCRDPathMissing:    true,
+		CRDDirectoryPaths:        []string{filepath.Join(env.root, "examples", "mysql", "crd.yaml")},
+		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+	}
+	cfg, err := env.control.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver and etcd: %w", err)
+	}
+	env.kubeconfig = filepath.Join(env.work, "admin.kubeconfig")
+	if err := localcluster.WriteKubeconfig(env.control, env.kubeconfig, "admin", "system:masters"); err != nil {
+		return nil, err
+	}
+	// Every request is timed, none throttled.
+	cfg.QPS, cfg.Burst = -1, 0
+	env.restConfig = cfg
+	return cfg, nil
+}
+
+// close stops every server and the control plane and removes the work
+// directory (unless -keep).
+func (env *environment) close() {
+	env.stopOnce.Do(func() {
+		for _, s := range env.servers {
+			s.stop()
+		}
+		if env.control != nil {
+			if err := env.control.Stop(); err != nil {
+				fmt.Fprintln(env.log, "stopping the control plane:", err)
+			}
+		}
+		if env.o.keep {
+			fmt.Fprintln(env.log, "work directory:", env.work)
+		} else {
+			os.RemoveAll(env.work)
+		}
+	})
+}
+
+// wait polls ready every 50ms until it reports true or timeout passes.
+func wait(ctx context.Context, timeout time.Duration, ready func() (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		ok, err := ready()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if err != nil {
+				return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
+			}
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
+)
+
+// A server under test runs as a child process, so its CPU time and memory
+// are its own and not the load generator's.
+type server struct {
+	name string
+	cmd  *exec.Cmd
+	url  string // https://127.0.0.1:port
+	// startup is the time from exec to ready.
+	startup time.Duration
+	done    chan error
+}
+
+// The servers the webhook families compare.
+const (
+	serverCrdguard = "crdguard"
+	serverNoop     = "controller-runtime no-op"
+	serverEcho     = "net/http echo"
+)
+
+// server starts the named server once: crdguard-webhook with the example
+// CRD and GuardPolicy, or one of this program's own (serve.go).
+func (env *environment) server(ctx context.Context, name string) (*server, error) {
+	if s, ok := env.servers[name]; ok {
+		return s, nil
+	}
+	var s *server
+	var err error
+	switch name {
+	case serverCrdguard:
+		examples := filepath.Join(env.root, "examples", "mysql")
+		s, err = env.startWebhook(ctx, name, []string{filepath.Join(examples, "crd.yaml")}, []string{filepath.Join(examples, "policy.yaml")})
+	case serverNoop, serverEcho:
+		s, err = env.startOwn(ctx, name)
+	default:
+		return nil, fmt.Errorf("no server %q", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	env.servers[name] = s
+	return s, nil
+}
+
+// startWebhook runs crdguard-webhook on files, with HTTP/2 enabled (as the
+// API server would use it), and waits for /readyz.
+func (env *environment) startWebhook(ctx context.Context, name string, crds, policies []string) (*server, error) {
+	bin, err := env.binary("./cmd/webhook")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := env.cluster(); err != nil {
+		return nil, err
+	}
+	ports, err := localcluster.FreePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{
+		"--bind-address", "127.0.0.1", "--port", strconv.Itoa(ports[0]), "--cert-dir", env.certDir,
+		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(ports[2]),
+		"--kubeconfig", env.kubeconfig, "--enable-http2",
+	}
+	for _, c := range crds {
+		args = append(args, "--crds", c)
+	}
+	for _, p := range policies {
+		args = append(args, "--policies", p)
+	}
+	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[1])
+	return env.start(ctx, name, ports[0], bin, args, func() (bool, error) {
+		resp, err := http.Get(readyz)
+		if err != nil {
+			return false, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+}
+
+// startOwn runs this program in its serving mode (serve.go) and waits
+// until the TLS port answers.
+func (env *environment) startOwn(ctx context.Context, name string) (*server, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	ports, err := localcluster.FreePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-serve", name, "-serve-port", strconv.Itoa(ports[0]), "-serve-cert-dir", env.certDir}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: env.caPool}}, Timeout: time.Second}
+	url := fmt.Sprintf("https://127.0.0.1:%d%s", ports[0], ownPath)
+	return env.start(ctx, name, ports[0], self, args, func() (bool, error) {
+		resp, err := client.Post(url, "application/json", strings.NewReader(probeReview))
+		if err != nil {
+			return false, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+}
+
+// start execs bin and waits until ready, timing it.
+func (env *environment) start(ctx context.Context, name string, port int, bin string, args []string, ready func() (bool, error)) (*server, error) {
+	logFile, err := os.Create(filepath.Join(env.work, fmt.Sprintf("%s-%d.log", strings.NewReplacer(" ", "-", "/", "-").Replace(name), port)))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	s := &server{name: name, cmd: cmd, url: fmt.Sprintf("https://127.0.0.1:%d", port), done: make(chan error, 1)}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	go func() {
+		s.done <- cmd.Wait()
+		logFile.Close()
+	}()
+	err = wait(ctx, 3*time.Minute, func() (bool, error) {
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return false, fmt.Errorf("exited: %v", err)
+		default:
+		}
+		return ready()
+	})
+	if err != nil {
+		s.stop()
+		return nil, fmt.Errorf("%s did not become ready: %w; its log is %s", name, err, logFile.Name())
+	}
+	s.startup = time.Since(start)
+	return s, nil
+}
+
+// stop ends the server gracefully and waits for it.
+func (s *server) stop() {
+	if s.cmd.Process == nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(20 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// cpu is the server's CPU time so far (user and system).
+func (s *server) cpu() (time.Duration, error) {
+	return processCPU(s.cmd.Process.Pid)
+}
+
+// rss is the server's resident memory now.
+func (s *server) rss() (int64, error) {
+	return processRSS(s.cmd.Process.Pid)
+}
