@@ -37,10 +37,15 @@ fuzz: ## Fuzz every target (decoding, validation, policies, image references, CR
 	$(GO) test ./pkg/schema/diff/ -run '^$$' -fuzz FuzzCompare -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/webhook/ -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
+# The go test benchmarks go to bench/results/gotest.txt, summarised by
+# benchstat; then ./bench runs the families side by side and writes
+# bench/results/results.md and latency.png.
 .PHONY: bench
-bench: tools ## Benchmarks: per-object validation, CRD diff and replay, policy engine vs CEL, CLI throughput vs kubeconform.
-	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5
-	$(GO) run ./bench $(BENCHARGS)
+bench: tools ## Benchmarks: go test -bench (benchstat), then webhook vs controller-runtime and net/http, end to end through kube-apiserver (none, VAP, webhook), scale, CLI vs kubeconform, into bench/results/.
+	mkdir -p bench/results
+	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 > bench/results/gotest.txt
+	BS="$$($(TOOLS) benchstat)" && $$BS bench/results/gotest.txt | tee bench/results/benchstat.txt
+	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) run ./bench $(BENCHARGS)
 
 .PHONY: generate
 generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controller-gen; copy the OpenReports CRDs into the chart.
@@ -67,6 +72,7 @@ verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generat
 	cd hack/tools/corpora && $(GO) mod tidy -diff
 	cd hack/tools/corpora-previous && $(GO) mod tidy -diff
 	cd hack/tools/helm && $(GO) mod tidy -diff
+	cd hack/tools/benchstat && $(GO) mod tidy -diff
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test -count=1 -run '^TestKustomize' ./test/chart/
 
 .PHONY: demo

@@ -24,7 +24,8 @@ const (
 )
 
 // writePlot draws the p50 and p99 latencies of the latency rows as
-// horizontal bars, one panel per family, into a PNG file.
+// horizontal bars, one panel per family, into a PNG file; without latency
+// rows it removes file.
 func writePlot(file string, rows []*row) error {
 	var families []string
 	byFamily := map[string][]*row{}
@@ -38,6 +39,10 @@ func writePlot(file string, rows []*row) error {
 		byFamily[r.family] = append(byFamily[r.family], r)
 	}
 	if len(families) == 0 {
+		// No plot rather than one from an earlier run beside this table.
+		if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
+			return err
+		}
 		return nil
 	}
 	var panels []*plot.Plot
