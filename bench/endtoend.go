@@ -335,7 +335,7 @@ func (f *endToEndFamily) rows() []*row {
 		for _, c := range f.cases[i : i+len(endToEndModes)] {
 			m := byMode[c.mode]
 			if c.mode != modeNone {
-				c.row.vs = fmt.Sprintf("p50 %s no admission (+%s)", ratio(float64(m.p50), float64(none.p50)), duration(m.p50-none.p50))
+				c.row.vs = fmt.Sprintf("p50 %s no admission (%s)", ratio(float64(m.p50), float64(none.p50)), signedDuration(m.p50-none.p50))
 			}
 			switch c.mode {
 			case modeVAP:

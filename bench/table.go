@@ -114,6 +114,14 @@ func duration(d time.Duration) string {
 	}
 }
 
+// signedDuration is d with its sign, "+1.20 ms" or "-0.30 ms".
+func signedDuration(d time.Duration) string {
+	if d < 0 {
+		return "-" + duration(-d)
+	}
+	return "+" + duration(d)
+}
+
 func mebibytes(b int64) string {
 	if b <= 0 {
 		return "–"

@@ -90,3 +90,15 @@ func TestWriteTable(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestSignedDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		1200 * time.Microsecond:  "+1.20 ms",
+		-1200 * time.Microsecond: "-1.20 ms",
+		-300 * time.Microsecond:  "-300.0 µs",
+	} {
+		if got := signedDuration(d); got != want {
+			t.Errorf("signedDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
