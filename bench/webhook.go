@@ -40,7 +40,7 @@ func (f *webhookFamily) setup(ctx context.Context, env *environment) error {
 	if err != nil {
 		return err
 	}
-	duration := 2 * time.Second
+	duration := 1500 * time.Millisecond
 	if env.o.quick {
 		duration = 200 * time.Millisecond
 	}
