@@ -3,11 +3,13 @@ package policies
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -197,4 +199,64 @@ func sortedStrings[T fmt.Stringer](items []T) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestVAPRuntimeCost measures, with the API server's cost tracking, what
+// the compiled validations of the largest golden cases spend of the
+// runtime CEL budget a binding gets per request; a compiled policy must
+// leave nearly all of it (at most 1%), since the API server stops at the
+// budget and failurePolicy Fail then denies.
+func TestVAPRuntimeCost(t *testing.T) {
+	for _, dir := range []string{"resources/ratio-boundaries", "imageVersion/workload-sidecar-excluded", "transitions/list-default-name-key", "transitions/no-removal-map-and-set"} {
+		t.Run(dir, func(t *testing.T) {
+			c := loadVAPCase(t, filepath.Join("testdata", dir))
+			compiled, err := CompileVAP(c.policies[0], c.schemas)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(compiled.Policies) == 0 {
+				t.Fatal("nothing compiled")
+			}
+			req := c.req
+			subject := req.subject()
+			gvk := subject.GroupVersionKind()
+			gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
+			var obj, old runtime.Object
+			if req.Object != nil {
+				obj = req.Object
+			}
+			if req.OldObject != nil {
+				old = req.OldObject
+			}
+			attr := admission.NewAttributesRecord(obj, old, gvk, req.Namespace, subject.GetName(), gvr, "", admission.Operation(req.Operation), nil, false, &user.DefaultInfo{})
+			versioned := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
+			request := plugincel.CreateAdmissionRequest(attr, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk))
+			for _, vap := range compiled.Policies {
+				compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
+				vars := make([]plugincel.NamedExpressionAccessor, len(vap.Spec.Variables))
+				for i, v := range vap.Spec.Variables {
+					vars[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
+				}
+				compiler.CompileAndStoreVariables(vars, opts, environment.StoredExpressions)
+				conds := make([]plugincel.ExpressionAccessor, len(vap.Spec.Validations))
+				for i, v := range vap.Spec.Validations {
+					conds[i] = &validating.ValidationCondition{Expression: v.Expression}
+				}
+				_, remaining, err := compiler.CompileCondition(conds, opts, environment.StoredExpressions).
+					ForInput(t.Context(), versioned, request, plugincel.OptionalVariableBindings{}, nil, celconfig.RuntimeCELCostBudget)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cost := celconfig.RuntimeCELCostBudget - remaining
+				t.Logf("%s: runtime cost %d of %d", vap.Name, cost, celconfig.RuntimeCELCostBudget)
+				if cost <= 0 || cost > celconfig.RuntimeCELCostBudget/100 {
+					t.Errorf("%s: runtime cost %d, want more than 0 and at most 1%% of %d", vap.Name, cost, celconfig.RuntimeCELCostBudget)
+				}
+			}
+		})
+	}
 }
