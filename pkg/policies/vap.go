@@ -194,6 +194,9 @@ func (b *vapBuild) add(policy string, r compiledRule, index int, check vapCheck)
 		Name:       name,
 		Expression: lowerBinds(fmt.Sprintf("%s ? %s : []", guard, check.findings)),
 	})
+	// The API server drops an evaluated message over 5 KiB for the static
+	// one, which names the rule but no field: dozens of findings of one
+	// rule in one request.
 	b.validations = append(b.validations, admissionregistrationv1.Validation{
 		Expression:        fmt.Sprintf("variables.%s.size() == 0", name),
 		MessageExpression: fmt.Sprintf("%s + variables.%s.join(%s)", celString(prefix), name, celString(vapFindingSeparator)),
@@ -326,8 +329,8 @@ type VAPFinding struct {
 	Message string
 }
 
-// vapFindingStart is where a finding begins in a message: its path, then
-// the name of a field.ErrorType.
+// vapMessageRE reads "[policy/rule] findings"; vapFindingStartRE finds
+// where each finding begins: its path, then the name of a field.ErrorType.
 var (
 	vapMessageRE      = regexp.MustCompile(`^\[([^/\]]+)/([^\]]+)\] (.*)$`)
 	vapFindingStartRE = regexp.MustCompile(`(?:^|; )((?:<nil>|[^ ;]+): (?:Invalid value|Required value|Forbidden|Not found|Unsupported value|Duplicate value)\b)`)
