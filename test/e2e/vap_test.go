@@ -705,3 +705,42 @@ func (c *vapParityCase) install(t *testing.T, index int, compiled []*policies.VA
 		t.Fatalf("the server did not enforce the installed policies: %v", err)
 	}
 }
+
+// TestVAPApplyCLIOutput pipes what `crdguard vap` prints, as YAML and as a
+// JSON List, to kubectl apply --dry-run=server: kube-apiserver accepts
+// every compiled policy and binding as printed.
+func TestVAPApplyCLIOutput(t *testing.T) {
+	args := []string{"vap"}
+	for _, c := range []string{"resources/ratio-boundaries", "imageVersion/workload-sidecar-excluded", "transitions/list-default-name-key", "deletion/condition-true", "cel/variables-create"} {
+		args = append(args, "--policies", filepath.Join(cluster.root, "pkg", "policies", "testdata", c, "policy.yaml"))
+	}
+	for _, format := range []string{"yaml", "json"} {
+		t.Run(format, func(t *testing.T) {
+			out, err := exec.CommandContext(t.Context(), cluster.crdguard, append(args, "-o", format)...).Output()
+			if err != nil {
+				t.Fatalf("crdguard vap: %v", err)
+			}
+			file := filepath.Join(t.TempDir(), "vap."+format)
+			if err := os.WriteFile(file, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			applied, err := kubectl(t.Context(), "apply", "--dry-run=server", "-f", file).CombinedOutput()
+			if err != nil {
+				t.Fatalf("kubectl apply: %v\n%s", err, applied)
+			}
+			lines := strings.Split(strings.TrimSpace(string(applied)), "\n")
+			want := []string{
+				"validatingadmissionpolicy.admissionregistration.k8s.io/crdguard-mysql-custom-deny created (server dry run)",
+				"validatingadmissionpolicybinding.admissionregistration.k8s.io/crdguard-mysql-custom-deny created (server dry run)",
+			}
+			for _, w := range want {
+				if !slices.Contains(lines, w) {
+					t.Errorf("kubectl apply output lacks %q:\n%s", w, applied)
+				}
+			}
+			if len(lines) != 10 {
+				t.Errorf("kubectl applied %d objects, want 10 (a policy and a binding per GuardPolicy):\n%s", len(lines), applied)
+			}
+		})
+	}
+}
