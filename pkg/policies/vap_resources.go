@@ -66,8 +66,7 @@ func vapResources(r rule, c *vapCompiler) ([]vapCheck, error) {
 	}
 	helper := c.names.next("places")
 	helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(places, " + ")})
-	parts := []string{celApply(c.names, "variables."+helper, leaf)}
-	return []vapCheck{{findings: strings.Join(parts, " + "), helpers: helpers}}, nil
+	return []vapCheck{{findings: celApply(c.names, "variables."+helper, leaf), helpers: helpers}}, nil
 }
 
 // celRequirements is checkRequirements in CEL.
