@@ -65,10 +65,11 @@ type SourceStats struct {
 	Schemas int
 }
 
-// EngineFromFiles builds an engine from CRD files and GuardPolicy files
-// (files or directories), validated exactly as `crdguard validate --crds
-// --policies` validates them.
-func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string) (*policies.Engine, SourceStats, error) {
+// EngineFromFiles builds the engine the webhook evaluates requests with
+// from CRD files and GuardPolicy files (files or directories), validated
+// exactly as `crdguard validate --crds --policies` validates them, and
+// leaving out the rules enforcement leaves to compiled policies.
+func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string, enforcement Enforcement) (*policies.Engine, SourceStats, error) {
 	// Like the CLI, no CRDs is an empty registry, not a nil one: objects
 	// are then checked against policies only, in both.
 	registry, err := schema.RegistryFromFiles(ctx, crdPaths...)
@@ -85,7 +86,11 @@ func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string) (*poli
 	if err != nil {
 		return nil, SourceStats{}, err
 	}
-	engine, err := policies.NewEngine(registry, guardPolicies...)
+	all, err := policies.NewEngine(registry, guardPolicies...)
+	if err != nil {
+		return nil, SourceStats{}, err
+	}
+	engine, err := enforcement.admissionEngine(all, guardPolicies, registry)
 	if err != nil {
 		return nil, SourceStats{}, err
 	}

@@ -50,8 +50,14 @@ const DefaultDebounce = 500 * time.Millisecond
 type ClusterSource struct {
 	// Cache provides the informers, normally the manager's GetCache().
 	Cache cache.Cache
-	// Engines receives every engine built.
+	// Engines receives every engine built for admission requests.
 	Engines *EngineHolder
+	// Enforcement says which rules the admission engine evaluates; ""
+	// is EnforceWebhook, every rule.
+	Enforcement Enforcement
+	// AllRules, when set, receives the engine of every rule too, whatever
+	// Enforcement leaves out: what the background audit evaluates.
+	AllRules *EngineHolder
 	// Metrics records the engine's size and invalid policies; nil records
 	// nothing.
 	Metrics *Metrics
@@ -225,9 +231,26 @@ func (s *ClusterSource) build(ctx context.Context) (SourceStats, error) {
 	if err != nil {
 		return SourceStats{}, err
 	}
+	if s.AllRules != nil {
+		s.AllRules.Store(engine)
+	}
+	if engine, err = s.Enforcement.admissionEngine(engine, s.book.policies(), registry); err != nil {
+		return SourceStats{}, err
+	}
 	s.Engines.Store(engine)
 	s.Metrics.SetSources(stats.Policies, stats.Schemas)
 	return stats, nil
+}
+
+// policies returns the GuardPolicies the last build compiled.
+func (b *policyBook) policies() []*v1alpha1.GuardPolicy {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]*v1alpha1.GuardPolicy, 0, len(b.lastGood))
+	for _, good := range b.lastGood {
+		out = append(out, good.policy)
+	}
+	return out
 }
 
 // PolicyProblem is a GuardPolicy whose stored version is invalid.

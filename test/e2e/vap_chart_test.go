@@ -59,6 +59,15 @@ func TestVAPChart(t *testing.T) {
 			if string(applied) != want {
 				t.Errorf("kubectl apply:\n got: %s\nwant: %s", applied, want)
 			}
+			// The webhook is told, so in vap mode it leaves the compiled
+			// rules to the installed policies.
+			deployment, err := helm("template", "crdguard", chart, "--set", "enforcement.mode="+mode, "--set-file", "enforcement.vapManifests="+vapFile, "--show-only", "templates/deployment.yaml")
+			if err != nil {
+				t.Fatalf("helm template: %v\n%s", err, deployment)
+			}
+			if !strings.Contains(deployment, "- --enforcement="+mode+"\n") {
+				t.Errorf("the Deployment does not pass --enforcement=%s:\n%s", mode, deployment)
+			}
 		})
 	}
 
@@ -69,6 +78,9 @@ func TestVAPChart(t *testing.T) {
 		}
 		if strings.Contains(rendered, "kind: ValidatingAdmissionPolicy") {
 			t.Errorf("mode webhook rendered ValidatingAdmissionPolicies")
+		}
+		if strings.Contains(rendered, "--enforcement") {
+			t.Errorf("mode webhook passes --enforcement, the default")
 		}
 	})
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/internal/selfsigned"
+	"github.com/crdguard/crdguard/internal/webhook"
 )
 
 // Options configure crdguard-webhook. NewOptions sets every default named
@@ -35,6 +36,12 @@ type Options struct {
 	// CRD changes in the cluster before it rebuilds, so a burst of changes
 	// costs one rebuild (--source-debounce). Default 500ms.
 	SourceDebounce time.Duration
+	// Enforcement says where GuardPolicy rules are enforced
+	// (--enforcement): "webhook" (every rule here), "vap" (the
+	// ValidatingAdmissionPolicies `crdguard vap` compiled are installed;
+	// only the rules they cannot express are evaluated here) or "both"
+	// (installed, and every rule evaluated here too). Default "webhook".
+	Enforcement string
 
 	// Host is the address the webhook server binds (--bind-address).
 	// Default "": every interface.
@@ -179,6 +186,7 @@ func NewOptions() *Options {
 		MetricsBindAddress:     ":8080",
 		ShutdownTimeout:        30 * time.Second,
 		SourceDebounce:         500 * time.Millisecond,
+		Enforcement:            string(webhook.EnforceWebhook),
 		CRDReplayMaxObjects:    10000,
 		CRDReplayPageSize:      500,
 		CRDReplayTimeout:       8 * time.Second,
@@ -193,6 +201,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.CRDs, "crds", o.CRDs, "CRD file or directory (repeatable); default: with --policies none, else watched from the cluster")
 	fs.StringArrayVar(&o.Policies, "policies", o.Policies, "GuardPolicy file or directory (repeatable); default: watched from the cluster")
 	fs.DurationVar(&o.SourceDebounce, "source-debounce", o.SourceDebounce, "wait after a GuardPolicy or CRD change in the cluster before rebuilding")
+	fs.StringVar(&o.Enforcement, "enforcement", o.Enforcement, "where rules are enforced: webhook, vap (only the rules crdguard vap cannot compile are evaluated here) or both")
 	fs.StringVar(&o.Host, "bind-address", o.Host, "address the webhook server binds; empty for every interface")
 	fs.IntVar(&o.Port, "port", o.Port, "port of the webhook server")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with the serving certificate and key")
@@ -289,6 +298,9 @@ func (o *Options) Validate() field.ErrorList {
 		if _, ok := cipherSuite(name); !ok {
 			errs = append(errs, field.Invalid(field.NewPath("tls-cipher-suites").Index(i), name, "not a secure crypto/tls cipher suite"))
 		}
+	}
+	if !slices.Contains(webhook.Enforcements, webhook.Enforcement(o.Enforcement)) {
+		errs = append(errs, field.NotSupported(field.NewPath("enforcement"), o.Enforcement, webhook.Enforcements))
 	}
 	if o.SourceDebounce <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("source-debounce"), o.SourceDebounce.String(), "must be positive"))

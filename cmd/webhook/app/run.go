@@ -54,9 +54,13 @@ func Run(ctx context.Context, o *Options) error {
 	// empty (and /readyz failing) until the informers have synced and the
 	// first engine is built.
 	engines := &webhook.EngineHolder{}
+	// The background audit reports every rule, including those compiled
+	// policies enforce on admission.
+	audited := engines
+	enforcement := webhook.Enforcement(o.Enforcement)
 	var source *webhook.ClusterSource
 	if len(o.Policies) > 0 {
-		engine, stats, err := webhook.EngineFromFiles(ctx, o.CRDs, o.Policies)
+		engine, stats, err := webhook.EngineFromFiles(ctx, o.CRDs, o.Policies, enforcement)
 		if err != nil {
 			return err
 		}
@@ -64,7 +68,11 @@ func Run(ctx context.Context, o *Options) error {
 		metrics.SetSources(stats.Policies, stats.Schemas)
 		log.Info("Loaded policies and schemas from files", "crds", o.CRDs, "policies", o.Policies, "policyCount", stats.Policies, "schemaCount", stats.Schemas)
 	} else {
-		source = &webhook.ClusterSource{Engines: engines, Metrics: metrics, Log: log.WithName("sources"), Debounce: o.SourceDebounce}
+		source = &webhook.ClusterSource{Engines: engines, Enforcement: enforcement, Metrics: metrics, Log: log.WithName("sources"), Debounce: o.SourceDebounce}
+		if enforcement == webhook.EnforceVAP {
+			audited = &webhook.EngineHolder{}
+			source.AllRules = audited
+		}
 		if len(o.CRDs) > 0 {
 			if source.Schemas, err = crdschema.RegistryFromFiles(ctx, o.CRDs...); err != nil {
 				return fmt.Errorf("loading CRDs: %w", err)
@@ -126,7 +134,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	if o.Audit {
-		if err := o.addAuditor(ctx, mgr, cfg, engines, log); err != nil {
+		if err := o.addAuditor(ctx, mgr, cfg, audited, log); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,93 @@
+package webhook
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// TestEnforcement: with the compiled policies installed (vap), the webhook
+// leaves out exactly the rules `crdguard vap` compiles — of the example
+// policy, the Warn rule production-replicas — and keeps the rest; webhook
+// and both evaluate every rule.
+func TestEnforcement(t *testing.T) {
+	for _, tt := range []struct {
+		enforcement Enforcement
+		want        []string
+	}{
+		{EnforceWebhook, every},
+		{EnforceBoth, every},
+		{EnforceVAP, every[:2]},
+	} {
+		t.Run(string(tt.enforcement), func(t *testing.T) {
+			engine, stats, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{filepath.Join(examples, "policy.yaml")}, tt.enforcement)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.Policies != 1 {
+				t.Errorf("%d policies counted, want 1: the GuardPolicy is loaded whatever is enforced where", stats.Policies)
+			}
+			if diff := cmp.Diff(tt.want, unsafeFindings(t, engine)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestClusterSourceEnforcement: from the cluster, in vap mode, requests get
+// the engine without the compiled rules and AllRules (the background
+// audit's) the one with every rule.
+func TestClusterSourceEnforcement(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	registry, err := schema.RegistryFromFiles(t.Context(), filepath.Join(examples, "crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects := fake.NewClientBuilder().WithScheme(scheme).WithObjects(storedPolicy(t, "uid-a", 1, nil)).Build()
+	source := &ClusterSource{
+		Cache: fakeCache{objects: objects}, Schemas: registry, Log: logr.Discard(),
+		Engines: &EngineHolder{}, Enforcement: EnforceVAP, AllRules: &EngineHolder{},
+	}
+	if _, err := source.build(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(every[:2], unsafeFindings(t, source.Engines.Load())); diff != "" {
+		t.Errorf("admission engine findings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(every, unsafeFindings(t, source.AllRules.Load())); diff != "" {
+		t.Errorf("every-rule engine findings (-want +got):\n%s", diff)
+	}
+}
+
+// every is what the example policy finds in unsafe.yaml, as rule and field.
+var every = []string{"resources spec.resources.limits.memory", "image-version spec.image", "production-replicas spec.replicas"}
+
+func unsafeFindings(t *testing.T, engine *policies.Engine) []string {
+	t.Helper()
+	docs, err := manifest.ReadFile(filepath.Join(examples, "unsafe.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := docs[0].Object
+	res, err := engine.Evaluate(t.Context(), policies.Request{Operation: v1alpha1.Create, Object: obj, Namespace: obj.GetNamespace()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range res.Violations {
+		got = append(got, v.Rule+" "+v.Field)
+	}
+	return got
+}
