@@ -3,7 +3,7 @@
 GO        ?= go
 TOOLS     := sh hack/tools/install.sh
 # Packages whose tests are cheap enough to run under the race detector.
-RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/ ./internal/webhook/ ./cmd/crdguard/... ./cmd/webhook/...
+RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/ ./pkg/audit/ ./internal/webhook/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 2s
 
