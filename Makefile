@@ -49,11 +49,12 @@ bench: tools ## Benchmarks: go test -bench (benchstat), then webhook vs controll
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) run ./bench $(BENCHARGS)
 
 .PHONY: generate
-generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controller-gen; copy the OpenReports CRDs into the chart.
+generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controller-gen; copy the OpenReports CRDs and the example GuardPolicy into the chart.
 	CG="$$($(TOOLS) controller-gen)" && $$CG object paths=./pkg/apis/... && \
 		$$CG crd paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml pkg/apis/crdguard/v1alpha1/crd.yaml
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml charts/crdguard/crds/crdguard.dev_guardpolicies.yaml
+	cp examples/mysql/policy.yaml charts/crdguard/files/mysql-safety.yaml
 	OR="$$($(GO) list -m -f '{{.Dir}}' github.com/openreports/reports-api)" && \
 		for dir in charts/crdguard/crds config/crd/openreports; do \
 			install -D -m 0644 -t $$dir "$$OR/config/crd/openreports.io_reports.yaml" "$$OR/config/crd/openreports.io_clusterreports.yaml" || exit 1; \
@@ -65,7 +66,7 @@ lint-api: generate ## Lint the GuardPolicy Go types against the CRD generated fr
 
 .PHONY: verify
 verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generated files, lint-api findings or config/ drifting from the chart.
-	@git diff --exit-code -- pkg/apis config/crd charts/crdguard/crds || { echo "generated files are stale: run make generate and commit"; exit 1; }
+	@git diff --exit-code -- pkg/apis config/crd charts/crdguard/crds charts/crdguard/files || { echo "generated files are stale: run make generate and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	$(GO) mod tidy -diff

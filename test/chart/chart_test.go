@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 
 	webhookapp "github.com/crdguard/crdguard/cmd/webhook/app"
 )
@@ -121,6 +123,30 @@ func TestTemplate(t *testing.T) {
 				if *w.FailurePolicy != admissionregistrationv1.Ignore || *w.TimeoutSeconds != 5 {
 					t.Errorf("%s: failurePolicy %s, timeoutSeconds %d; want Ignore, 5", w.Name, *w.FailurePolicy, *w.TimeoutSeconds)
 				}
+			}
+		},
+	}, {
+		name: "example policies",
+		set:  []string{"examplePolicies=true"},
+		check: func(t *testing.T, r *rendered) {
+			policy := r.get("GuardPolicy", "mysql-safety")
+			if policy == nil {
+				t.Fatal("no GuardPolicy mysql-safety")
+			}
+			data, err := os.ReadFile(filepath.Join(env.root, "examples", "mysql", "policy.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var example map[string]any
+			if err := yaml.Unmarshal(data, &example); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(example["spec"], policy.Object["spec"]); diff != "" {
+				t.Errorf("spec of the installed example (-examples/mysql/policy.yaml +rendered):\n%s", diff)
+			}
+			// After the webhook, which admits GuardPolicies.
+			if hook := policy.GetAnnotations()["helm.sh/hook"]; hook != "post-install,post-upgrade" {
+				t.Errorf("helm.sh/hook %q, want post-install,post-upgrade", hook)
 			}
 		},
 	}, {
@@ -261,6 +287,8 @@ func TestBadValues(t *testing.T) {
 		{"webhook.port=70000", "- at '/webhook/port': maximum: got 70,000, want 65,535\n"},
 		{"webhookk.port=1", "- at '': additional properties 'webhookk' not allowed\n"},
 		{"guardCRDs.enabled=true", "- at '/guardCRDs': 'anyOf' failed\n  - at '/guardCRDs/names': minItems: got 0, want 1\n  - at '/guardCRDs/matchLabels': minProperties: got 0, want 1\n"},
+		{"guardPolicies.p.match.resources=x", "- at '/guardPolicies/p': missing property 'rules'\n"},
+		{"examplePolicies=yes", "- at '/examplePolicies': got string, want boolean\n"},
 		{"guardCRDs.names={widgets}", "- at '/guardCRDs/names/0': 'widgets' does not match pattern '^[a-z0-9-]+\\\\.[a-z0-9.-]+$'\n"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
