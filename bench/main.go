@@ -171,7 +171,7 @@ func benchmark(ctx context.Context, o options, selected []family, out, log io.Wr
 		notes = append(notes, f.notes()...)
 	}
 	r := report{
-		command: "go run ./bench " + strings.Join(os.Args[1:], " "),
+		command: strings.TrimSpace("go run ./bench " + strings.Join(os.Args[1:], " ")),
 		date:    start.UTC(),
 		took:    time.Since(start),
 		machine: fmt.Sprintf("%s, %d CPUs (GOMAXPROCS %d), %s %s/%s", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH),

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,15 +36,51 @@ func processCPU(pid int) (time.Duration, error) {
 
 // processRSS is the resident memory of a running process.
 func processRSS(pid int) (int64, error) {
+	return procStatusBytes(pid, "VmRSS:")
+}
+
+// procStatusBytes reads a memory field of /proc/<pid>/status, in bytes.
+func procStatusBytes(pid int, field string) (int64, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for line := range strings.SplitSeq(string(data), "\n") {
-		if value, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if value, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
 			return kb * 1024, err
 		}
 	}
-	return 0, fmt.Errorf("/proc/%d/status: no VmRSS", pid)
+	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, field)
+}
+
+// watchPeakRSS samples the peak resident memory (VmHWM) of a running
+// process every 10ms until the returned function is called, which returns
+// the last sample. The rusage of a finished child cannot tell: Go starts
+// children with vfork, and Linux carries the parent's peak over into the
+// child's maxrss at exec.
+func watchPeakRSS(pid int) (stop func() int64) {
+	var peak atomic.Int64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		ticker := time.NewTicker(10 * time.Millisecond)
+		defer ticker.Stop()
+		for {
+			if hwm, err := procStatusBytes(pid, "VmHWM:"); err == nil {
+				peak.Store(max(peak.Load(), hwm))
+			}
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-finished
+		return peak.Load()
+	}
 }

@@ -31,7 +31,7 @@ type outcome struct {
 // run is one timed execution of a tool.
 type run struct {
 	wall, cpu time.Duration
-	maxRSS    int64 // bytes; 0 where the OS does not say
+	maxRSS    int64 // bytes, sampled; 0 where the OS does not say
 	exitCode  int
 	outcome   outcome
 }
@@ -43,8 +43,13 @@ func execute(t tool, dir string) (run, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return run{}, fmt.Errorf("%s: %w", t.name, err)
+	}
+	peakRSS := watchPeakRSS(cmd.Process.Pid)
+	err := cmd.Wait()
 	wall := time.Since(start)
+	rss := peakRSS()
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
 		return run{}, fmt.Errorf("%s: %w", t.name, err)
@@ -53,7 +58,7 @@ func execute(t tool, dir string) (run, error) {
 	r := run{
 		wall:     wall,
 		cpu:      ps.UserTime() + ps.SystemTime(),
-		maxRSS:   maxRSS(ps),
+		maxRSS:   rss,
 		exitCode: ps.ExitCode(),
 	}
 	if r.outcome, err = t.parse(stdout.Bytes()); err != nil {
