@@ -3,9 +3,10 @@
 //
 // It holds the user logic of the crdguard webhook server only: transport
 // (TLS, the HTTP server, certificates) lives in cmd/webhook, and decisions
-// live in pkg/policies. Requests are built exactly as `crdguard validate`
-// builds them, so the CLI and the webhook give every object the same
-// verdict.
+// live in pkg/policies. Requests are built as `crdguard validate` builds
+// them, so the CLI and the webhook give every object the same verdict; the
+// one difference is that the webhook leaves decoding and schema validation
+// to the API server, which does both before its validating webhooks run.
 //
 //   - /validate (Validator): CREATE, UPDATE and DELETE. Deny findings are one
 //     422 Invalid status with every cause; Warn findings are admission

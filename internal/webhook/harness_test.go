@@ -34,7 +34,7 @@ var mysqlEngine = sync.OnceValues(func() (*EngineHolder, error) {
 })
 
 // engines returns the holder of the MySQL example's engine.
-func engines(t *testing.T) *EngineHolder {
+func engines(t testing.TB) *EngineHolder {
 	t.Helper()
 	h, err := mysqlEngine()
 	if err != nil {
@@ -45,7 +45,7 @@ func engines(t *testing.T) *EngineHolder {
 
 // example reads one object of examples/mysql as JSON, as the API server
 // sends it.
-func example(t *testing.T, name string) []byte {
+func example(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(examples, name))
 	if err != nil {

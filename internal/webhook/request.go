@@ -38,6 +38,9 @@ func toPolicyRequest(req admission.Request) (out policies.Request, ok bool, err 
 		// Dry-run requests get the same verdict: `kubectl apply
 		// --dry-run=server` is how people ask whether a real apply would pass.
 		DryRun: req.DryRun != nil && *req.DryRun,
+		// What the API server sends is decoded and, by the time /validate
+		// sees it, schema-validated: only the policies are left to check.
+		Admitted: true,
 	}
 	if op != v1alpha1.Delete {
 		if out.Object, err = decodeObject(req.Object, "object"); err != nil {

@@ -16,8 +16,9 @@ import (
 	"github.com/crdguard/crdguard/pkg/policies"
 )
 
-// Validator is the /validate handler: schema conformance and GuardPolicies
-// on CREATE, UPDATE and DELETE.
+// Validator is the /validate handler: GuardPolicies on CREATE, UPDATE and
+// DELETE. Schema conformance is the API server's, checked before it calls
+// validating webhooks (see policies.Request.Admitted).
 type Validator struct {
 	Engines *EngineHolder
 	// Metrics records decisions; nil records nothing.

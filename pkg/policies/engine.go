@@ -103,7 +103,7 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 // policy will look).
 func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, res *Result) (Request, error) {
 	view := req
-	if e.schemas == nil {
+	if e.schemas == nil || req.Admitted {
 		return view, nil
 	}
 	if req.Operation != v1alpha1.Delete {

@@ -28,6 +28,14 @@ type Request struct {
 	UserInfo        authenticationv1.UserInfo
 	// DryRun requests are evaluated exactly like real ones.
 	DryRun bool
+	// Admitted says Object and OldObject come from kube-apiserver's
+	// admission chain: it has decoded them (pruned and defaulted by the
+	// CRD), and validates the new object against the CRD's schema itself —
+	// before validating webhooks are called, after mutating ones. The
+	// engine then checks policies only, on the objects as sent: decoding
+	// and validating again would cost most of a request's time and could
+	// not change the verdict.
+	Admitted bool
 }
 
 // subject is the object the request is about: the new object, or the

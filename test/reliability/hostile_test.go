@@ -76,9 +76,11 @@ func TestHostileInput(t *testing.T) {
 		body: nested(good, 10000),
 		code: http.StatusBadRequest, message: "exceeded max depth",
 	}, {
+		// Under the decoder's limit it decodes, and the policies have
+		// nothing against it (the API server would have pruned the field
+		// its schema does not declare before sending the object).
 		name: "JSON nested 9,000 deep",
 		body: nested(good, 9000),
-		code: http.StatusUnprocessableEntity, message: "spec.deep",
 	}, {
 		name: "AdmissionReview without a request",
 		body: []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`),
