@@ -20,11 +20,10 @@ const (
 	plotWidth     = 13 * vg.Inch
 	plotRowHeight = 0.24 * vg.Inch
 	plotMargin    = 1.1 * vg.Inch // title, axis and legend of a panel
-	plotBarWidth  = 6.5           // points, per bar
 )
 
-// writePlot draws the p50 and p99 latencies of the latency rows as
-// horizontal bars, one panel per family, into a PNG file; without latency
+// writePlot draws the p50 and p99 latencies of the latency rows, one
+// panel per family, into a PNG file; without latency
 // rows it removes file.
 func writePlot(file string, rows []*row) error {
 	var families []string
@@ -74,46 +73,53 @@ func writePlot(file string, rows []*row) error {
 	return f.Close()
 }
 
-// latencyPanel is one family's bars, its first row at the top.
+// latencyPanel is one family's latencies on a log scale, so a 100 µs
+// request and a 100 ms one both show: a dot at p50 and a triangle at p99,
+// joined, one row per case, its first row at the top.
 func latencyPanel(family string, rows []*row) (*plot.Plot, error) {
 	rows = slices.Clone(rows)
 	slices.Reverse(rows) // the Y axis counts from the bottom
-	var p50, p99 plotter.Values
+	var p50, p99 plotter.XYs
 	var names []string
-	var longest float64
-	for _, r := range rows {
-		m := r.median()
-		p50 = append(p50, float64(m.p50)/1e6)
-		p99 = append(p99, float64(m.p99)/1e6)
-		names = append(names, r.name)
-		longest = max(longest, float64(m.p99)/1e6)
-	}
 	p := plot.New()
-	p.Title.Text = family + ": request latency, median of the rounds"
+	p.Title.Text = family + ": request latency, median of the rounds (log scale)"
 	p.X.Label.Text = "ms"
-	p.X.Min = 0
-	p.X.Max = longest * 1.12 // room for the legend
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Y.Tick.Label.Font.Size = vg.Points(8)
 	p.Add(plotter.NewGrid())
-	for i, b := range []struct {
+	for i, r := range rows {
+		m := r.median()
+		if m.p50 <= 0 || m.p99 <= 0 {
+			return nil, fmt.Errorf("%s %s: no latency to plot", family, r.name)
+		}
+		y := float64(i)
+		p50 = append(p50, plotter.XY{X: float64(m.p50) / 1e6, Y: y})
+		p99 = append(p99, plotter.XY{X: float64(m.p99) / 1e6, Y: y})
+		names = append(names, r.name)
+		span, err := plotter.NewLine(plotter.XYs{p50[i], p99[i]})
+		if err != nil {
+			return nil, err
+		}
+		span.Color = color.Gray{Y: 160}
+		p.Add(span)
+	}
+	for _, m := range []struct {
 		name   string
-		values plotter.Values
+		points plotter.XYs
+		shape  draw.GlyphDrawer
 		color  color.Color
 	}{
-		{"p50", p50, color.RGBA{R: 31, G: 119, B: 180, A: 255}},
-		{"p99", p99, color.RGBA{R: 255, G: 127, B: 14, A: 255}},
+		{"p50", p50, draw.CircleGlyph{}, color.RGBA{R: 31, G: 119, B: 180, A: 255}},
+		{"p99", p99, draw.TriangleGlyph{}, color.RGBA{R: 255, G: 127, B: 14, A: 255}},
 	} {
-		bars, err := plotter.NewBarChart(b.values, vg.Points(plotBarWidth))
+		points, err := plotter.NewScatter(m.points)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", family, b.name, err)
+			return nil, fmt.Errorf("%s %s: %w", family, m.name, err)
 		}
-		bars.Horizontal = true
-		bars.Color = b.color
-		bars.LineStyle.Width = 0
-		// p99 above p50 on each row.
-		bars.Offset = vg.Points(plotBarWidth * (float64(i) - 0.5))
-		p.Add(bars)
-		p.Legend.Add(b.name, bars)
+		points.Shape, points.Color, points.Radius = m.shape, m.color, vg.Points(4)
+		p.Add(points)
+		p.Legend.Add(m.name, points)
 	}
 	p.Legend.Top = true
 	p.NominalY(names...)
