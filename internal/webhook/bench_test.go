@@ -1,9 +1,14 @@
 package webhook
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // BenchmarkValidate is /validate deciding one CREATE of the example
@@ -22,5 +27,30 @@ func BenchmarkValidate(b *testing.B) {
 				v.Handle(b.Context(), req)
 			}
 		})
+	}
+}
+
+// BenchmarkServeValidate is one AdmissionReview through /validate as the
+// server receives it: the review decoded, decided, encoded, with metrics.
+func BenchmarkServeValidate(b *testing.B) {
+	metrics := NewMetrics()
+	hook := Webhooks(Config{Engines: engines(b), Metrics: metrics})[ValidatePath]
+	req := request(admissionv1.Create, bob, example(b, "good.yaml"), nil)
+	review, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request:  &req.AdmissionRequest,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequestWithContext(b.Context(), http.MethodPost, ValidatePath, bytes.NewReader(review))
+		req.Header.Set("Content-Type", "application/json")
+		hook.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("HTTP %d: %s", rec.Code, rec.Body)
+		}
 	}
 }
