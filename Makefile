@@ -44,7 +44,7 @@ fuzz: ## Fuzz every target (decoding, validation, policies, image references, CR
 .PHONY: bench
 bench: tools ## Benchmarks: go test -bench (benchstat), then webhook vs controller-runtime and net/http, end to end through kube-apiserver (none, VAP, webhook), scale, CLI vs kubeconform, into bench/results/.
 	mkdir -p bench/results
-	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
+	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ ./internal/webhook/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
 	BS="$$($(TOOLS) benchstat)" && $$BS bench/results/gotest.txt | tee bench/results/benchstat.txt
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) run ./bench $(BENCHARGS)
 
