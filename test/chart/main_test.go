@@ -16,10 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localcluster"
@@ -95,23 +92,8 @@ func run(m *testing.M) (code int) {
 		return fail("%v", err)
 	}
 
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return fail("%v", err)
-	}
-	te := &envtest.Environment{
-		Scheme:                scheme,
-		BinaryAssetsDirectory: assets,
-		ErrorIfCRDPathMissing: true,
-		CRDDirectoryPaths: []string{
-			filepath.Join(env.chart, "crds"),
-			env.certManagerCRD,
-			filepath.Join(prom, "monitoring.coreos.com_servicemonitors.yaml"),
-		},
-		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
-		ControlPlaneStartTimeout: time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
+	te := localcluster.NewEnvironment(assets, filepath.Join(env.chart, "crds"), env.certManagerCRD, filepath.Join(prom, "monitoring.coreos.com_servicemonitors.yaml"))
+	scheme := te.Scheme
 	cfg, err := te.Start()
 	defer func() {
 		if err := te.Stop(); err != nil {

@@ -14,13 +14,10 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localcluster"
@@ -116,25 +113,8 @@ func run(m *testing.M) (code int) {
 		cluster.crds[name] = dir
 	}
 
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return fail("%v", err)
-	}
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return fail("%v", err)
-	}
-	env := &envtest.Environment{
-		Scheme:                scheme,
-		BinaryAssetsDirectory: assets,
-		ErrorIfCRDPathMissing: true,
-		CRDDirectoryPaths: []string{
-			cluster.crds[setWidgets], cluster.crds[setMySQL],
-			cluster.crds[setCertManager], cluster.crds[setGatewayAPI], cluster.crds[setPrometheus],
-		},
-		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
-		ControlPlaneStartTimeout: time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
+	env := localcluster.NewEnvironment(assets, cluster.crds[setWidgets], cluster.crds[setMySQL], cluster.crds[setCertManager], cluster.crds[setGatewayAPI], cluster.crds[setPrometheus])
+	scheme := env.Scheme
 	start := time.Now()
 	cfg, err := env.Start()
 	defer func() {

@@ -17,12 +17,9 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -104,21 +101,8 @@ func run(m *testing.M) (code int) {
 		built <- nil
 	}()
 
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return fail("%v", err)
-		}
-	}
-	cluster.env = &envtest.Environment{
-		Scheme:                   scheme,
-		BinaryAssetsDirectory:    assets,
-		ErrorIfCRDPathMissing:    true,
-		CRDDirectoryPaths:        []string{filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(root, "config", "crd", "bases")},
-		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
-		ControlPlaneStartTimeout: time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
+	cluster.env = localcluster.NewEnvironment(assets, filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(root, "config", "crd", "bases"))
+	scheme := cluster.env.Scheme
 	// A directory of our own for the API server's serving certificate:
 	// envtest generates a new one in a new directory on every start unless
 	// given one, and TestAPIServerRestart's webhook must keep trusting the

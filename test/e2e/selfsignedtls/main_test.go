@@ -10,14 +10,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localcluster"
@@ -53,21 +49,8 @@ func run(m *testing.M) (code int) {
 	defer os.RemoveAll(tmp)
 	cluster.examples = filepath.Join(corpus.Root(), "examples", "mysql")
 
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return fail("%v", err)
-		}
-	}
-	env := &envtest.Environment{
-		Scheme:                   scheme,
-		BinaryAssetsDirectory:    assets,
-		ErrorIfCRDPathMissing:    true,
-		CRDDirectoryPaths:        []string{filepath.Join(cluster.examples, "crd.yaml")},
-		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
-		ControlPlaneStartTimeout: time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
+	env := localcluster.NewEnvironment(assets, filepath.Join(cluster.examples, "crd.yaml"))
+	scheme := env.Scheme
 	cfg, err := env.Start()
 	defer func() {
 		if err := env.Stop(); err != nil {

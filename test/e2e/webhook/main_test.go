@@ -15,15 +15,11 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
 	"github.com/crdguard/crdguard/internal/corpus"
@@ -100,23 +96,10 @@ func run(m *testing.M) (code int) {
 		built <- nil
 	}()
 
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return fail("%v", err)
-		}
-	}
 	// The GuardPolicy CRD as well as the example's: the webhook watches
 	// GuardPolicies.
-	env := &envtest.Environment{
-		Scheme:                   scheme,
-		BinaryAssetsDirectory:    assets,
-		ErrorIfCRDPathMissing:    true,
-		CRDDirectoryPaths:        []string{filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(cluster.root, "config", "crd", "bases")},
-		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
-		ControlPlaneStartTimeout: time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
+	env := localcluster.NewEnvironment(assets, filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(cluster.root, "config", "crd", "bases"))
+	scheme := env.Scheme
 	cfg, err := env.Start()
 	defer func() {
 		if err := env.Stop(); err != nil {
