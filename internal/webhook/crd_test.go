@@ -468,8 +468,8 @@ func TestCRDGuardListFailure(t *testing.T) {
 	store := &fakeStore{err: errors.New("the server is on fire")}
 	v := &CRDValidator{Guard: guard(store)}
 
-	// Unknown verdict: 500, which failurePolicyDecides turns into an HTTP
-	// 500 so that failurePolicy decides.
+	// Unknown verdict: 500, which is served as an HTTP 500 so that
+	// failurePolicy decides.
 	req := crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 5), "maximum-changed: smaller"), old)
 	resp := v.Handle(t.Context(), req)
 	if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "on fire") {
@@ -480,7 +480,7 @@ func TestCRDGuardListFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := httptest.NewServer(failurePolicyDecides(&admission.Webhook{Handler: v}))
+	server := httptest.NewServer(serveReviews(v))
 	defer server.Close()
 	httpResp, err := http.Post(server.URL, "application/json", strings.NewReader(string(body)))
 	if err != nil {

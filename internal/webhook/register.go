@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // The paths the WebhookConfigurations call.
@@ -37,22 +36,21 @@ type Config struct {
 // Webhooks returns the admission webhooks by path, each recovering from a
 // panic in its handler as a 500 response: one bad object must not take the
 // server down with every request in flight.
-func Webhooks(cfg Config) map[string]*admission.Webhook {
-	hooks := map[string]*admission.Webhook{
-		ValidatePath:       (&admission.Webhook{Handler: requireOperation(&Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels})}).WithRecoverPanic(true),
-		MutatePath:         (&admission.Webhook{Handler: requireOperation(&Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels})}).WithRecoverPanic(true),
-		ValidatePolicyPath: (&admission.Webhook{Handler: requireOperation(&PolicyValidator{Engines: cfg.Engines})}).WithRecoverPanic(true),
+func Webhooks(cfg Config) map[string]reviewServer {
+	hooks := map[string]reviewServer{
+		ValidatePath:       serveReviews(&Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}),
+		MutatePath:         serveReviews(&Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}),
+		ValidatePolicyPath: serveReviews(&PolicyValidator{Engines: cfg.Engines}),
 	}
 	if cfg.CRDGuard != nil {
-		hooks[ValidateCRDPath] = (&admission.Webhook{Handler: requireOperation(&CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics})}).WithRecoverPanic(true)
+		hooks[ValidateCRDPath] = serveReviews(&CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics})
 	}
 	return hooks
 }
 
-// Register serves the webhooks on server. A request they cannot evaluate
-// fails at the HTTP level, so the configuration's failurePolicy decides.
+// Register serves the webhooks on server.
 func Register(server webhook.Server, cfg Config) {
 	for path, hook := range Webhooks(cfg) {
-		server.Register(path, survivesShutdown(cfg.Shutdown, failurePolicyDecides(hook)))
+		server.Register(path, survivesShutdown(cfg.Shutdown, hook))
 	}
 }

@@ -12,7 +12,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
 )
 
@@ -30,9 +29,9 @@ func FuzzAdmissionReview(f *testing.F) {
 		f.Add(seed)
 	}
 	hooks := map[string]http.Handler{
-		ValidatePath:       failurePolicyDecides(&admission.Webhook{Handler: requireOperation(&Validator{Engines: holder})}),
-		MutatePath:         failurePolicyDecides(&admission.Webhook{Handler: requireOperation(&Mutator{Engines: holder})}),
-		ValidatePolicyPath: failurePolicyDecides(&admission.Webhook{Handler: requireOperation(&PolicyValidator{Engines: holder})}),
+		ValidatePath:       withoutPanicRecovery(serveReviews(&Validator{Engines: holder})),
+		MutatePath:         withoutPanicRecovery(serveReviews(&Mutator{Engines: holder})),
+		ValidatePolicyPath: withoutPanicRecovery(serveReviews(&PolicyValidator{Engines: holder})),
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for path, hook := range hooks {
@@ -100,4 +99,10 @@ func admissionReviewSeeds(f *testing.F) [][]byte {
 		[]byte(`{"request":{"operation":"CREATE","object":`+strings.Repeat("[", 64)+strings.Repeat("]", 64)+`}}`),
 		[]byte(""),
 	)
+}
+
+// withoutPanicRecovery lets a handler's panic through, to the fuzzer.
+func withoutPanicRecovery(s reviewServer) reviewServer {
+	s.WithRecoverPanic(false)
+	return s
 }

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// maxReview is controller-runtime's bound on an AdmissionReview body
+// maxReview is the bound on an AdmissionReview body, controller-runtime's
 // (admission.maxRequestSize): two objects of at most 3 MiB, as the API
 // server's own request limit allows, and 1 MiB for the rest. A body that
 // reaches it is answered 413 after reading that much, never decoded.
@@ -50,11 +50,11 @@ func TestHostileInput(t *testing.T) {
 	}{{
 		name: "malformed JSON",
 		body: []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":`),
-		code: http.StatusBadRequest, message: "json parse error: unexpected end of JSON input",
+		code: http.StatusBadRequest, message: "decoding the AdmissionReview: unexpected end of JSON input",
 	}, {
 		name: "not JSON at all",
 		body: []byte("\x00\xff<xml/>"),
-		code: http.StatusBadRequest, message: "yaml: control characters are not allowed",
+		code: http.StatusBadRequest, message: "decoding the AdmissionReview: invalid character '\\x00' looking for beginning of value",
 	}, {
 		name: "wrong content type", contentType: "application/yaml",
 		body: valid,

@@ -105,6 +105,10 @@ type Options struct {
 	// MetricsBindAddress serves Prometheus metrics on /metrics
 	// (--metrics-bind-address). Default ":8080"; "0" disables them.
 	MetricsBindAddress string
+	// PprofBindAddress serves Go's /debug/pprof profiles
+	// (--pprof-bind-address). Default "": off, since profiles expose the
+	// process's memory.
+	PprofBindAddress string
 	// Kubeconfig is the kubeconfig file of the cluster (--kubeconfig).
 	// Default "": $KUBECONFIG, the in-cluster config, or ~/.kube/config.
 	Kubeconfig string
@@ -220,6 +224,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "serve HTTP/2 as well as HTTP/1.1")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `address of /healthz and /readyz; "0" disables them`)
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `address of /metrics; "0" disables it`)
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, `address of /debug/pprof; empty disables it`)
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, in-cluster, or ~/.kube/config")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long a graceful shutdown waits for in-flight requests")
 	fs.BoolVar(&o.GuardCRDs, "guard-crds", o.GuardCRDs, "serve /validate-crd, the CRD upgrade guard; needs list on the guarded kinds")

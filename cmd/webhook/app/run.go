@@ -112,6 +112,7 @@ func Run(ctx context.Context, o *Options) error {
 		Logger:                  log,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
+		PprofBindAddress:        o.PprofBindAddress,
 		WebhookServer:           server,
 		GracefulShutdownTimeout: &o.ShutdownTimeout,
 		// Only the background audit needs a leader; every replica serves

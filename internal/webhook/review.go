@@ -1,0 +1,122 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	kjson "sigs.k8s.io/json"
+)
+
+// maxReviewSize bounds an AdmissionReview body as controller-runtime
+// does: two objects of at most 3 MiB, as the API server's own request
+// limit allows, and 1 MiB for the rest.
+const maxReviewSize = 7 << 20
+
+// reviewServer is controller-runtime's admission.Webhook (its Handle:
+// panic recovery, the request's logger, a completed response) with a
+// ServeHTTP of its own, for two reasons:
+//   - The body is decoded once, with the API machinery's decoder.
+//     admission.Webhook decodes it through the universal deserializer,
+//     which first decodes all of it with encoding/json only to learn its
+//     kind: that costs more than evaluating the example GuardPolicy.
+//   - A response with code 500 ("crdguard could not evaluate") is sent as
+//     an HTTP 500. kube-apiserver takes any well-formed review with
+//     allowed=false as a denial, whatever the configuration's
+//     failurePolicy says; only a failed call (timeout, TLS error, non-200
+//     status) is left to failurePolicy. So failurePolicy: Ignore keeps a
+//     cluster writable while crdguard cannot decide, and Fail keeps it
+//     closed.
+type reviewServer struct {
+	*admission.Webhook
+}
+
+// serveReviews serves handler's decisions, refusing reviews without a
+// request or with an operation admission does not define.
+func serveReviews(handler admission.Handler) reviewServer {
+	return reviewServer{(&admission.Webhook{Handler: requireOperation(handler), LogConstructor: requestLogger}).WithRecoverPanic(true)}
+}
+
+// reviewVersions are the AdmissionReview versions served; v1beta1 has the
+// same fields as v1, and a review is answered in its own version.
+var reviewVersions = map[string]bool{
+	admissionv1.SchemeGroupVersion.String(): true,
+	"admission.k8s.io/v1beta1":              true,
+}
+
+func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	review, err := readReview(w, r)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err != nil:
+		logf.FromContext(ctx).Error(err, "Cannot read the AdmissionReview")
+	}
+	switch {
+	case errors.As(err, &tooLarge):
+		err = fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewSize)
+		writeResponse(ctx, w, metav1.TypeMeta{}, admission.Errored(http.StatusRequestEntityTooLarge, err))
+		return
+	case err != nil:
+		writeResponse(ctx, w, metav1.TypeMeta{}, admission.Errored(http.StatusBadRequest, err))
+		return
+	}
+	var req admission.Request
+	if review.Request != nil {
+		req.AdmissionRequest = *review.Request
+	}
+	writeResponse(ctx, w, review.TypeMeta, s.Handle(ctx, req))
+}
+
+// readReview reads and decodes the body: JSON, within maxReviewSize, an
+// AdmissionReview.
+func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionReview, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, errors.New("request body is empty")
+	}
+	defer r.Body.Close()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxReviewSize))
+	if err != nil {
+		return nil, err
+	}
+	if contentType := r.Header.Get("Content-Type"); contentType != "application/json" {
+		return nil, fmt.Errorf("contentType=%s, expected application/json", contentType)
+	}
+	review := &admissionv1.AdmissionReview{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, review); err != nil {
+		return nil, fmt.Errorf("decoding the AdmissionReview: %w", err)
+	}
+	// Without apiVersion and kind it is read as v1, as controller-runtime
+	// reads it.
+	if review.APIVersion == "" && review.Kind == "" {
+		review.TypeMeta = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
+	}
+	if !reviewVersions[review.APIVersion] || review.Kind != "AdmissionReview" {
+		return nil, fmt.Errorf("the body is a %q of %q, not an AdmissionReview", review.Kind, review.APIVersion)
+	}
+	return review, nil
+}
+
+// writeResponse sends resp in a review of the version the request came
+// in, or an HTTP 500 when resp is one.
+func writeResponse(ctx context.Context, w http.ResponseWriter, version metav1.TypeMeta, resp admission.Response) {
+	if resp.Result != nil && resp.Result.Code == http.StatusInternalServerError {
+		http.Error(w, resp.Result.Message, http.StatusInternalServerError)
+		return
+	}
+	if version.APIVersion == "" {
+		version = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: version, Response: &resp.AdmissionResponse}); err != nil {
+		// The review is well formed; only the connection can have failed.
+		logf.FromContext(ctx).Error(err, "Cannot write the admission response")
+	}
+}

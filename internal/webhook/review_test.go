@@ -1,0 +1,106 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// fixedHandler answers every request with one response.
+type fixedHandler admission.Response
+
+func (h fixedHandler) Handle(context.Context, admission.Request) admission.Response {
+	return admission.Response(h)
+}
+
+func TestReviewServerLeavesFailuresToFailurePolicy(t *testing.T) {
+	tests := []struct {
+		name     string
+		response admission.Response
+		code     int
+		body     string // a substring
+	}{
+		{"cannot evaluate: HTTP 500 for failurePolicy", admission.Errored(http.StatusInternalServerError, errNotReady), http.StatusInternalServerError, errNotReady.Error()},
+		{"denied: a review the API server reads", admission.Denied("no"), http.StatusOK, `"allowed":false`},
+		{"bad request: a review", admission.Errored(http.StatusBadRequest, io.ErrUnexpectedEOF), http.StatusOK, `"code":400`},
+		{"allowed: a review", admission.Allowed(""), http.StatusOK, `"allowed":true`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hook := serveReviews(fixedHandler(tt.response))
+			body, _ := json.Marshal(admissionv1.AdmissionReview{
+				TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+				Request:  &admissionv1.AdmissionRequest{UID: "1", Operation: admissionv1.Create},
+			})
+			req := httptest.NewRequest(http.MethodPost, ValidatePath, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			hook.ServeHTTP(rec, req)
+			if rec.Code != tt.code || !strings.Contains(rec.Body.String(), tt.body) {
+				t.Errorf("HTTP %d %q, want %d containing %q", rec.Code, rec.Body.String(), tt.code, tt.body)
+			}
+		})
+	}
+}
+
+// A body that is no AdmissionReview (400), or one over controller-runtime's
+// 7 MiB bound (413), gets a denial the API server reads as such: the request
+// itself is wrong, so failurePolicy must not let it through.
+func TestMalformedReviews(t *testing.T) {
+	hook := serveReviews(fixedHandler(admission.Allowed("")))
+	for name, tt := range map[string]struct {
+		body    string
+		code    int32
+		message string
+	}{
+		"not JSON":       {"{not json", http.StatusBadRequest, "decoding the AdmissionReview: invalid character 'n' looking for beginning of object key string"},
+		"over the bound": {`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","object":{"x":"` + strings.Repeat("a", 8<<20) + `"}}}`, http.StatusRequestEntityTooLarge, "request entity is too large; limit is 7340032 bytes"},
+		"another kind":   {`{"apiVersion":"v1","kind":"Pod","request":{"uid":"1","operation":"CREATE"}}`, http.StatusBadRequest, `the body is a "Pod" of "v1", not an AdmissionReview`},
+		"no kind":        {`{"apiVersion":"admission.k8s.io/v1","request":{"uid":"1","operation":"CREATE"}}`, http.StatusBadRequest, `the body is a "" of "admission.k8s.io/v1", not an AdmissionReview`},
+		"a request that is not an object": {`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":[]}`, http.StatusBadRequest,
+			"decoding the AdmissionReview: json: cannot unmarshal array into Go struct field AdmissionReview.request of type v1.AdmissionRequest"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, ValidatePath, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			hook.ServeHTTP(rec, req)
+			var review admissionv1.AdmissionReview
+			if err := json.Unmarshal(rec.Body.Bytes(), &review); err != nil || rec.Code != http.StatusOK || review.Response == nil {
+				t.Fatalf("HTTP %d %q: want a review", rec.Code, rec.Body.String())
+			}
+			if r := review.Response; r.Allowed || r.Result == nil || r.Result.Code != tt.code || r.Result.Message != tt.message {
+				t.Errorf("response = %+v, want denied with code %d and message %q", r, tt.code, tt.message)
+			}
+		})
+	}
+}
+
+// TestReviewVersions: a review is answered in its own version, v1 or
+// v1beta1, and one without apiVersion and kind as v1; the response carries
+// the request's UID.
+func TestReviewVersions(t *testing.T) {
+	hook := serveReviews(fixedHandler(admission.Allowed("")))
+	for typeMeta, want := range map[string]string{
+		`"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",`:      `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",`,
+		`"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview",`: `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1beta1",`,
+		``: `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",`,
+	} {
+		req := httptest.NewRequest(http.MethodPost, ValidatePath, strings.NewReader(`{`+typeMeta+`"request":{"uid":"u-7","operation":"CREATE"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		hook.ServeHTTP(rec, req)
+		if got := rec.Body.String(); rec.Code != http.StatusOK || !strings.HasPrefix(got, want) || !strings.Contains(got, `"uid":"u-7","allowed":true`) {
+			t.Errorf("{%s...}: HTTP %d %s, want 200 starting %s with the request's uid, allowed", typeMeta, rec.Code, got, want)
+		}
+	}
+}
