@@ -165,12 +165,18 @@ func formatBound(r *big.Rat) string {
 	return strings.TrimSuffix(strings.TrimRight(r.FloatString(6), "0"), ".")
 }
 
-// quantityRat is q as an exact rational: a decimal quantity's digits are
-// parsed, never rounded through a float.
+// quantityRat is q as an exact rational, unscaled digits over a power of
+// ten, never rounded through a float.
 func quantityRat(q resource.Quantity) *big.Rat {
-	r, _ := new(big.Rat).SetString(q.AsDec().String()) // AsDec converts q in place: q is our copy
-	return r
+	d := q.AsDec() // converts q in place: q is our copy
+	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(int(d.Scale())))), nil)
+	if d.Scale() < 0 {
+		return new(big.Rat).SetInt(pow.Mul(pow, d.UnscaledBig()))
+	}
+	return new(big.Rat).SetFrac(d.UnscaledBig(), pow)
 }
+
+func abs(n int) int { return max(n, -n) }
 
 // quantity is a parsed quantity and how the object wrote it, which is what
 // messages show ("1000M", not the canonical "1G").
