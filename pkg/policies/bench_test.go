@@ -13,6 +13,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 var reflectStrings = reflect.TypeFor[[]string]()
@@ -231,6 +232,39 @@ func BenchmarkEvaluateAsCEL(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				eval()
+			}
+		})
+	}
+}
+
+// BenchmarkCompiledVAP is the example GuardPolicy, without its approvers,
+// compiled to ValidatingAdmissionPolicies and run by the API server's
+// validating admission policy plugin on a CREATE of the example cluster:
+// what kube-apiserver spends on it per request, next to BenchmarkEvaluate.
+func BenchmarkCompiledVAP(b *testing.B) {
+	schemas, err := schema.RegistryFromFiles(b.Context(), "../../examples/mysql/crd.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	gps, err := PoliciesFromDocuments(b.Context(), readDocs(b, "../../examples/mysql/policy.yaml"), schemas)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gps[0].Spec.Approvers = nil
+	compiled, err := CompileVAP(gps[0], schemas)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runner := newVAPRunner(b, compiled)
+	for _, name := range []string{"good", "bad"} {
+		b.Run(name, func(b *testing.B) {
+			req := Request{Operation: v1alpha1.Create, Namespace: "shop", Object: readDocs(b, "../../examples/mysql/"+name+".yaml")[0].Object}
+			if out := runner.run(b, b.Context(), &req); len(out.errors) > 0 || (name == "good") != (len(out.findings) == 0) {
+				b.Fatalf("%s: findings %v, errors %v", name, out.findings, out.errors)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				runner.run(b, b.Context(), &req)
 			}
 		})
 	}

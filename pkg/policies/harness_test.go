@@ -146,7 +146,7 @@ func renderResult(res Result) string {
 	return b.String()
 }
 
-func readDocs(t *testing.T, path string) []manifest.Document {
+func readDocs(t testing.TB, path string) []manifest.Document {
 	t.Helper()
 	docs, err := manifest.ReadFile(path)
 	if err != nil {
@@ -155,7 +155,7 @@ func readDocs(t *testing.T, path string) []manifest.Document {
 	return docs
 }
 
-func readOptionalObject(t *testing.T, path string) *unstructured.Unstructured {
+func readOptionalObject(t testing.TB, path string) *unstructured.Unstructured {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
 		return nil

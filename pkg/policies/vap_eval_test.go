@@ -45,7 +45,7 @@ func (f enforcedFinding) String() string {
 
 // checkVAPCompiles compiles every expression of vap as kube-apiserver
 // does when the policy is created, and fails the test on any error.
-func checkVAPCompiles(t *testing.T, vap *admissionregistrationv1.ValidatingAdmissionPolicy) {
+func checkVAPCompiles(t testing.TB, vap *admissionregistrationv1.ValidatingAdmissionPolicy) {
 	t.Helper()
 	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	if err != nil {
@@ -75,7 +75,7 @@ func checkVAPCompiles(t *testing.T, vap *admissionregistrationv1.ValidatingAdmis
 
 // newVAPValidator builds the Validator the plugin builds for a policy
 // (validating.compilePolicy, which is not exported).
-func newVAPValidator(t *testing.T, vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.Validator {
+func newVAPValidator(t testing.TB, vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.Validator {
 	t.Helper()
 	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
 	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
@@ -121,7 +121,7 @@ type vapRunner struct {
 
 // newVAPRunner checks that every expression compiles as kube-apiserver
 // compiles a new policy and builds the plugin's Validators.
-func newVAPRunner(t *testing.T, compiled *VAP) *vapRunner {
+func newVAPRunner(t testing.TB, compiled *VAP) *vapRunner {
 	t.Helper()
 	r := &vapRunner{compiled: compiled}
 	for _, vap := range compiled.Policies {
@@ -137,7 +137,7 @@ func evaluateVAP(t *testing.T, ctx context.Context, compiled *VAP, req *Request)
 	return newVAPRunner(t, compiled).run(t, ctx, req)
 }
 
-func (r *vapRunner) run(t *testing.T, ctx context.Context, req *Request) vapOutcome {
+func (r *vapRunner) run(t testing.TB, ctx context.Context, req *Request) vapOutcome {
 	t.Helper()
 	subject := req.subject()
 	gvk := subject.GroupVersionKind()
