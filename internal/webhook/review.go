@@ -51,21 +51,20 @@ var reviewVersions = map[string]bool{
 	"admission.k8s.io/v1beta1":              true,
 }
 
+// reviewV1 is a v1 AdmissionReview's type: how a review without one is
+// read, and how a review that could not be read is answered.
+var reviewV1 = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
+
 func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	review, err := readReview(w, r)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case err != nil:
+	if err != nil {
 		logf.FromContext(ctx).Error(err, "Cannot read the AdmissionReview")
-	}
-	switch {
-	case errors.As(err, &tooLarge):
-		err = fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewSize)
-		writeResponse(ctx, w, metav1.TypeMeta{}, admission.Errored(http.StatusRequestEntityTooLarge, err))
-		return
-	case err != nil:
-		writeResponse(ctx, w, metav1.TypeMeta{}, admission.Errored(http.StatusBadRequest, err))
+		code := int32(http.StatusBadRequest)
+		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewSize)
+		}
+		writeResponse(ctx, w, reviewV1, admission.Errored(code, err))
 		return
 	}
 	var req admission.Request
@@ -96,7 +95,7 @@ func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionR
 	// Without apiVersion and kind it is read as v1, as controller-runtime
 	// reads it.
 	if review.APIVersion == "" && review.Kind == "" {
-		review.TypeMeta = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
+		review.TypeMeta = reviewV1
 	}
 	if !reviewVersions[review.APIVersion] || review.Kind != "AdmissionReview" {
 		return nil, fmt.Errorf("the body is a %q of %q, not an AdmissionReview", review.Kind, review.APIVersion)
@@ -104,15 +103,12 @@ func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionR
 	return review, nil
 }
 
-// writeResponse sends resp in a review of the version the request came
-// in, or an HTTP 500 when resp is one.
+// writeResponse sends resp in a review of the given version, or as an HTTP
+// 500 when resp is one.
 func writeResponse(ctx context.Context, w http.ResponseWriter, version metav1.TypeMeta, resp admission.Response) {
 	if resp.Result != nil && resp.Result.Code == http.StatusInternalServerError {
 		http.Error(w, resp.Result.Message, http.StatusInternalServerError)
 		return
-	}
-	if version.APIVersion == "" {
-		version = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: version, Response: &resp.AdmissionResponse}); err != nil {
