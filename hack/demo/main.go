@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -308,21 +307,8 @@ func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM 
 		}
 	}
 	start := time.Now()
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		select {
-		case err := <-exited:
-			exited <- err // for stop
-			return false, fmt.Errorf("crdguard-webhook exited before it was ready: %v", err)
-		default:
-		}
-		resp, err := http.Get("http://" + probe + "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	if err != nil {
+	if err := localcluster.WaitReady(ctx, probe, exited); err != nil {
+		err = fmt.Errorf("crdguard-webhook: %w", err)
 		if log, _ := os.ReadFile(logPath); len(log) > 0 {
 			fmt.Fprintf(d.out, "crdguard-webhook's log:\n%s", indent(string(log)))
 		}

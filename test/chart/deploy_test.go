@@ -523,21 +523,8 @@ func startWebhook(t *testing.T, bin string, args []string, probe string) (logs f
 			t.Errorf("crdguard-webhook did not stop within a minute of SIGTERM")
 		}
 	})
-	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		select {
-		case err := <-exited:
-			exited <- err
-			return false, fmt.Errorf("crdguard-webhook %s exited: %v", strings.Join(args, " "), err)
-		default:
-		}
-		resp, err := http.Get("http://" + probe + "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	}); err != nil {
-		t.Fatalf("crdguard-webhook never became ready: %v\n%s", err, logs())
+	if err := localcluster.WaitReady(t.Context(), probe, exited); err != nil {
+		t.Fatalf("crdguard-webhook %s never became ready: %v\n%s", strings.Join(args, " "), err, logs())
 	}
 	return logs
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +27,6 @@ import (
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
-	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
 // cluster is the environment every test shares.
@@ -151,7 +149,7 @@ func run(m *testing.M) (code int) {
 
 	// The example policy exists before the webhook starts; the webhook
 	// watches it and the CRDs from the cluster, as deployed.
-	if err := createObjects(ctx, filepath.Join(cluster.examples, "policy.yaml")); err != nil {
+	if err := localcluster.CreateObjects(ctx, cluster.client, filepath.Join(cluster.examples, "policy.yaml")); err != nil {
 		return fail("creating the GuardPolicy: %v", err)
 	}
 	ports, err := localcluster.FreePorts(3)
@@ -181,8 +179,8 @@ func run(m *testing.M) (code int) {
 			code = 1
 		}
 	}()
-	if err := waitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
-		return fail("%v", err)
+	if err := localcluster.WaitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
+		return fail("the webhook: %v", err)
 	}
 	if err := register(ctx, "https://"+cluster.webhookAddr); err != nil {
 		return fail("registering the webhook: %v", err)
@@ -192,41 +190,6 @@ func run(m *testing.M) (code int) {
 	}
 	fmt.Fprintf(os.Stderr, "reliability: ready in %s\n", time.Since(start).Round(time.Millisecond))
 	return m.Run()
-}
-
-// waitReady polls /readyz until the webhook is ready, or fails early when
-// it stops (exited is Run's result or the process's).
-func waitReady[T any](ctx context.Context, probe string, exited <-chan T) error {
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		select {
-		case res := <-exited:
-			return false, fmt.Errorf("the webhook stopped before it was ready: %v", res)
-		default:
-		}
-		resp, err := http.Get("http://" + probe + "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-}
-
-// createObjects creates the objects in files.
-func createObjects(ctx context.Context, files ...string) error {
-	docs, err := manifest.ReadPaths(nil, files...)
-	if err != nil {
-		return err
-	}
-	for _, d := range docs {
-		if d.Err != nil {
-			return fmt.Errorf("%s: %w", d.Position(), d.Err)
-		}
-		if err := cluster.client.Create(ctx, d.Object); err != nil {
-			return fmt.Errorf("%s: %w", d.Position(), err)
-		}
-	}
-	return nil
 }
 
 // register installs a ValidatingWebhookConfiguration that sends

@@ -64,7 +64,7 @@ func startWebhook(t *testing.T, args ...string) *webhookProcess {
 			<-p.exited
 		}
 	})
-	if err := waitReady(t.Context(), probe, p.exited); err != nil {
+	if err := localcluster.WaitReady(t.Context(), probe, p.exited); err != nil {
 		t.Fatalf("%v\n%s", err, p.stderr)
 	}
 	return p

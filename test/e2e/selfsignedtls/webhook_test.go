@@ -19,7 +19,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -341,18 +340,8 @@ func startWebhook() error {
 		return err
 	}
 	theWebhook.namespace, theWebhook.addr, theWebhook.metrics = ns, fmt.Sprintf("127.0.0.1:%d", o.Port), o.MetricsBindAddress
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		select {
-		case err := <-served:
-			served <- err // for stop
-			return false, fmt.Errorf("the webhook stopped before it was ready: %v", err)
-		default:
-		}
-		resp, err := http.Get("http://" + o.HealthProbeBindAddress + "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
+	if err := localcluster.WaitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
+		return fmt.Errorf("the webhook: %w", err)
+	}
+	return nil
 }

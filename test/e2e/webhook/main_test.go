@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +24,6 @@ import (
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
-	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
 // cluster is the environment every test shares.
@@ -145,7 +143,7 @@ func run(m *testing.M) (code int) {
 	// The policies exist before the webhook starts, as in a cluster where
 	// it restarts: its first engine must hold them.
 	cluster.policies = []string{filepath.Join(cluster.examples, "policy.yaml"), filepath.Join(cluster.root, "test", "e2e", "webhook", "testdata", "frozen-namespaces.yaml")}
-	if err := createPolicies(ctx, cluster.policies); err != nil {
+	if err := localcluster.CreateObjects(ctx, cluster.client, cluster.policies...); err != nil {
 		return fail("creating the GuardPolicies: %v", err)
 	}
 	// No --crds, no --policies: both are watched from the cluster.
@@ -174,8 +172,8 @@ func run(m *testing.M) (code int) {
 			code = 1
 		}
 	}()
-	if err := waitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
-		return fail("%v", err)
+	if err := localcluster.WaitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
+		return fail("the webhook: %v", err)
 	}
 	cluster.webhookAddr = fmt.Sprintf("127.0.0.1:%d", o.Port)
 	if err := register(ctx, "https://"+cluster.webhookAddr, cluster.ca.PEM); err != nil {
@@ -192,24 +190,6 @@ func run(m *testing.M) (code int) {
 	return m.Run()
 }
 
-// waitReady polls /readyz until the webhook is ready, or fails early when
-// Run returns.
-func waitReady(ctx context.Context, probe string, served <-chan error) error {
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		select {
-		case err := <-served:
-			return false, fmt.Errorf("the webhook stopped before it was ready: %v", err)
-		default:
-		}
-		resp, err := http.Get("http://" + probe + "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-}
-
 // The names of the webhooks, as the API server prints them in denials.
 const (
 	validatingName = "validate.crdguard.dev"
@@ -221,23 +201,6 @@ const (
 // /validate-policy (see register): the way for a test to store an invalid
 // policy, as one created before the webhook was registered is stored.
 const uncheckedLabel = "crdguard.dev/e2e-unchecked"
-
-// createPolicies creates the GuardPolicies in files as objects.
-func createPolicies(ctx context.Context, files []string) error {
-	docs, err := manifest.ReadPaths(nil, files...)
-	if err != nil {
-		return err
-	}
-	for _, d := range docs {
-		if d.Err != nil {
-			return fmt.Errorf("%s: %w", d.Position(), d.Err)
-		}
-		if err := cluster.client.Create(ctx, d.Object); err != nil {
-			return fmt.Errorf("%s: %w", d.Position(), err)
-		}
-	}
-	return nil
-}
 
 // register installs the configurations and waits until the API server
 // calls both webhooks.
