@@ -8,9 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -293,33 +291,12 @@ func (c *endToEndCase) measure(ctx context.Context) (sample, error) {
 }
 
 func (c *endToEndCase) run(ctx context.Context, d time.Duration) ([]time.Duration, time.Duration, error) {
-	var wg sync.WaitGroup
-	latencies := make([][]time.Duration, c.clients)
-	errs := make([]error, c.clients)
-	start := time.Now()
-	deadline := start.Add(d)
-	for w := range c.clients {
-		wg.Go(func() {
-			for time.Now().Before(deadline) {
-				t := time.Now()
-				if _, err := c.objects.Create(ctx, c.obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
-					errs[w] = fmt.Errorf("dry-run create: %w", err)
-					return
-				}
-				latencies[w] = append(latencies[w], time.Since(t))
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	for _, err := range errs {
-		if err != nil {
-			return nil, 0, err
+	return closedLoop(ctx, c.clients, d, func(ctx context.Context) error {
+		if _, err := c.objects.Create(ctx, c.obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+			return fmt.Errorf("dry-run create: %w", err)
 		}
-	}
-	all := slices.Concat(latencies...)
-	slices.Sort(all)
-	return all, elapsed, nil
+		return nil
+	})
 }
 
 // rows compare each mode with no admission at the same number of clients,

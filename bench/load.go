@@ -135,23 +135,31 @@ type load struct {
 	duration    time.Duration
 }
 
-// run POSTs for l.duration with l.concurrency workers and returns every
+// run POSTs for duration with l.concurrency workers and returns every
 // request's latency, sorted, and the time it took.
 func (l load) run(ctx context.Context, duration time.Duration) ([]time.Duration, time.Duration, error) {
+	return closedLoop(ctx, l.concurrency, duration, l.post)
+}
+
+// closedLoop runs op in a loop on each of workers goroutines for
+// duration, each starting its next op when the last one returned, and
+// returns every op's latency, sorted, and the time it took. The first
+// error stops every worker and is the one returned.
+func closedLoop(ctx context.Context, workers int, duration time.Duration, op func(context.Context) error) ([]time.Duration, time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	latencies := make([][]time.Duration, l.concurrency)
-	errs := make([]error, l.concurrency)
+	latencies := make([][]time.Duration, workers)
+	var stop sync.Once
+	var firstErr error
 	start := time.Now()
 	deadline := start.Add(duration)
-	for w := range l.concurrency {
+	for w := range workers {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
 				t := time.Now()
-				if err := l.post(ctx); err != nil {
-					errs[w] = err
-					cancel()
+				if err := op(ctx); err != nil {
+					stop.Do(func() { firstErr = err; cancel() })
 					return
 				}
 				latencies[w] = append(latencies[w], time.Since(t))
@@ -160,10 +168,8 @@ func (l load) run(ctx context.Context, duration time.Duration) ([]time.Duration,
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	for _, err := range errs {
-		if err != nil {
-			return nil, 0, err
-		}
+	if firstErr != nil {
+		return nil, 0, firstErr
 	}
 	all := slices.Concat(latencies...)
 	slices.Sort(all)
