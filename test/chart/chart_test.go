@@ -290,6 +290,10 @@ func TestBadValues(t *testing.T) {
 		{"guardPolicies.p.match.resources=x", "- at '/guardPolicies/p': missing property 'rules'\n"},
 		{"examplePolicies=yes", "- at '/examplePolicies': got string, want boolean\n"},
 		{"guardCRDs.names={widgets}", "- at '/guardCRDs/names/0': 'widgets' does not match pattern '^[a-z0-9-]+\\\\.[a-z0-9.-]+$'\n"},
+		{"audit.qps=0", "- at '/audit/qps': exclusiveMinimum: got 0, want 0\n"},
+		{"audit.pageSize=0", "- at '/audit/pageSize': minimum: got 0, want 1\n"},
+		{"audit.interval=hourly", "- at '/audit/interval': 'hourly' does not match pattern '^([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$'\n"},
+		{"audit.enable=true", "- at '/audit': additional properties 'enable' not allowed\n"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, errOut, err := helm(t.Context(), "template", "r", env.chart, "-n", releaseNamespace, "--set", tc.set)
