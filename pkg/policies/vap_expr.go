@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -218,10 +219,12 @@ func celFinding(path celPath, body string) string {
 	return path.expr() + ` + ": " + ` + body
 }
 
-// lowerBinds rewrites every cel.bind(name, value, body) in expr to
-// [value].map(name, body)[0]. The generators bind with cel.bind, which
-// reads best, but the API server's CEL environment has no ext.Bindings; a
-// one-item comprehension binds the same way and costs one iteration.
+// lowerBinds rewrites every cel.bind(name, value, body) in expr, as the
+// API server's CEL environment has no ext.Bindings. A value that only
+// selects (a name, then [key]s: a map lookup each) is written in place of
+// name; any other becomes [value].map(name, body)[0], a one-item
+// comprehension, which binds the same way but costs a list and a fold on
+// every evaluation.
 func lowerBinds(expr string) string {
 	const bind = "cel.bind("
 	for {
@@ -234,8 +237,47 @@ func lowerBinds(expr string) string {
 			return expr // not ours; the compiler will report it
 		}
 		lowered := "[" + args[1] + "].map(" + args[0] + ", " + args[2] + ")[0]"
+		if celSelection.MatchString(args[1]) {
+			lowered = "(" + replaceIdent(args[2], args[0], args[1]) + ")"
+		}
 		expr = expr[:start] + lowered + expr[end:]
 	}
+}
+
+// celSelection matches an expression that only selects: a name followed
+// by fields and by indexes that are string literals or names.
+var celSelection = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[("[^"\\]*"|[A-Za-z_][A-Za-z0-9_]*)\])*$`)
+
+// replaceIdent replaces the identifier name in s with with, outside string
+// literals.
+func replaceIdent(s, name, with string) string {
+	isIdent := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && i+1 < len(s) {
+				b.WriteByte(c)
+				i++
+				c = s[i]
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case strings.HasPrefix(s[i:], name) && (i == 0 || !isIdent(s[i-1]) && s[i-1] != '.') &&
+			(i+len(name) == len(s) || !isIdent(s[i+len(name)])):
+			b.WriteString(with)
+			i += len(name) - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // splitCallArgs splits the arguments of a call whose "(" ends just before
