@@ -117,7 +117,9 @@ func CompileVAP(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*VAP, error
 				b = &vapBuild{}
 				builds[enforcement] = b
 			}
-			b.add(gp.Name, r, j, check)
+			if err := b.add(gp.Name, r, j, check); err != nil {
+				return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.name, err)
+			}
 		}
 	}
 	for _, enforcement := range []v1alpha1.Enforcement{v1alpha1.Deny, v1alpha1.Warn, v1alpha1.Audit} {
@@ -169,7 +171,7 @@ const vapRequestNamespace = `(has(request.namespace) ? request.namespace : "")`
 
 var nonIdentifier = regexp.MustCompile(`[^a-zA-Z0-9_]`)
 
-func (b *vapBuild) add(policy string, r compiledRule, index int, check vapCheck) {
+func (b *vapBuild) add(policy string, r compiledRule, index int, check vapCheck) error {
 	prefix := fmt.Sprintf("[%s/%s] ", policy, r.name)
 	ops := make([]string, 0, 3)
 	for _, op := range r.operations() {
@@ -181,28 +183,40 @@ func (b *vapBuild) add(policy string, r compiledRule, index int, check vapCheck)
 		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: lowerBinds(h.Expression)})
 	}
 	if check.findings == "" {
+		expression := fmt.Sprintf("!(%s) || (%s)", guard, check.expression)
 		b.validations = append(b.validations, admissionregistrationv1.Validation{
-			Expression:        fmt.Sprintf("!(%s) || (%s)", guard, check.expression),
-			MessageExpression: lowerBinds(celString(prefix) + " + " + check.messageExpression),
+			Expression: expression,
+			// The API server evaluates the message on every request:
+			// only a failing one pays for it.
+			MessageExpression: lowerBinds(fmt.Sprintf(`(%s) ? "" : %s + %s`, expression, celString(prefix), check.messageExpression)),
 			Message:           prefix + check.message,
 			Reason:            &reason,
 		})
-		return
+		return nil
+	}
+	noFindings, err := celNoFindings(check.findings)
+	if err != nil {
+		return err
 	}
 	name := fmt.Sprintf("%s_%d", nonIdentifier.ReplaceAllString(r.name, "_"), index)
 	b.variables = append(b.variables, admissionregistrationv1.Variable{
+		Name:       name + "_passes",
+		Expression: lowerBinds(fmt.Sprintf("!(%s) || (%s)", guard, noFindings)),
+	}, admissionregistrationv1.Variable{
 		Name:       name,
 		Expression: lowerBinds(fmt.Sprintf("%s ? %s : []", guard, check.findings)),
 	})
-	// The API server drops an evaluated message over 5 KiB for the static
-	// one, which names the rule but no field: dozens of findings of one
-	// rule in one request.
+	// The API server evaluates the message on every request, so it
+	// builds the findings only for a request that fails. It drops an
+	// evaluated message over 5 KiB for the static one, which names the
+	// rule but no field: dozens of findings of one rule in one request.
 	b.validations = append(b.validations, admissionregistrationv1.Validation{
-		Expression:        fmt.Sprintf("variables.%s.size() == 0", name),
-		MessageExpression: fmt.Sprintf("%s + variables.%s.join(%s)", celString(prefix), name, celString(vapFindingSeparator)),
+		Expression:        fmt.Sprintf("variables.%s_passes", name),
+		MessageExpression: fmt.Sprintf(`variables.%[1]s_passes ? "" : %[2]s + variables.%[1]s.join(%[3]s)`, name, celString(prefix), celString(vapFindingSeparator)),
 		Message:           prefix + vapMessageFallbackText,
 		Reason:            &reason,
 	})
+	return nil
 }
 
 // VAPName is the name of the ValidatingAdmissionPolicy (and binding) that
