@@ -221,8 +221,8 @@ func celFinding(path celPath, body string) string {
 
 // lowerBinds rewrites every cel.bind(name, value, body) in expr, as the
 // API server's CEL environment has no ext.Bindings. A value that only
-// selects (a name, then [key]s: a map lookup each) is written in place of
-// name; any other becomes [value].map(name, body)[0], a one-item
+// selects (a name, then [key]s: a map lookup each), or a body that is name
+// itself, is written in place of name; any other becomes [value].map(name, body)[0], a one-item
 // comprehension, which binds the same way but costs a list and a fold on
 // every evaluation.
 func lowerBinds(expr string) string {
@@ -237,7 +237,7 @@ func lowerBinds(expr string) string {
 			return expr // not ours; the compiler will report it
 		}
 		lowered := "[" + args[1] + "].map(" + args[0] + ", " + args[2] + ")[0]"
-		if celSelection.MatchString(args[1]) {
+		if args[2] == args[0] || celSelection.MatchString(args[1]) {
 			lowered = "(" + replaceIdent(args[2], args[0], args[1]) + ")"
 		}
 		expr = expr[:start] + lowered + expr[end:]

@@ -10,6 +10,7 @@ func TestLowerBinds(t *testing.T) {
 		`cel.bind(v1, x, y.v1 + v12)`: `(y.v1 + v12)`,
 		// Anything else is a one-item comprehension, innermost first.
 		`cel.bind(q, quantity(s), cel.bind(r, q.add(q), r.isZero()))`: `[quantity(s)].map(q, [q.add(q)].map(r, r.isZero())[0])[0]`,
+		`cel.bind(d, q.add(q), d)`:                                    `(q.add(q))`,
 		`cel.bind(s, "a, b", s.split(", "))`:                          `["a, b"].map(s, s.split(", "))[0]`,
 	} {
 		if got := lowerBinds(expr); got != want {

@@ -68,7 +68,7 @@ func (r *noFindings) of(e ast.Expr) ast.Expr {
 			if walk.IsMemberFunction() && (walk.FunctionName() == "map" && len(vars) == 2 || walk.FunctionName() == "transformList" && len(vars) == 3) {
 				last := len(vars) - 1
 				allArgs := append(append([]ast.Expr{}, vars[:last]...), r.of(vars[last]))
-				return r.fac.NewMemberCall(r.nextID(), "all", walk.Target(), allArgs...)
+				return r.fac.NewMemberCall(r.nextID(), "all", unsortedKeys(walk.Target()), allArgs...)
 			}
 		}
 	}
@@ -119,6 +119,24 @@ func boolLiteral(e ast.Expr) *bool {
 	}
 	v := bool(b)
 	return &v
+}
+
+// unsortedKeys is m for m.map(k, k).sort(), the keys of a map in order:
+// whether every key passes does not depend on their order, and all() over
+// a map visits its keys.
+func unsortedKeys(e ast.Expr) ast.Expr {
+	if e.Kind() != ast.CallKind || e.AsCall().FunctionName() != "sort" || len(e.AsCall().Args()) != 0 || !e.AsCall().IsMemberFunction() {
+		return e
+	}
+	keys := e.AsCall().Target()
+	if keys.Kind() != ast.CallKind {
+		return e
+	}
+	m := keys.AsCall()
+	if args := m.Args(); m.FunctionName() != "map" || !m.IsMemberFunction() || len(args) != 2 || args[0].Kind() != ast.IdentKind || !isIdent(args[1], args[0].AsIdent()) {
+		return e
+	}
+	return m.Target()
 }
 
 func isIdent(e ast.Expr, name string) bool {
