@@ -105,8 +105,11 @@ func TestVAPJSON(t *testing.T) {
 	if vap.Spec.FailurePolicy == nil || *vap.Spec.FailurePolicy != admissionregistrationv1.Fail || len(vap.Spec.Validations) != 2 {
 		t.Errorf("policy spec = failurePolicy %v, %d validations; want Fail and one per rule", vap.Spec.FailurePolicy, len(vap.Spec.Validations))
 	}
-	if got := vap.Spec.Validations[0].MessageExpression; !strings.HasPrefix(got, `"[pod-resources/ratio] " + variables.`) {
-		t.Errorf("messageExpression = %q, want the policy/rule prefix", got)
+	// The validation tests the rule's boolean form; the message builds the
+	// findings, after the policy/rule prefix, only when it fails.
+	if v := vap.Spec.Validations[0]; v.Expression != "variables.ratio_0_passes" ||
+		v.MessageExpression != `variables.ratio_0_passes ? "" : "[pod-resources/ratio] " + variables.ratio_0.join("; ")` {
+		t.Errorf("validation = %q, message %q; want the boolean form and the prefixed findings", v.Expression, v.MessageExpression)
 	}
 }
 
