@@ -21,14 +21,17 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
 // endToEndFamily times server-side dry-run creates of the example CR
 // through a real kube-apiserver, at 1 and 8 concurrent clients, in
-// namespaces that each select one way of admitting it: none; crdguard
-// compiled by `crdguard vap` to ValidatingAdmissionPolicies; crdguard
-// as a validating webhook; and a no-op controller-runtime webhook, the
-// floor of any webhook.
+// namespaces that each select one way of admitting it: none; the same
+// checks written by hand as ValidatingAdmissionPolicies, the floor of
+// in-process CEL; crdguard compiled by `crdguard vap` to
+// ValidatingAdmissionPolicies; crdguard as a validating webhook; and a
+// no-op controller-runtime webhook, the floor of any webhook.
 type endToEndFamily struct {
 	env   *environment
 	cases []*endToEndCase
@@ -48,6 +51,7 @@ type endToEndCase struct {
 // The admission modes, each a namespace labelled benchLabel=mode.
 const (
 	modeNone     = "no admission"
+	modeHandVAP  = "hand-written ValidatingAdmissionPolicy"
 	modeVAP      = "crdguard as ValidatingAdmissionPolicy"
 	modeNoop     = "controller-runtime no-op webhook"
 	modeCrdguard = "crdguard as webhook"
@@ -56,6 +60,7 @@ const (
 
 var endToEndModes = []struct{ mode, namespace string }{
 	{modeNone, "bench-none"},
+	{modeHandVAP, "bench-hand"},
 	{modeVAP, "bench-vap"},
 	{modeNoop, "bench-noop"},
 	{modeCrdguard, "bench-crdguard"},
@@ -93,7 +98,25 @@ func (f *endToEndFamily) setup(ctx context.Context, env *environment) error {
 			return err
 		}
 	}
-	if err := f.createVAP(ctx, c); err != nil {
+	compiled, err := f.compileVAP(ctx)
+	if err != nil {
+		return err
+	}
+	if err := bindVAPs(ctx, c, compiled, "bench-vap"); err != nil {
+		return err
+	}
+	handWritten, err := manifest.ReadFile(filepath.Join(env.root, "bench", "testdata", "hand-written-vap.yaml"))
+	if err != nil {
+		return err
+	}
+	var hand []unstructured.Unstructured
+	for _, d := range handWritten {
+		if d.Err != nil {
+			return d.Err
+		}
+		hand = append(hand, *d.Object)
+	}
+	if err := bindVAPs(ctx, c, hand, "bench-hand"); err != nil {
 		return err
 	}
 	for _, w := range []struct {
@@ -136,50 +159,56 @@ func (f *endToEndFamily) setup(ctx context.Context, env *environment) error {
 	return nil
 }
 
-// createVAP compiles the example GuardPolicy with `crdguard vap` and
-// binds the policies to bench-vap. The example's approvers are left out:
-// an approval lifts a finding once, which only the webhook can do, so with
-// them every Deny rule would stay with the webhook.
-func (f *endToEndFamily) createVAP(ctx context.Context, c client.Client) error {
+// compileVAP compiles the example GuardPolicy with `crdguard vap`. The
+// example's approvers are left out: an approval lifts a finding once,
+// which only the webhook can do, so with them every Deny rule would stay
+// with the webhook.
+func (f *endToEndFamily) compileVAP(ctx context.Context) ([]unstructured.Unstructured, error) {
 	examples := filepath.Join(f.env.root, "examples", "mysql")
 	data, err := os.ReadFile(filepath.Join(examples, "policy.yaml"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var policy map[string]any
 	if err := yaml.Unmarshal(data, &policy); err != nil {
-		return err
+		return nil, err
 	}
 	delete(policy["spec"].(map[string]any), "approvers")
 	data, err = yaml.Marshal(policy)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	policyFile := filepath.Join(f.env.work, "policy-without-approvers.yaml")
 	if err := os.WriteFile(policyFile, data, 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	bin, err := f.env.binary("./cmd/crdguard")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, "vap", "--policies", policyFile, "--crds", filepath.Join(examples, "crd.yaml"), "-o", "json")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("crdguard vap: %v\n%s", err, stderr.String())
+		return nil, fmt.Errorf("crdguard vap: %v\n%s", err, stderr.String())
 	}
 	// Only the defaults rule, which mutates, stays with the webhook.
 	if got := strings.TrimSpace(stderr.String()); strings.Count(got, "\n") != 0 || !strings.Contains(got, "rule default-cpu-limit stays with the webhook") {
-		return fmt.Errorf("crdguard vap: want only default-cpu-limit left to the webhook, got:\n%s", got)
+		return nil, fmt.Errorf("crdguard vap: want only default-cpu-limit left to the webhook, got:\n%s", got)
 	}
 	var list unstructured.UnstructuredList
 	if err := json.Unmarshal(stdout.Bytes(), &list); err != nil {
-		return fmt.Errorf("crdguard vap: %w", err)
+		return nil, fmt.Errorf("crdguard vap: %w", err)
 	}
-	for _, item := range list.Items {
+	return list.Items, nil
+}
+
+// bindVAPs creates the policies and bindings of items, the bindings
+// restricted to namespace.
+func bindVAPs(ctx context.Context, c client.Client, items []unstructured.Unstructured, namespace string) error {
+	for _, item := range items {
 		if item.GetKind() == "ValidatingAdmissionPolicyBinding" {
-			selector := map[string]any{"matchLabels": map[string]any{benchLabel: "bench-vap"}}
+			selector := map[string]any{"matchLabels": map[string]any{benchLabel: namespace}}
 			if err := unstructured.SetNestedField(item.Object, selector, "spec", "matchResources", "namespaceSelector"); err != nil {
 				return err
 			}
@@ -231,6 +260,7 @@ func (f *endToEndFamily) waitActive(ctx context.Context, dyn dynamic.Interface, 
 		denial    string // "" for allowed
 	}{
 		{"bench-none", wrongImage, ""},
+		{"bench-hand", wrongImage, "the image tag must match spec.version"},
 		{"bench-vap", wrongImage, "[mysql-safety/image-version]"},
 		{"bench-crdguard", wrongImage, "does not match spec.version"},
 		{"bench-noop", probe, "deny-probe is denied"},
@@ -316,7 +346,7 @@ func (f *endToEndFamily) rows() []*row {
 			}
 			switch c.mode {
 			case modeVAP:
-				c.row.vs += "; target ≤ 1.10×"
+				c.row.vs += fmt.Sprintf("; target ≤ 1.10×; %s hand-written VAP", ratio(float64(m.p50), float64(byMode[modeHandVAP].p50)))
 			case modeCrdguard:
 				c.row.vs += fmt.Sprintf("; %s VAP, %s no-op webhook", ratio(float64(m.p50), float64(byMode[modeVAP].p50)), ratio(float64(m.p50), float64(byMode[modeNoop].p50)))
 			}
@@ -328,7 +358,8 @@ func (f *endToEndFamily) rows() []*row {
 
 func (f *endToEndFamily) notes() []string {
 	return []string{"endtoend: server-side dry-run CREATEs of examples/mysql/good.yaml with client-go through kube-apiserver " +
-		"(envtest, etcd on the same machine), one namespace per way of admitting it. The VAP is `crdguard vap` of examples/mysql/policy.yaml " +
+		"(envtest, etcd on the same machine), one namespace per way of admitting it. The hand-written VAP is bench/testdata/hand-written-vap.yaml: " +
+		"the same checks on a CREATE as a cluster administrator would write them, trusting the CRD's schema, with static messages. crdguard's VAP is `crdguard vap` of examples/mysql/policy.yaml " +
 		"without its approvers (with them every Deny rule stays with the webhook); only the defaults rule, which mutates, is not in it. " +
 		"The webhooks are validating only, HTTP/2 (crdguard with --enable-http2), failurePolicy Fail. CPU per op is the webhook process's CPU per request."}
 }

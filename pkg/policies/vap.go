@@ -23,6 +23,7 @@ const (
 	VAPEnforcementLabel    = "crdguard.dev/enforcement"
 	vapFindingSeparator    = "; "
 	vapMessageFallbackText = "failed; the finding could not be described"
+	vapGateCondition       = "fails-a-rule"
 )
 
 // VAPRule says where one rule of a GuardPolicy runs once compiled.
@@ -110,14 +111,14 @@ func CompileVAP(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*VAP, error
 			return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.name, err)
 		}
 		out.Rules = append(out.Rules, entry)
-		for j, check := range checks {
+		for _, check := range checks {
 			enforcement := weaker(check.enforcement, r.enforcement)
 			b := builds[enforcement]
 			if b == nil {
 				b = &vapBuild{}
 				builds[enforcement] = b
 			}
-			if err := b.add(gp.Name, r, j, check); err != nil {
+			if err := b.add(gp.Name, r, check); err != nil {
 				return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.name, err)
 			}
 		}
@@ -162,7 +163,20 @@ func ruleKindOf(spec *v1alpha1.Rule) ruleKind {
 // vapBuild collects the validations of one enforcement.
 type vapBuild struct {
 	variables   []admissionregistrationv1.Variable
-	validations []admissionregistrationv1.Validation
+	validations []vapValidation
+}
+
+// vapValidation is a validation whose messageExpression depends on the
+// policy's gate.
+type vapValidation struct {
+	admissionregistrationv1.Validation
+	// failed is the message when the validation fails.
+	failed string
+	// gateable tells that the expression may go into a gate: it never
+	// fails to evaluate (a cel rule's may, which a match condition must
+	// not do in its place) and uses no variable (a match condition has
+	// none).
+	gateable bool
 }
 
 // vapRequestNamespace is the request's namespace, "" for a cluster-scoped
@@ -171,7 +185,7 @@ const vapRequestNamespace = `(has(request.namespace) ? request.namespace : "")`
 
 var nonIdentifier = regexp.MustCompile(`[^a-zA-Z0-9_]`)
 
-func (b *vapBuild) add(policy string, r compiledRule, index int, check vapCheck) error {
+func (b *vapBuild) add(policy string, r compiledRule, check vapCheck) error {
 	prefix := fmt.Sprintf("[%s/%s] ", policy, r.name)
 	ops := make([]string, 0, 3)
 	for _, op := range r.operations() {
@@ -179,44 +193,99 @@ func (b *vapBuild) add(policy string, r compiledRule, index int, check vapCheck)
 	}
 	guard := "request.operation in " + celStrings(ops)
 	reason := metav1.StatusReasonInvalid
-	for _, h := range check.helpers {
-		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: lowerBinds(h.Expression)})
-	}
 	if check.findings == "" {
-		expression := fmt.Sprintf("!(%s) || (%s)", guard, check.expression)
-		b.validations = append(b.validations, admissionregistrationv1.Validation{
-			Expression: expression,
-			// The API server evaluates the message on every request:
-			// only a failing one pays for it.
-			MessageExpression: lowerBinds(fmt.Sprintf(`(%s) ? "" : %s + %s`, expression, celString(prefix), check.messageExpression)),
-			Message:           prefix + check.message,
-			Reason:            &reason,
+		b.validations = append(b.validations, vapValidation{
+			Validation: admissionregistrationv1.Validation{
+				Expression: fmt.Sprintf("!(%s) || (%s)", guard, check.expression),
+				Message:    prefix + check.message,
+				Reason:     &reason,
+			},
+			failed: lowerBinds(celString(prefix) + " + " + check.messageExpression),
 		})
 		return nil
 	}
-	noFindings, err := celNoFindings(check.findings)
+	for _, h := range check.helpers {
+		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: lowerBinds(h.Expression)})
+	}
+	passes, inlined, err := vapPasses(check)
 	if err != nil {
 		return err
 	}
-	name := fmt.Sprintf("%s_%d", nonIdentifier.ReplaceAllString(r.name, "_"), index)
-	b.variables = append(b.variables, admissionregistrationv1.Variable{
-		Name:       name + "_passes",
-		Expression: lowerBinds(fmt.Sprintf("!(%s) || (%s)", guard, noFindings)),
-	}, admissionregistrationv1.Variable{
-		Name:       name,
-		Expression: lowerBinds(fmt.Sprintf("%s ? %s : []", guard, check.findings)),
-	})
-	// The API server evaluates the message on every request, so it
-	// builds the findings only for a request that fails. It drops an
-	// evaluated message over 5 KiB for the static one, which names the
-	// rule but no field: dozens of findings of one rule in one request.
-	b.validations = append(b.validations, admissionregistrationv1.Validation{
-		Expression:        fmt.Sprintf("variables.%s_passes", name),
-		MessageExpression: fmt.Sprintf(`variables.%[1]s_passes ? "" : %[2]s + variables.%[1]s.join(%[3]s)`, name, celString(prefix), celString(vapFindingSeparator)),
-		Message:           prefix + vapMessageFallbackText,
-		Reason:            &reason,
+	// The API server drops an evaluated message over 5 KiB for the static
+	// one, which names the rule but no field: dozens of findings of one
+	// rule in one request.
+	b.validations = append(b.validations, vapValidation{
+		Validation: admissionregistrationv1.Validation{
+			Expression: fmt.Sprintf("!(%s) || (%s)", guard, passes),
+			Message:    prefix + vapMessageFallbackText,
+			Reason:     &reason,
+		},
+		failed:   lowerBinds(fmt.Sprintf(`%s + (%s ? %s : []).join(%s)`, celString(prefix), guard, check.findings, celString(vapFindingSeparator))),
+		gateable: inlined,
 	})
 	return nil
+}
+
+// maxInlined is the largest boolean form that reads the helpers where it
+// uses them. Type-checking an expression takes time that grows faster
+// than its size (about 10 ms at 2 KB, 0.1 s at 12 KB, 1 s at 32 KB),
+// which kube-apiserver spends on each change of a policy.
+const maxInlined = 8 << 10
+
+// vapPasses is the boolean form of check's findings. It reads the helpers
+// where it uses them, so that it builds no list of places, unless that
+// makes it larger than maxInlined; then it uses the variables.
+func vapPasses(check vapCheck) (passes string, inlined bool, err error) {
+	if passes, err = celNoFindings(inlineHelpers(check.findings, check.helpers)); err != nil || len(passes) <= maxInlined {
+		return passes, true, err
+	}
+	passes, err = celNoFindings(check.findings)
+	return passes, false, err
+}
+
+// inlineHelpers writes each helper in place of variables.<name> in expr.
+func inlineHelpers(expr string, helpers []admissionregistrationv1.Variable) string {
+	for i := len(helpers) - 1; i >= 0; i-- { // a helper uses only those before it
+		expr, _ = replaceIdent(expr, "variables."+helpers[i].Name, "("+helpers[i].Expression+")")
+	}
+	return expr
+}
+
+// maxGate is the largest gate written (see maxInlined).
+const maxGate = 16 << 10
+
+// gated builds the validations with a gate: a match condition that lets
+// through only a request that fails a rule. The API server evaluates
+// every validation and then every messageExpression; behind the gate a
+// passing request, nearly every request, costs one evaluation of each
+// rule instead of a validation and a message each. A policy with a
+// validation that is not gateable, or whose gate would be larger than
+// maxGate, has none: its
+// messages test their validation again, so that only a failing request
+// builds the findings.
+func (b *vapBuild) gated() ([]admissionregistrationv1.Validation, *admissionregistrationv1.MatchCondition) {
+	var passes []string
+	size := 0
+	for _, v := range b.validations {
+		passes = append(passes, v.Expression)
+		size += len(v.Expression)
+		if !v.gateable || size > maxGate {
+			passes = nil
+			break
+		}
+	}
+	out := make([]admissionregistrationv1.Validation, len(b.validations))
+	for i, v := range b.validations {
+		out[i] = v.Validation
+		out[i].MessageExpression = v.failed
+		if passes == nil {
+			out[i].MessageExpression = fmt.Sprintf(`(%s) ? "" : %s`, v.Expression, v.failed)
+		}
+	}
+	if passes == nil {
+		return out, nil
+	}
+	return out, &admissionregistrationv1.MatchCondition{Name: vapGateCondition, Expression: "!((" + strings.Join(passes, ") && (") + "))"}
 }
 
 // VAPName is the name of the ValidatingAdmissionPolicy (and binding) that
@@ -233,15 +302,20 @@ func (b *vapBuild) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforc
 		Annotations: map[string]string{VAPPolicyAnnotation: gp.Name},
 	}
 	fail := admissionregistrationv1.Fail
+	validations, gate := b.gated()
+	conditions := vapMatchConditions(&gp.Spec.Match)
+	if gate != nil {
+		conditions = append(conditions, *gate)
+	}
 	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: *meta.DeepCopy(),
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    &fail,
 			MatchConstraints: vapMatchResources(&gp.Spec.Match),
-			MatchConditions:  vapMatchConditions(&gp.Spec.Match),
+			MatchConditions:  conditions,
 			Variables:        b.variables,
-			Validations:      b.validations,
+			Validations:      validations,
 		},
 	}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{

@@ -66,8 +66,14 @@ func checkVAPCompiles(t testing.TB, vap *admissionregistrationv1.ValidatingAdmis
 			t.Fatalf("%s: validations[%d].messageExpression does not compile: %v\n%s", vap.Name, i, res.Error, v.MessageExpression)
 		}
 	}
+	// Match conditions are evaluated before the variables: kube-apiserver
+	// compiles them without.
+	matchCompiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, m := range vap.Spec.MatchConditions {
-		if res := compiler.CompileCELExpression((*matchconditions.MatchCondition)(&m), opts, environment.NewExpressions); res.Error != nil {
+		if res := matchCompiler.CompileCELExpression((*matchconditions.MatchCondition)(&m), opts, environment.NewExpressions); res.Error != nil {
 			t.Fatalf("%s: matchConditions[%d] does not compile: %v", vap.Name, i, res.Error)
 		}
 	}

@@ -177,9 +177,10 @@ func celWalk(names *celNames, p objectPath, i int, value string, path celPath, l
 	}
 }
 
-// celIsNumber tells whether v is a JSON number.
+// celIsNumber tells whether v is a JSON number: the API server decodes
+// one as an int or a double, never as a uint.
 func celIsNumber(v string) string {
-	return fmt.Sprintf("(type(%[1]s) == int || type(%[1]s) == uint || type(%[1]s) == double)", v)
+	return fmt.Sprintf("(type(%[1]s) == int || type(%[1]s) == double)", v)
 }
 
 // celIsScalar tells whether v is neither an object nor a list.
@@ -187,9 +188,10 @@ func celIsScalar(v string) string {
 	return fmt.Sprintf("(type(%[1]s) != map && type(%[1]s) != list)", v)
 }
 
-// celScalarString is scalarString: a string as it is, a number as printed.
+// celScalarString is scalarString: a string as it is (string() of a
+// string is the string), a number as printed.
 func celScalarString(v string) string {
-	return fmt.Sprintf("(type(%[1]s) == string ? %[1]s : string(%[1]s))", v)
+	return fmt.Sprintf("string(%s)", v)
 }
 
 // celShowValue is showValue for scalars: strings quoted, numbers and
@@ -221,12 +223,14 @@ func celFinding(path celPath, body string) string {
 
 // lowerBinds rewrites every cel.bind(name, value, body) in expr, as the
 // API server's CEL environment has no ext.Bindings. A value that only
-// selects (a name, then [key]s: a map lookup each), or a body that is name
-// itself, is written in place of name; any other becomes [value].map(name, body)[0], a one-item
-// comprehension, which binds the same way but costs a list and a fold on
-// every evaluation.
+// selects (a name, then fields and [key]s: a map lookup each) is written
+// in place of name unless that repeats more lookups than maxRepeatedLookups,
+// as is a body that is name itself; any other becomes [value].map(name,
+// body)[0], a one-item comprehension, which binds the same way but costs a
+// list and a fold on every evaluation, about as much as six lookups.
 func lowerBinds(expr string) string {
 	const bind = "cel.bind("
+	const maxRepeatedLookups = 6
 	for {
 		start := strings.LastIndex(expr, bind) // innermost first: its arguments hold no bind
 		if start < 0 {
@@ -237,20 +241,27 @@ func lowerBinds(expr string) string {
 			return expr // not ours; the compiler will report it
 		}
 		lowered := "[" + args[1] + "].map(" + args[0] + ", " + args[2] + ")[0]"
-		if args[2] == args[0] || celSelection.MatchString(args[1]) {
-			lowered = "(" + replaceIdent(args[2], args[0], args[1]) + ")"
+		inlined, uses := replaceIdent(args[2], args[0], args[1])
+		lookups := len(celSelectionStep.FindAllString(args[1], -1))
+		if args[2] == args[0] || celSelection.MatchString(args[1]) && lookups*(uses-1) <= maxRepeatedLookups {
+			lowered = "(" + inlined + ")"
 		}
 		expr = expr[:start] + lowered + expr[end:]
 	}
 }
 
 // celSelection matches an expression that only selects: a name followed
-// by fields and by indexes that are string literals or names.
-var celSelection = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[("[^"\\]*"|[A-Za-z_][A-Za-z0-9_]*)\])*$`)
+// by fields and by indexes that are string literals or names, each a
+// celSelectionStep.
+var (
+	celSelection     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[("[^"\\]*"|[A-Za-z_][A-Za-z0-9_]*)\])*$`)
+	celSelectionStep = regexp.MustCompile(`\.[A-Za-z_][A-Za-z0-9_]*|\[("[^"\\]*"|[A-Za-z_][A-Za-z0-9_]*)\]`)
+)
 
 // replaceIdent replaces the identifier name in s with with, outside string
-// literals.
-func replaceIdent(s, name, with string) string {
+// literals, and counts the replacements.
+func replaceIdent(s, name, with string) (string, int) {
+	uses := 0
 	isIdent := func(c byte) bool {
 		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 	}
@@ -272,12 +283,13 @@ func replaceIdent(s, name, with string) string {
 		case strings.HasPrefix(s[i:], name) && (i == 0 || !isIdent(s[i-1]) && s[i-1] != '.') &&
 			(i+len(name) == len(s) || !isIdent(s[i+len(name)])):
 			b.WriteString(with)
+			uses++
 			i += len(name) - 1
 			continue
 		}
 		b.WriteByte(c)
 	}
-	return b.String()
+	return b.String(), uses
 }
 
 // splitCallArgs splits the arguments of a call whose "(" ends just before

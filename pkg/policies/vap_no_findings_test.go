@@ -14,13 +14,22 @@ func TestCELNoFindings(t *testing.T) {
 		`[] + (d ? [] : ["y"]) + ["z"]`:       `false`,
 		`xs.map(v, v > 1 ? [] : ["big"]).flatten()`:                             `xs.all(v, v > 1)`,
 		`xs.transformList(i, v, v ? [] : [string(i)]).flatten()`:                `xs.all(i, v, v)`,
-		`cel.bind(a, x.y, a > 1 ? [] : ["m"])`:                                  `cel.bind(a, x.y, a > 1)`,
+		`cel.bind(a, x.y, a > 1 ? [] : ["m"])`:                                  `x.y > 1`,
+		`cel.bind(a, f(x), a > 1 && a < 3 ? [] : ["m"])`:                        `[f(x)].all(a, a > 1 && a < 3)`,
+		`cel.bind(a, f(x), a + a) > 1 ? [] : ["m"]`:                             `[f(x)].map(a, a + a)[0] > 1`,
+		`cel.bind(a, x["y"]["z"], a + a + a + a + a > 1 ? [] : ["m"])`:          `[x["y"]["z"]].all(a, a + a + a + a + a > 1)`,
+		`(a && b ? [] : ["x"]) + (a ? [] : ["y"])`:                              `a && b`,
+		`a ? (a && b ? [] : ["x"]) : ["y"]`:                                     `a ? b : false`,
 		`cel.bind(a, x.y, b ? [] : ["m: " + a])`:                                `b`,
 		`m.map(k, k).sort().map(k, m[k] == "" ? ["empty " + k] : []).flatten()`: `m.all(k, !(m[k] == ""))`,
 		`m.map(k, k + "x").sort().map(k, [k]).flatten()`:                        `m.map(k, k + "x").sort().all(k, false)`,
 		`variables.l`:    `size(variables.l) == 0`,
 		`xs.map(v, [v])`: `size(xs.map(v, [v])) == 0`,
 		`object.?spec.orValue(null) == null ? [] : ["has a spec"]`: `object.?spec.orValue(null) == null`,
+		// A walk's places are written out, each field read where it is known.
+		`(c ? [{'p': dyn("a"), 'v': dyn(o["x"]), 'f': dyn(true)}] : [{'p': dyn("a"), 'v': dyn(null), 'f': dyn(false)}]).map(pl, pl.f ? (pl.v > 1 ? [] : ["big at " + pl.p]) : ["missing " + pl.p]).flatten()`: `c ? (o["x"] > 1) : false`,
+		`[{'p': dyn("a"), 'v': dyn(o["x"]), 'f': dyn(true)}, {'p': dyn("b"), 'v': dyn(o["y"]), 'f': dyn(true)}].map(pl, pl.v > 1 ? [] : ["big"]).flatten()`:                                                   `o["x"] > 1 && o["y"] > 1`,
+		`[[1], [2], [3]].map(pl, pl[0] > 1 ? [] : ["big"]).flatten()`: `[[1], [2], [3]].all(pl, pl[0] > 1)`,
 	} {
 		got, err := celNoFindings(findings)
 		if err != nil || got != want {

@@ -157,14 +157,13 @@ func (b ratioBand) celViolation(names *celNames, path celPath, req, lim string) 
 	if b.max == nil {
 		zero = "[]" // nothing requested and anything allowed
 	} else {
-		zero = fmt.Sprintf("(%s.compareTo(quantity(\"0\")) == 0 ? [] : [%s])", lq, celFinding(path, unbounded))
+		zero = fmt.Sprintf("(sign(%s) == 0 ? [] : [%s])", lq, celFinding(path, unbounded))
 	}
 	var bad []string
-	// cmp is the sign of limit/request - p/q: of q×limit - p×request,
+	// cmp is the sign of limit/request - p/q: q×limit against p×request,
 	// turned when the request is negative.
 	cmp := func(bound *big.Rat) string {
-		d := fmt.Sprintf("%s.sub(%s)", celMultiply(names, lq, bound.Denom().Int64()), celMultiply(names, rq, bound.Num().Int64()))
-		return fmt.Sprintf(`(%[1]s.compareTo(quantity("0")) > 0 ? %[2]s.compareTo(quantity("0")) : -%[2]s.compareTo(quantity("0")))`, rq, d)
+		return fmt.Sprintf(`sign(%s) * %s.compareTo(%s)`, rq, celMultiply(names, lq, bound.Denom().Int64()), celMultiply(names, rq, bound.Num().Int64()))
 	}
 	if b.min != nil {
 		op := "< 0"
@@ -187,21 +186,23 @@ func (b ratioBand) celViolation(names *celNames, path celPath, req, lim string) 
 	ratio := names.next("ratio")
 	msg := fmt.Sprintf(`cel.bind(%[1]s, "%%.2f".format([%[2]s.asApproximateFloat() / %[3]s.asApproximateFloat()]), %[4]s + " is " + (%[1]s.endsWith("0") ? %[1]s.substring(0, %[1]s.size() - 1) : %[1]s) + "× requests.%[5]s " + %[6]s + "; allowed %[7]s")`,
 		ratio, lq, rq, celString("Invalid value: limits."+b.resource+" ")+" + "+lraw, b.resource, rraw, b.describe())
-	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, %s.compareTo(quantity(\"0\")) == 0 ? %s : (%s ? [%s] : [])))))",
+	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, sign(%s) == 0 ? %s : (%s ? [%s] : [])))))",
 		rq, celQuantity(req), lq, celQuantity(lim), rraw, celScalarString(req), lraw, celScalarString(lim),
 		rq, zero, strings.Join(bad, " || "), celFinding(path, msg))
 }
 
-// celMultiply is n×q for the quantity q, by doubling and adding: the
-// quantity library has add but no mul.
+// celMultiply is n×q for the quantity q, by adding: the quantity library
+// has add but no mul. Up to linearAdds it adds q n-1 times; above, it
+// doubles and adds, binding each double, which costs a comprehension.
 func celMultiply(names *celNames, q string, n int64) string {
+	const linearAdds = 8
 	switch {
 	case n == 0:
 		return "quantity('0')"
-	case n == 1:
-		return q
 	case n < 0:
 		return fmt.Sprintf("quantity('0').sub(%s)", celMultiply(names, q, -n))
+	case n <= linearAdds:
+		return q + strings.Repeat(".add("+q+")", int(n-1))
 	}
 	var doubles []string
 	var terms []string

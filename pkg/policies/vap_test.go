@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"sigs.k8s.io/yaml"
 
@@ -209,3 +210,62 @@ func compareKnown(t *testing.T, want, have, engineOnly, vapOnly []string) ([]str
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestVAPGate checks where the compiled validations go: a policy whose
+// rules all have a boolean form that fits gets a gate, a match condition
+// that lets through only a request that fails one of them, and messages
+// that no longer test their validation; one with a cel rule or with forms
+// too large to write out has none, and each message tests its validation.
+func TestVAPGate(t *testing.T) {
+	compile := func(dir string) *VAP {
+		schemas, err := schema.RegistryFromFiles(t.Context(), "../../examples/mysql/crd.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gps, err := PoliciesFromDocuments(t.Context(), readDocs(t, filepath.Join(dir, "policy.yaml")), schemas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gps[0].Spec.Approvers = nil
+		compiled, err := CompileVAP(gps[0], schemas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return compiled
+	}
+	gate := func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) string {
+		last := vap.Spec.MatchConditions[len(vap.Spec.MatchConditions)-1]
+		if last.Name != vapGateCondition {
+			return ""
+		}
+		return last.Expression
+	}
+	example := compile("../../examples/mysql")
+	deny, warn := example.Policies[0], example.Policies[1]
+	var passes []string
+	for _, v := range deny.Spec.Validations {
+		passes = append(passes, v.Expression)
+		if strings.Contains(v.Expression, "variables.") || !strings.HasPrefix(v.MessageExpression, `"[mysql-safety/`) {
+			t.Errorf("%s: validation %q, message %q; want the written-out boolean form and the findings alone", deny.Name, v.Expression, v.MessageExpression)
+		}
+	}
+	if got, want := gate(deny), "!(("+strings.Join(passes, ") && (")+"))"; got != want {
+		t.Errorf("%s: gate %q; want %q", deny.Name, got, want)
+	}
+	// The warn policy holds the cel rule, which may fail to evaluate; the
+	// preset's walks are too large to write out.
+	preset := compile("testdata/resources/ratio-boundaries").Policies[0]
+	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{warn, preset} {
+		if g := gate(vap); g != "" {
+			t.Errorf("%s: gate %q; want none", vap.Name, g)
+		}
+		for _, v := range vap.Spec.Validations {
+			if !strings.HasPrefix(v.MessageExpression, "("+v.Expression+`) ? "" : "[`) {
+				t.Errorf("%s: message %q does not test its validation first", vap.Name, v.MessageExpression)
+			}
+		}
+	}
+	if !strings.Contains(preset.Spec.Validations[0].Expression, "variables.places") {
+		t.Errorf("%s: validation %q; want the preset's places read from their variables", preset.Name, preset.Spec.Validations[0].Expression)
+	}
+}
