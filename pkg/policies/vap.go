@@ -63,6 +63,10 @@ type vapCheck struct {
 	// body" as the engine prints a finding on one line; empty when the
 	// request passes.
 	findings string
+	// passes, when set, is the boolean form of findings as the rule kind
+	// writes it: true exactly when findings is empty. Else it is derived
+	// from findings.
+	passes string
 	// expression, messageExpression and message form a validation of its
 	// own when findings is "": a cel rule keeps its expression, so it
 	// behaves as the rule's author wrote it.
@@ -236,10 +240,15 @@ const maxInlined = 8 << 10
 // where it uses them, so that it builds no list of places, unless that
 // makes it larger than maxInlined; then it uses the variables.
 func vapPasses(check vapCheck) (passes string, inlined bool, err error) {
-	if passes, err = celNoFindings(inlineHelpers(check.findings, check.helpers)); err != nil || len(passes) <= maxInlined {
+	form := func(expr string) (string, error) { return celNoFindings(expr) }
+	expr := check.findings
+	if check.passes != "" {
+		form, expr = celBoolean, check.passes
+	}
+	if passes, err = form(inlineHelpers(expr, check.helpers)); err != nil || len(passes) <= maxInlined {
 		return passes, true, err
 	}
-	passes, err = celNoFindings(check.findings)
+	passes, err = form(expr)
 	return passes, false, err
 }
 

@@ -26,16 +26,29 @@ import (
 // generators wrote comes back as written; a form it does not know is
 // tested with size() == 0, the same answer at the list's cost.
 func celNoFindings(findings string) (string, error) {
+	return rewriteBoolean(findings, (*noFindings).of)
+}
+
+// celBoolean is the boolean CEL expression expr with walks over few
+// places written out, decided tests folded away and binds lowered, as
+// celNoFindings writes the form it builds.
+func celBoolean(expr string) (string, error) {
+	return rewriteBoolean(expr, func(_ *noFindings, e ast.Expr) ast.Expr { return e })
+}
+
+// rewriteBoolean parses expr, turns it into a boolean with form and
+// optimises that.
+func rewriteBoolean(expr string, form func(*noFindings, ast.Expr) ast.Expr) (string, error) {
 	p, err := parser.NewParser(parser.EnableOptionalSyntax(true))
 	if err != nil {
 		return "", err
 	}
-	tree, errs := p.Parse(common.NewTextSource(findings))
+	tree, errs := p.Parse(common.NewTextSource(expr))
 	if errs != nil && len(errs.GetErrors()) > 0 {
 		return "", errors.New(errs.ToDisplayString())
 	}
 	r := &noFindings{fac: ast.NewExprFactory(), id: maxExprID(tree.Expr()), info: tree.SourceInfo()}
-	return parser.Unparse(r.lowerBinds(r.fold(r.of(tree.Expr()), map[string]bool{}), true), tree.SourceInfo(), parser.WrapOnOperators())
+	return parser.Unparse(r.lowerBinds(r.fold(form(r, tree.Expr()), map[string]bool{}), true), tree.SourceInfo(), parser.WrapOnOperators())
 }
 
 type noFindings struct {
@@ -432,6 +445,12 @@ func (r *noFindings) fold(e ast.Expr, facts map[string]bool) ast.Expr {
 		then := maps.Clone(facts)
 		then[r.text(c)] = true
 		return r.conditional(c, r.fold(args[1], then), r.fold(args[2], facts))
+	case "all":
+		if list, name := call.Target(), args[0]; call.IsMemberFunction() && len(args) == 2 && name.Kind() == ast.IdentKind {
+			if items := listItems(list); items >= 0 && items <= maxWrittenOut {
+				return r.fold(r.writeOut(list, name.AsIdent(), args[1]), facts)
+			}
+		}
 	case "!_":
 		a := r.fold(args[0], facts)
 		if lit := boolLiteral(a); lit != nil {

@@ -2,9 +2,9 @@ package policies
 
 import (
 	"fmt"
-
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -66,7 +66,12 @@ func vapResources(r rule, c *vapCompiler) ([]vapCheck, error) {
 	}
 	helper := c.names.next("places")
 	helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(places, " + ")})
-	return []vapCheck{{findings: celApply(c.names, "variables."+helper, leaf), helpers: helpers}}, nil
+	pl := c.names.next("pl")
+	return []vapCheck{{
+		findings: celApply(c.names, "variables."+helper, leaf),
+		passes:   fmt.Sprintf("variables.%s.all(%s, %s.f ? %s : %s)", helper, pl, pl, rr.celPasses(c.names, pl+".v", true), rr.celPasses(c.names, "null", false)),
+		helpers:  helpers,
+	}}, nil
 }
 
 // celRequirements is checkRequirements in CEL.
@@ -159,12 +164,28 @@ func (b ratioBand) celViolation(names *celNames, path celPath, req, lim string) 
 	} else {
 		zero = fmt.Sprintf("(sign(%s) == 0 ? [] : [%s])", lq, celFinding(path, unbounded))
 	}
-	var bad []string
+	bad := b.celOutside(names, rq, lq)
+	// The ratio is printed from floats with two decimals, then one
+	// trailing zero dropped: formatRatio's "8.0", "1.5", "3.33". The
+	// verdict above is exact; only a ratio that lies exactly halfway
+	// between two printed values may round the other way.
+	ratio := names.next("ratio")
+	msg := fmt.Sprintf(`cel.bind(%[1]s, "%%.2f".format([%[2]s.asApproximateFloat() / %[3]s.asApproximateFloat()]), %[4]s + " is " + (%[1]s.endsWith("0") ? %[1]s.substring(0, %[1]s.size() - 1) : %[1]s) + "× requests.%[5]s " + %[6]s + "; allowed %[7]s")`,
+		ratio, lq, rq, celString("Invalid value: limits."+b.resource+" ")+" + "+lraw, b.resource, rraw, b.describe())
+	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, sign(%s) == 0 ? %s : (%s ? [%s] : [])))))",
+		rq, celQuantity(req), lq, celQuantity(lim), rraw, celScalarString(req), lraw, celScalarString(lim),
+		rq, zero, bad, celFinding(path, msg))
+}
+
+// celOutside tells whether the limit lq over the nonzero request rq,
+// both quantities, lies outside the band.
+func (b ratioBand) celOutside(names *celNames, rq, lq string) string {
 	// cmp is the sign of limit/request - p/q: q×limit against p×request,
 	// turned when the request is negative.
 	cmp := func(bound *big.Rat) string {
 		return fmt.Sprintf(`sign(%s) * %s.compareTo(%s)`, rq, celMultiply(names, lq, bound.Denom().Int64()), celMultiply(names, rq, bound.Num().Int64()))
 	}
+	var bad []string
 	if b.min != nil {
 		op := "< 0"
 		if b.minExclusive {
@@ -179,16 +200,83 @@ func (b ratioBand) celViolation(names *celNames, path celPath, req, lim string) 
 		}
 		bad = append(bad, cmp(b.max)+" "+op)
 	}
-	// The ratio is printed from floats with two decimals, then one
-	// trailing zero dropped: formatRatio's "8.0", "1.5", "3.33". The
-	// verdict above is exact; only a ratio that lies exactly halfway
-	// between two printed values may round the other way.
-	ratio := names.next("ratio")
-	msg := fmt.Sprintf(`cel.bind(%[1]s, "%%.2f".format([%[2]s.asApproximateFloat() / %[3]s.asApproximateFloat()]), %[4]s + " is " + (%[1]s.endsWith("0") ? %[1]s.substring(0, %[1]s.size() - 1) : %[1]s) + "× requests.%[5]s " + %[6]s + "; allowed %[7]s")`,
-		ratio, lq, rq, celString("Invalid value: limits."+b.resource+" ")+" + "+lraw, b.resource, rraw, b.describe())
-	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, sign(%s) == 0 ? %s : (%s ? [%s] : [])))))",
-		rq, celQuantity(req), lq, celQuantity(lim), rraw, celScalarString(req), lraw, celScalarString(lim),
-		rq, zero, strings.Join(bad, " || "), celFinding(path, msg))
+	return strings.Join(bad, " || ")
+}
+
+// ratioMargin is how far inside a bound, relatively, a ratio computed
+// from floats must lie for celClearlyWithin.
+const ratioMargin = 1e-9
+
+// celClearlyWithin tells, for most ratios and cheaply, that the limit lq
+// over the request rq lies within the band; false leaves it to the exact
+// test. A quantity's float is within a few units in the last place of its
+// value (a quantity is at most about 9e36 and at least 1e-9, far from
+// float64's limits), so a ratio of floats more than ratioMargin inside a
+// bound is inside it exactly. Quantity arithmetic costs kube-apiserver
+// microseconds per add; a float ratio costs a fraction of one.
+func (b ratioBand) celClearlyWithin(rq, lq string) string {
+	ratio := fmt.Sprintf("%s.asApproximateFloat() / %s.asApproximateFloat()", lq, rq)
+	out := []string{fmt.Sprintf("sign(%s) > 0", rq)}
+	if b.min != nil {
+		f, _ := b.min.Float64()
+		out = append(out, fmt.Sprintf("%s > %s", ratio, celDouble(f*(1+ratioMargin))))
+	}
+	if b.max != nil {
+		f, _ := b.max.Float64()
+		out = append(out, fmt.Sprintf("%s < %s", ratio, celDouble(f*(1-ratioMargin))))
+	}
+	return "(" + strings.Join(out, " && ") + ")"
+}
+
+// celDouble is f as a CEL double literal.
+func celDouble(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") { // n: NaN and Inf, which bounds never are
+		s += ".0"
+	}
+	return s
+}
+
+// celPasses is checkRequirements finding nothing at value, written as a
+// boolean of its own: where findings list every bad quantity and then
+// whether a required one is there, the boolean tests each quantity once,
+// since a bad one fails the rule whatever follows.
+func (r *resourcesRule) celPasses(names *celNames, value string, found bool) string {
+	if !found {
+		return strconv.FormatBool(len(r.requireRequests)+len(r.requireLimits) == 0)
+	}
+	at := func(key string) string { return value + "[" + celString(key) + "]" }
+	present := func(key string) string {
+		return fmt.Sprintf("%s in %s && %s != null", celString(key), value, at(key))
+	}
+	has := func(key, name string) string {
+		return fmt.Sprintf("%s && %s in %s", present(key), celString(name), at(key))
+	}
+	valid := func(key string) string {
+		k := names.next("k")
+		return fmt.Sprintf("(!(%s) || type(%s) == map && %s.all(%s, %s))", present(key), at(key), at(key), k, celIsQuantity(at(key)+"["+k+"]"))
+	}
+	out := []string{fmt.Sprintf("type(%s) == map", value), valid("requests"), valid("limits")}
+	for _, name := range r.requireRequests {
+		out = append(out, has("requests", name))
+	}
+	for _, name := range r.requireLimits {
+		out = append(out, has("limits", name))
+	}
+	for _, band := range r.ratios {
+		rq, lq := names.next("rq"), names.next("lq")
+		within := "!(" + band.celOutside(names, rq, lq) + ")"
+		if band.max != nil {
+			within = fmt.Sprintf("(sign(%s) == 0 ? sign(%s) == 0 : %s)", rq, lq, within)
+		} else {
+			within = fmt.Sprintf("(sign(%s) == 0 || %s)", rq, within)
+		}
+		within = fmt.Sprintf("(%s || %s)", band.celClearlyWithin(rq, lq), within)
+		out = append(out, fmt.Sprintf("(!(%s && %s) || cel.bind(%s, %s, cel.bind(%s, %s, %s)))",
+			has("requests", band.resource), has("limits", band.resource),
+			rq, celQuantity(at("requests")+"["+celString(band.resource)+"]"), lq, celQuantity(at("limits")+"["+celString(band.resource)+"]"), within))
+	}
+	return "(" + strings.Join(out, " && ") + ")"
 }
 
 // celMultiply is n×q for the quantity q, by adding: the quantity library
