@@ -81,7 +81,7 @@ func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionR
 		return nil, errors.New("request body is empty")
 	}
 	defer r.Body.Close()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxReviewSize))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, maxReviewSize), r.ContentLength)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +101,21 @@ func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionR
 		return nil, fmt.Errorf("the body is a %q of %q, not an AdmissionReview", review.Kind, review.APIVersion)
 	}
 	return review, nil
+}
+
+// readBody reads all of body, in one allocation when the request said its
+// length, as kube-apiserver does: io.ReadAll grows its buffer from 512
+// bytes, and a review's copies were a tenth of what the webhook allocated.
+// The server ends the body after contentLength bytes.
+func readBody(body io.Reader, contentLength int64) ([]byte, error) {
+	if contentLength <= 0 || contentLength > maxReviewSize {
+		return io.ReadAll(body)
+	}
+	out := make([]byte, contentLength)
+	if _, err := io.ReadFull(body, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // writeResponse sends resp in a review of the given version, or as an HTTP

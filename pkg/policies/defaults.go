@@ -105,7 +105,7 @@ func (r *defaultsRule) defaultLimits(pointer string, reqs map[string]any) []json
 		if limits[d.resource] != nil {
 			continue // set, even if malformed: never overwrite what the user wrote
 		}
-		request, ok := requests[d.resource]
+		request, ok := requests.get(d.resource)
 		if !ok || request.IsZero() {
 			// A zero request has no multiple: "0" would read as no limit
 			// at all to some runtimes and as nothing allowed to others.

@@ -1,9 +1,11 @@
 package policies
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"math/big"
 	"slices"
 	"strings"
@@ -95,18 +97,18 @@ func (r *resourcesRule) checkRequirements(path *field.Path, value any, found boo
 	errs = append(errs, limitErrs...)
 
 	for _, name := range r.requireRequests {
-		if _, ok := requests[name]; !ok {
+		if _, ok := requests.get(name); !ok {
 			errs = append(errs, field.Required(path.Child("requests", name), fmt.Sprintf("no %s request; this policy requires requests for %s", name, strings.Join(r.requireRequests, ", "))))
 		}
 	}
 	for _, name := range r.requireLimits {
-		if _, ok := limits[name]; !ok {
+		if _, ok := limits.get(name); !ok {
 			errs = append(errs, field.Required(path.Child("limits", name), fmt.Sprintf("no %s limit; this policy requires limits for %s", name, strings.Join(r.requireLimits, ", "))))
 		}
 	}
 	for _, band := range r.ratios {
-		request, hasRequest := requests[band.resource]
-		limit, hasLimit := limits[band.resource]
+		request, hasRequest := requests.get(band.resource)
+		limit, hasLimit := limits.get(band.resource)
 		if hasRequest && hasLimit {
 			if msg := band.violation(request, limit); msg != "" {
 				errs = append(errs, field.Invalid(path.Child("limits", band.resource), field.OmitValueType{}, msg))
@@ -118,6 +120,14 @@ func (r *resourcesRule) checkRequirements(path *field.Path, value any, found boo
 
 // violation says how limit/request breaks the band, or "" when it does not.
 func (b ratioBand) violation(request, limit quantity) string {
+	if b.wholeWithin(request.Quantity, limit.Quantity) {
+		return ""
+	}
+	return b.exactViolation(request, limit)
+}
+
+// exactViolation is violation in rationals.
+func (b ratioBand) exactViolation(request, limit quantity) string {
 	req, lim := quantityRat(request.Quantity), quantityRat(limit.Quantity)
 	if req.Sign() == 0 {
 		if lim.Sign() == 0 || b.max == nil {
@@ -132,6 +142,47 @@ func (b ratioBand) violation(request, limit quantity) string {
 		return ""
 	}
 	return fmt.Sprintf("limits.%s %s is %s× requests.%s %s; allowed %s", b.resource, limit.raw, formatRatio(ratio), b.resource, request.raw, b.describe())
+}
+
+// wholeWithin tells that limit/request lies in the band, decided with
+// int64 products for whole quantities ("2", "4Gi") whose products fit;
+// false leaves it to the exact rationals, which allocate on every request.
+func (b ratioBand) wholeWithin(request, limit resource.Quantity) bool {
+	r, rok := request.AsInt64()
+	l, lok := limit.AsInt64()
+	if !rok || !lok || r <= 0 {
+		return false
+	}
+	// compare is the sign of limit/request - bound: of l×q - r×p.
+	compare := func(bound *big.Rat) (int, bool) {
+		p, q := bound.Num(), bound.Denom()
+		if !p.IsInt64() || !q.IsInt64() {
+			return 0, false
+		}
+		lq, lok := multiply(l, q.Int64())
+		rp, rok := multiply(r, p.Int64())
+		return cmp.Compare(lq, rp), lok && rok
+	}
+	if b.min != nil {
+		if c, ok := compare(b.min); !ok || c < 0 || c == 0 && b.minExclusive {
+			return false
+		}
+	}
+	if b.max != nil {
+		if c, ok := compare(b.max); !ok || c > 0 || c == 0 && b.maxExclusive {
+			return false
+		}
+	}
+	return true
+}
+
+// multiply is a×b, and whether it did not overflow.
+func multiply(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	c := a * b
+	return c, c/b == a && !(a == -1 && b == math.MinInt64) && !(b == -1 && a == math.MinInt64)
 }
 
 // describe renders the band: "1.5×–4×", or with exclusive bounds
@@ -185,8 +236,29 @@ type quantity struct {
 	raw string
 }
 
+// namedQuantities are the quantities of a map of resource name to
+// quantity, in name order. A resource map holds a few names: a list
+// searched in order costs less than a map, which the webhook builds twice
+// per place on every request.
+type namedQuantities []namedQuantity
+
+type namedQuantity struct {
+	name string
+	quantity
+}
+
+// get is the quantity of the resource name.
+func (q namedQuantities) get(name string) (quantity, bool) {
+	for _, n := range q {
+		if n.name == name {
+			return n.quantity, true
+		}
+	}
+	return quantity{}, false
+}
+
 // quantities reads a map of resource name to quantity.
-func quantities(value any, path *field.Path) (map[string]quantity, field.ErrorList) {
+func quantities(value any, path *field.Path) (namedQuantities, field.ErrorList) {
 	if value == nil {
 		return nil, nil
 	}
@@ -194,7 +266,7 @@ func quantities(value any, path *field.Path) (map[string]quantity, field.ErrorLi
 	if !ok {
 		return nil, field.ErrorList{field.TypeInvalid(path, value, "must be a map of resource names to quantities")}
 	}
-	out := make(map[string]quantity, len(m))
+	out := make(namedQuantities, 0, len(m))
 	var errs field.ErrorList
 	for _, name := range slices.Sorted(maps.Keys(m)) {
 		var raw string
@@ -212,7 +284,7 @@ func quantities(value any, path *field.Path) (map[string]quantity, field.ErrorLi
 			errs = append(errs, field.Invalid(path.Child(name), m[name], err.Error()))
 			continue
 		}
-		out[name] = quantity{Quantity: q, raw: raw}
+		out = append(out, namedQuantity{name, quantity{Quantity: q, raw: raw}})
 	}
 	return out, errs
 }
