@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/schema"
@@ -129,7 +131,7 @@ func CompileVAP(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*VAP, error
 	}
 	for _, enforcement := range []v1alpha1.Enforcement{v1alpha1.Deny, v1alpha1.Warn, v1alpha1.Audit} {
 		if b := builds[enforcement]; b != nil {
-			vap, binding := b.objects(gp, enforcement)
+			vap, binding := b.objects(gp, enforcement, schemas)
 			out.Policies = append(out.Policies, vap)
 			out.Bindings = append(out.Bindings, binding)
 		}
@@ -303,7 +305,7 @@ func VAPName(policy string, enforcement v1alpha1.Enforcement) string {
 	return "crdguard-" + policy + "-" + strings.ToLower(string(enforcement))
 }
 
-func (b *vapBuild) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforcement) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+func (b *vapBuild) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforcement, schemas *schema.Registry) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	name := VAPName(gp.Name, enforcement)
 	meta := metav1.ObjectMeta{
 		Name:        name,
@@ -312,7 +314,7 @@ func (b *vapBuild) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforc
 	}
 	fail := admissionregistrationv1.Fail
 	validations, gate := b.gated()
-	conditions := vapMatchConditions(&gp.Spec.Match)
+	constraints, conditions := vapMatch(&gp.Spec.Match, schemas)
 	if gate != nil {
 		conditions = append(conditions, *gate)
 	}
@@ -321,7 +323,7 @@ func (b *vapBuild) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforc
 		ObjectMeta: *meta.DeepCopy(),
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    &fail,
-			MatchConstraints: vapMatchResources(&gp.Spec.Match),
+			MatchConstraints: constraints,
 			MatchConditions:  conditions,
 			Variables:        b.variables,
 			Validations:      validations,
@@ -338,10 +340,16 @@ func (b *vapBuild) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforc
 	return vap, binding
 }
 
-// vapMatchResources matches the policy's groups, versions and operations.
-// Kinds are matched by a match condition on request.kind, because rules
-// name resources by plural and a GuardPolicy names kinds.
-func vapMatchResources(m *v1alpha1.Match) *admissionregistrationv1.MatchResources {
+// vapMatch is the policy's match as matchConstraints and matchConditions.
+// The API server matches resources by plural, and a GuardPolicy names
+// kinds: where the CRDs give every kind's plural, the resource rules name
+// them, else a match condition on request.kind picks the kinds. Excluded
+// namespaces are a namespace selector on kubernetes.io/metadata.name,
+// which the API server sets on every namespace, unless the policy may
+// match Namespace objects, which the selector matches by their own labels.
+// A condition costs kube-apiserver microseconds on every request; a
+// selector, a lookup.
+func vapMatch(m *v1alpha1.Match, schemas *schema.Registry) (*admissionregistrationv1.MatchResources, []admissionregistrationv1.MatchCondition) {
 	ops := m.Operations
 	if len(ops) == 0 {
 		ops = createUpdateDelete
@@ -359,10 +367,15 @@ func vapMatchResources(m *v1alpha1.Match) *admissionregistrationv1.MatchResource
 		// an equivalent one the server converts to.
 		MatchPolicy: &exact,
 	}
+	byPlural := true
 	for _, r := range m.Resources {
 		versions := r.Versions
 		if len(versions) == 0 || slices.Contains(versions, "*") {
 			versions = []string{"*"}
+		}
+		resources := vapResourceNames(r, schemas)
+		if resources == nil {
+			resources, byPlural = []string{"*"}, false
 		}
 		out.ResourceRules = append(out.ResourceRules, admissionregistrationv1.NamedRuleWithOperations{
 			RuleWithOperations: admissionregistrationv1.RuleWithOperations{
@@ -370,22 +383,68 @@ func vapMatchResources(m *v1alpha1.Match) *admissionregistrationv1.MatchResource
 				Rule: admissionregistrationv1.Rule{
 					APIGroups:   []string{r.Group},
 					APIVersions: versions,
-					Resources:   []string{"*"},
+					Resources:   resources,
 					Scope:       &all,
 				},
 			},
 		})
 	}
+	var conditions []admissionregistrationv1.MatchCondition
+	if !byPlural {
+		conditions = append(conditions, vapKindCondition(m)...)
+	}
+	switch {
+	case len(m.ExcludedNamespaces) == 0:
+	case vapMayMatchNamespaces(m):
+		conditions = append(conditions, admissionregistrationv1.MatchCondition{Name: "excluded-namespaces", Expression: "!(" + vapRequestNamespace + " in " + celStrings(m.ExcludedNamespaces) + ")"})
+	default:
+		sel := &metav1.LabelSelector{}
+		if m.NamespaceSelector != nil {
+			sel = m.NamespaceSelector.DeepCopy()
+		}
+		sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: m.ExcludedNamespaces})
+		out.NamespaceSelector = sel
+	}
+	// The engine's namespace selector never matches a cluster-scoped
+	// object; the API server's would.
+	if sel, err := selector(m.NamespaceSelector); err == nil && !sel.Empty() {
+		conditions = append(conditions, admissionregistrationv1.MatchCondition{Name: "namespaced", Expression: vapRequestNamespace + ` != ""`})
+	}
+	return out, conditions
+}
+
+// vapResourceNames are the plurals of r's kinds, nil unless the CRDs give
+// every one.
+func vapResourceNames(r v1alpha1.ResourceMatch, schemas *schema.Registry) []string {
+	if r.Group == "*" || slices.Contains(r.Kinds, "*") {
+		return nil
+	}
+	var out []string
+	for _, kind := range r.Kinds {
+		plural, ok := schemas.Resource(runtimeschema.GroupKind{Group: r.Group, Kind: kind})
+		if !ok {
+			return nil
+		}
+		out = append(out, plural)
+	}
 	return out
 }
 
-// vapMatchConditions are what matchConstraints cannot say: kinds,
-// excluded namespaces, and that a namespace selector never matches a
-// cluster-scoped object (the API server's would).
-func vapMatchConditions(m *v1alpha1.Match) []admissionregistrationv1.MatchCondition {
-	var out []admissionregistrationv1.MatchCondition
-	// Each resource entry pairs its group, versions and kinds; a request
-	// must match one entry in all three.
+// vapMayMatchNamespaces tells whether the policy may match Namespace
+// objects.
+func vapMayMatchNamespaces(m *v1alpha1.Match) bool {
+	for _, r := range m.Resources {
+		if (r.Group == "" || r.Group == "*") && (slices.Contains(r.Kinds, "Namespace") || slices.Contains(r.Kinds, "*")) {
+			return true
+		}
+	}
+	return false
+}
+
+// vapKindCondition picks the policy's kinds: each resource entry pairs its
+// group, versions and kinds, and a request must match one entry in all
+// three.
+func vapKindCondition(m *v1alpha1.Match) []admissionregistrationv1.MatchCondition {
 	var entries []string
 	for _, r := range m.Resources {
 		var parts []string
@@ -399,21 +458,14 @@ func vapMatchConditions(m *v1alpha1.Match) []admissionregistrationv1.MatchCondit
 			parts = append(parts, "request.kind.kind in "+celStrings(r.Kinds))
 		}
 		if len(parts) == 0 {
-			entries = nil // this entry matches every request the rules let through
-			break
+			return nil // this entry matches every request the rules let through
 		}
 		entries = append(entries, "("+strings.Join(parts, " && ")+")")
 	}
-	if len(entries) > 0 {
-		out = append(out, admissionregistrationv1.MatchCondition{Name: "kinds", Expression: strings.Join(entries, " || ")})
+	if len(entries) == 0 {
+		return nil
 	}
-	if len(m.ExcludedNamespaces) > 0 {
-		out = append(out, admissionregistrationv1.MatchCondition{Name: "excluded-namespaces", Expression: "!(" + vapRequestNamespace + " in " + celStrings(m.ExcludedNamespaces) + ")"})
-	}
-	if sel, err := selector(m.NamespaceSelector); err == nil && !sel.Empty() {
-		out = append(out, admissionregistrationv1.MatchCondition{Name: "namespaced", Expression: vapRequestNamespace + ` != ""`})
-	}
-	return out
+	return []admissionregistrationv1.MatchCondition{{Name: "kinds", Expression: strings.Join(entries, " || ")}}
 }
 
 // VAPFinding is one finding read back from a compiled policy's message.

@@ -3,6 +3,7 @@ package policies
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -234,11 +236,12 @@ func TestVAPGate(t *testing.T) {
 		return compiled
 	}
 	gate := func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) string {
-		last := vap.Spec.MatchConditions[len(vap.Spec.MatchConditions)-1]
-		if last.Name != vapGateCondition {
-			return ""
+		for _, c := range vap.Spec.MatchConditions {
+			if c.Name == vapGateCondition {
+				return c.Expression
+			}
 		}
-		return last.Expression
+		return ""
 	}
 	example := compile("../../examples/mysql")
 	deny, warn := example.Policies[0], example.Policies[1]
@@ -267,5 +270,56 @@ func TestVAPGate(t *testing.T) {
 	}
 	if !strings.Contains(preset.Spec.Validations[0].Expression, "variables.places") {
 		t.Errorf("%s: validation %q; want the preset's places read from their variables", preset.Name, preset.Spec.Validations[0].Expression)
+	}
+}
+
+// TestVAPMatch checks how a GuardPolicy's match becomes the policy's
+// matchConstraints and matchConditions: kinds by their plurals where the
+// CRDs give them, else by a condition; excluded namespaces by a namespace
+// selector, unless the policy may match Namespace objects.
+func TestVAPMatch(t *testing.T) {
+	schemas, err := schema.RegistryFromFiles(t.Context(), "../../examples/mysql/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(conditions []admissionregistrationv1.MatchCondition) []string {
+		var out []string
+		for _, c := range conditions {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	mysql := v1alpha1.ResourceMatch{Group: "db.example.io", Kinds: []string{"MySQLCluster"}}
+	excluded := []string{"kube-system"}
+	notExcluded := metav1.LabelSelectorRequirement{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: excluded}
+	for _, tc := range []struct {
+		name       string
+		match      v1alpha1.Match
+		schemas    *schema.Registry
+		resources  []string
+		selector   *metav1.LabelSelector
+		conditions []string
+	}{
+		{"plural", v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{mysql}, ExcludedNamespaces: excluded}, schemas,
+			[]string{"mysqlclusters"}, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{notExcluded}}, nil},
+		{"no CRDs", v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{mysql}}, nil,
+			[]string{"*"}, nil, []string{"kinds"}},
+		{"selector kept", v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{mysql}, ExcludedNamespaces: excluded, NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "db"}}}, schemas,
+			[]string{"mysqlclusters"}, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "db"}, MatchExpressions: []metav1.LabelSelectorRequirement{notExcluded}}, []string{"namespaced"}},
+		{"namespaces", v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{{Group: "", Kinds: []string{"Namespace"}}}, ExcludedNamespaces: excluded}, schemas,
+			[]string{"*"}, nil, []string{"kinds", "excluded-namespaces"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			constraints, conditions := vapMatch(&tc.match, tc.schemas)
+			if got := constraints.ResourceRules[0].Resources; !slices.Equal(got, tc.resources) {
+				t.Errorf("resources = %v, want %v", got, tc.resources)
+			}
+			if got := constraints.NamespaceSelector; !reflect.DeepEqual(got, tc.selector) {
+				t.Errorf("namespaceSelector = %v, want %v", got, tc.selector)
+			}
+			if got := names(conditions); !slices.Equal(got, tc.conditions) {
+				t.Errorf("conditions = %v, want %v", got, tc.conditions)
+			}
+		})
 	}
 }

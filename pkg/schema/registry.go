@@ -34,6 +34,8 @@ type Registry struct {
 	served map[schema.GroupKind][]string
 	// namespaced records each group/kind's scope.
 	namespaced map[schema.GroupKind]bool
+	// plurals are each group/kind's resource name.
+	plurals map[schema.GroupKind]string
 }
 
 // RegistryFromFiles reads the CRDs in paths (files or directories of YAML or
@@ -57,6 +59,7 @@ func NewRegistry(crds ...*apiextensionsv1.CustomResourceDefinition) (*Registry, 
 		validators: map[schema.GroupVersionKind]func() (*Validator, error){},
 		served:     map[schema.GroupKind][]string{},
 		namespaced: map[schema.GroupKind]bool{},
+		plurals:    map[schema.GroupKind]string{},
 	}
 	owner := map[schema.GroupKind]string{}
 	for _, crd := range crds {
@@ -68,6 +71,7 @@ func NewRegistry(crds ...*apiextensionsv1.CustomResourceDefinition) (*Registry, 
 		}
 		owner[gk] = crd.Name
 		r.namespaced[gk] = crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+		r.plurals[gk] = crd.Spec.Names.Plural
 		for _, version := range crd.Spec.Versions {
 			if !version.Served {
 				continue
@@ -133,6 +137,16 @@ func effectiveNamespace(namespaced bool, namespace string) string {
 		return "default"
 	}
 	return namespace
+}
+
+// Resource is the resource name (the plural) of a group/kind a CRD
+// defines. A nil Registry defines none.
+func (r *Registry) Resource(gk schema.GroupKind) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	plural, ok := r.plurals[gk]
+	return plural, ok
 }
 
 // Kinds lists the served group/version/kinds, sorted.

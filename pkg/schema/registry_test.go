@@ -105,6 +105,16 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("ConfigMap: err = %v, want a NoSchemaError", err)
 	}
 
+	if got, ok := registry.Resource(schema.GroupKind{Group: "test.crdguard.dev", Kind: "Widget"}); got != "widgets" || !ok {
+		t.Errorf("Resource(Widget) = %q, %v; want widgets", got, ok)
+	}
+	if got, ok := registry.Resource(schema.GroupKind{Kind: "ConfigMap"}); ok {
+		t.Errorf("Resource(ConfigMap) = %q; want none", got)
+	}
+	if _, ok := (*crdschema.Registry)(nil).Resource(schema.GroupKind{Kind: "ConfigMap"}); ok {
+		t.Error("a nil Registry names a resource")
+	}
+
 	for _, tt := range []struct{ ns, want string }{{"", "default"}, {"team-a", "team-a"}} {
 		w := readObject(t, "testdata/cases/valid-minimal/new.yaml")
 		w.SetNamespace(tt.ns)
