@@ -87,6 +87,8 @@ type vapCompiler struct {
 	names   *celNames
 	schemas *schema.Registry
 	match   *v1alpha1.Match
+	// enforcement is the rule's.
+	enforcement v1alpha1.Enforcement
 }
 
 // CompileVAP compiles a GuardPolicy to ValidatingAdmissionPolicies and
@@ -106,6 +108,7 @@ func CompileVAP(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*VAP, error
 	for i, r := range compiled.rules {
 		kind := ruleKindOf(&gp.Spec.Rules[i])
 		entry := VAPRule{Name: r.name, Kind: kind.name}
+		c.enforcement = r.enforcement
 		checks, err := compileRuleVAP(kind, r, gp, c)
 		var webhook *needsWebhookError
 		switch {

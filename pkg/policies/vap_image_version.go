@@ -35,17 +35,28 @@ func celSemverKey(v string) string {
 // "invalid reference format".
 func vapImageVersion(r rule, c *vapCompiler) ([]vapCheck, error) {
 	ir := r.(*imageVersionRule)
-	// digest-only images have the enforcement of digestOnly, so they are
-	// a check of their own.
+	// Digest-only images have the enforcement of digestOnly: a check of
+	// their own when it is weaker than the rule's.
+	if weaker(ir.digestOnly, c.enforcement) == c.enforcement {
+		return []vapCheck{{findings: ir.celCheck(c.names, allImageFindings)}}, nil
+	}
 	return []vapCheck{
-		{findings: ir.celCheck(c.names, false)},
-		{findings: ir.celCheck(c.names, true), enforcement: ir.digestOnly},
+		{findings: ir.celCheck(c.names, mismatchFindings)},
+		{findings: ir.celCheck(c.names, digestOnlyFindings), enforcement: ir.digestOnly},
 	}, nil
 }
 
-// celCheck is check in CEL: the findings about digest-only images when
-// digestOnly is true, every other finding when it is false.
-func (r *imageVersionRule) celCheck(names *celNames, digestOnly bool) string {
+// imageFindings selects the findings of a compiled imageVersion check.
+type imageFindings int
+
+const (
+	mismatchFindings   imageFindings = iota // every finding but those of digest-only images
+	digestOnlyFindings                      // those of digest-only images alone
+	allImageFindings                        // both
+)
+
+// celCheck is check in CEL, with the findings that f selects.
+func (r *imageVersionRule) celCheck(names *celNames, f imageFindings) string {
 	return celVisit(names, r.versionPath, "object", func(at celPath, raw string, found bool) string {
 		if !found {
 			return "[]"
@@ -59,7 +70,7 @@ func (r *imageVersionRule) celCheck(names *celNames, digestOnly bool) string {
 				if !found {
 					return "[]"
 				}
-				return r.celImage(names, path, value, declared, want, isNumber, atText, digestOnly)
+				return r.celImage(names, path, value, declared, want, isNumber, atText, f)
 			}))
 		}
 		if r.containersPath != nil {
@@ -67,7 +78,7 @@ func (r *imageVersionRule) celCheck(names *celNames, digestOnly bool) string {
 				if !found {
 					return "[]"
 				}
-				return r.celContainers(names, path, value, declared, want, isNumber, atText, digestOnly)
+				return r.celContainers(names, path, value, declared, want, isNumber, atText, f)
 			}))
 		}
 		checks := "[]"
@@ -75,14 +86,14 @@ func (r *imageVersionRule) celCheck(names *celNames, digestOnly bool) string {
 			checks = strings.Join(images, " + ")
 		}
 		var versionErrors string
-		if !digestOnly {
+		if f != digestOnlyFindings {
 			versionErrors = fmt.Sprintf(`[%s]`, celFinding(at, celTypeInvalidBody(raw, celString("must be a string or a number: the version that images are checked against"))))
 		} else {
 			versionErrors = "[]"
 		}
 		if r.compare == v1alpha1.CompareSemver {
 			notSemver := "[]"
-			if !digestOnly {
+			if f != digestOnlyFindings {
 				notSemver = fmt.Sprintf(`[%s]`, celFinding(at, celInvalidBody(raw, celString("is not a semantic version (not like 8.0.36 or v1.2.3-rc.1), so images cannot be compared with it (compare: Semver)"))))
 			}
 			checks = fmt.Sprintf("(%s.matches(%s) ? %s : %s)", want, celString(semverStrictRE), checks, notSemver)
@@ -93,7 +104,7 @@ func (r *imageVersionRule) celCheck(names *celNames, digestOnly bool) string {
 }
 
 // celContainers is checkContainers in CEL.
-func (r *imageVersionRule) celContainers(names *celNames, path celPath, value, declared, want, isNumber, atText string, digestOnly bool) string {
+func (r *imageVersionRule) celContainers(names *celNames, path celPath, value, declared, want, isNumber, atText string, f imageFindings) string {
 	i, item := names.next("i"), names.next("c")
 	containerName := func(c string) string {
 		return fmt.Sprintf(`("name" in %[1]s && type(%[1]s.name) == string ? %[1]s.name : "")`, c)
@@ -106,10 +117,10 @@ func (r *imageVersionRule) celContainers(names *celNames, path celPath, value, d
 		return s + ")"
 	}
 	selected := selectedBy(item)
-	image := r.celImage(names, path.indexVar(i).child("image"), item+".image", declared, want, isNumber, atText, digestOnly)
+	image := r.celImage(names, path.indexVar(i).child("image"), item+".image", declared, want, isNumber, atText, f)
 	perItem := fmt.Sprintf(`(%s && "image" in %s && %s.image != null ? %s : [])`, selected, item, item, image)
 	out := fmt.Sprintf(`%s.transformList(%s, %s, %s).flatten()`, value, i, item, perItem)
-	if r.containerName != "" && !digestOnly {
+	if r.containerName != "" && f != digestOnlyFindings {
 		// No such container: a NotFound at the list, naming the others.
 		c, n := names.next("c"), names.next("n")
 		listed := fmt.Sprintf(`%[1]s.filter(%[2]s, type(%[2]s) == map).map(%[2]s, strings.quote(%[3]s))`, value, c, containerName(c))
@@ -118,26 +129,27 @@ func (r *imageVersionRule) celContainers(names *celNames, path celPath, value, d
 		out = fmt.Sprintf(`%s + cel.bind(%s, %s, %s.exists(%s, %s) ? [] : [%s])`, out, n, listed, value, c, selectedBy(c), notFound)
 	}
 	return fmt.Sprintf(`(type(%s) == list ? %s : %s)`, value, out,
-		map[bool]string{true: "[]", false: fmt.Sprintf(`[%s]`, celFinding(path, celTypeInvalidBody(value, celString("must be a list of containers"))))}[digestOnly])
+		map[bool]string{true: "[]", false: fmt.Sprintf(`[%s]`, celFinding(path, celTypeInvalidBody(value, celString("must be a list of containers"))))}[f == digestOnlyFindings])
 }
 
 // celImage is checkImage in CEL.
-func (r *imageVersionRule) celImage(names *celNames, path celPath, value, declared, want, isNumber, atText string, digestOnly bool) string {
+func (r *imageVersionRule) celImage(names *celNames, path celPath, value, declared, want, isNumber, atText string, f imageFindings) string {
 	img, named, tag := names.next("img"), names.next("named"), names.next("tag")
 	invalid := fmt.Sprintf(`[%s]`, celFinding(path, celTypeInvalidBody(value, celString("must be an image reference"))))
 	badRef := fmt.Sprintf(`[%s]`, celFinding(path, celInvalidBody(value, celString("is not a valid image reference: invalid reference format"))))
-	if digestOnly {
+	if f == digestOnlyFindings {
 		invalid, badRef = "[]", "[]"
 	}
 	// named is the reference without its digest; a tag follows the last
 	// ":" after the last "/" (before it, a ":" is a registry port).
 	hasDigest := img + `.contains("@")`
 	hasTag := fmt.Sprintf(`(%[1]s.lastIndexOf(":") > %[1]s.lastIndexOf("/"))`, named)
-	var verdict string
-	if digestOnly {
-		verdict = fmt.Sprintf(`(%s && !%s ? [%s] : [])`, hasDigest, hasTag, celFinding(path, celInvalidBody(img,
+	digestOnly, mismatch := "[]", "[]"
+	if f != mismatchFindings {
+		digestOnly = fmt.Sprintf(`[%s]`, celFinding(path, celInvalidBody(img,
 			`"is pinned by digest only, so its version cannot be checked against " + `+declared+` + "; use name:tag@digest"`)))
-	} else {
+	}
+	if f != digestOnlyFindings {
 		var agrees, why string
 		switch r.compare {
 		case v1alpha1.CompareExact:
@@ -158,8 +170,9 @@ func (r *imageVersionRule) celImage(names *celNames, path celPath, value, declar
 			msg += " + " + why
 		}
 		msg += fmt.Sprintf(` + (%s ? "; %s is the number " + %s + ": quote the version in YAML to keep it as written" : "")`, isNumber, atText, want)
-		verdict = fmt.Sprintf(`(%s && !%s ? [] : %s ? [] : [%s])`, hasDigest, hasTag, agrees, celFinding(path, celInvalidBody(img, msg)))
+		mismatch = fmt.Sprintf(`(%s ? [] : [%s])`, agrees, celFinding(path, celInvalidBody(img, msg)))
 	}
+	verdict := fmt.Sprintf(`(%s && !%s ? %s : %s)`, hasDigest, hasTag, digestOnly, mismatch)
 	return fmt.Sprintf(`(type(%[1]s) != string ? %[2]s : cel.bind(%[3]s, %[1]s, !%[3]s.matches(%[4]s) ? %[5]s : cel.bind(%[6]s, %[3]s.split("@")[0], cel.bind(%[7]s, %[8]s ? %[6]s.substring(%[6]s.lastIndexOf(":") + 1) : "latest", %[9]s))))`,
 		value, invalid, img, celString(reference.ReferenceRegexp.String()), badRef, named, tag, hasTag, verdict)
 }
