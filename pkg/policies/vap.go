@@ -203,20 +203,32 @@ func (b *vapBuild) add(policy string, r compiledRule, check vapCheck) error {
 	guard := "request.operation in " + celStrings(ops)
 	reason := metav1.StatusReasonInvalid
 	if check.findings == "" {
+		failed, err := celLowerBinds(celString(prefix) + " + " + check.messageExpression)
+		if err != nil {
+			return err
+		}
 		b.validations = append(b.validations, vapValidation{
 			Validation: admissionregistrationv1.Validation{
 				Expression: fmt.Sprintf("!(%s) || (%s)", guard, check.expression),
 				Message:    prefix + check.message,
 				Reason:     &reason,
 			},
-			failed: lowerBinds(celString(prefix) + " + " + check.messageExpression),
+			failed: failed,
 		})
 		return nil
 	}
 	for _, h := range check.helpers {
-		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: lowerBinds(h.Expression)})
+		expression, err := celLowerBinds(h.Expression)
+		if err != nil {
+			return err
+		}
+		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: expression})
 	}
 	passes, inlined, err := vapPasses(check)
+	if err != nil {
+		return err
+	}
+	failed, err := celLowerBinds(fmt.Sprintf(`%s + (%s ? %s : []).join(%s)`, celString(prefix), guard, check.findings, celString(vapFindingSeparator)))
 	if err != nil {
 		return err
 	}
@@ -229,7 +241,7 @@ func (b *vapBuild) add(policy string, r compiledRule, check vapCheck) error {
 			Message:    prefix + vapMessageFallbackText,
 			Reason:     &reason,
 		},
-		failed:   lowerBinds(fmt.Sprintf(`%s + (%s ? %s : []).join(%s)`, celString(prefix), guard, check.findings, celString(vapFindingSeparator))),
+		failed:   failed,
 		gateable: inlined,
 	})
 	return nil
@@ -260,7 +272,7 @@ func vapPasses(check vapCheck) (passes string, inlined bool, err error) {
 // inlineHelpers writes each helper in place of variables.<name> in expr.
 func inlineHelpers(expr string, helpers []admissionregistrationv1.Variable) string {
 	for i := len(helpers) - 1; i >= 0; i-- { // a helper uses only those before it
-		expr, _ = replaceIdent(expr, "variables."+helpers[i].Name, "("+helpers[i].Expression+")")
+		expr = replaceIdent(expr, "variables."+helpers[i].Name, "("+helpers[i].Expression+")")
 	}
 	return expr
 }

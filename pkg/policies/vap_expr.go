@@ -2,7 +2,6 @@ package policies
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -221,47 +220,9 @@ func celFinding(path celPath, body string) string {
 	return path.expr() + ` + ": " + ` + body
 }
 
-// lowerBinds rewrites every cel.bind(name, value, body) in expr, as the
-// API server's CEL environment has no ext.Bindings. A value that only
-// selects (a name, then fields and [key]s: a map lookup each) is written
-// in place of name unless that repeats more lookups than maxRepeatedLookups,
-// as is a body that is name itself; any other becomes [value].map(name,
-// body)[0], a one-item comprehension, which binds the same way but costs a
-// list and a fold on every evaluation, about as much as six lookups.
-func lowerBinds(expr string) string {
-	const bind = "cel.bind("
-	const maxRepeatedLookups = 6
-	for {
-		start := strings.LastIndex(expr, bind) // innermost first: its arguments hold no bind
-		if start < 0 {
-			return expr
-		}
-		args, end := splitCallArgs(expr, start+len(bind))
-		if len(args) != 3 {
-			return expr // not ours; the compiler will report it
-		}
-		lowered := "[" + args[1] + "].map(" + args[0] + ", " + args[2] + ")[0]"
-		inlined, uses := replaceIdent(args[2], args[0], args[1])
-		lookups := len(celSelectionStep.FindAllString(args[1], -1))
-		if args[2] == args[0] || celSelection.MatchString(args[1]) && lookups*(uses-1) <= maxRepeatedLookups {
-			lowered = "(" + inlined + ")"
-		}
-		expr = expr[:start] + lowered + expr[end:]
-	}
-}
-
-// celSelection matches an expression that only selects: a name followed
-// by fields and by indexes that are string literals or names, each a
-// celSelectionStep.
-var (
-	celSelection     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[("[^"\\]*"|[A-Za-z_][A-Za-z0-9_]*)\])*$`)
-	celSelectionStep = regexp.MustCompile(`\.[A-Za-z_][A-Za-z0-9_]*|\[("[^"\\]*"|[A-Za-z_][A-Za-z0-9_]*)\]`)
-)
-
 // replaceIdent replaces the identifier name in s with with, outside string
-// literals, and counts the replacements.
-func replaceIdent(s, name, with string) (string, int) {
-	uses := 0
+// literals.
+func replaceIdent(s, name, with string) string {
 	isIdent := func(c byte) bool {
 		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 	}
@@ -283,41 +244,10 @@ func replaceIdent(s, name, with string) (string, int) {
 		case strings.HasPrefix(s[i:], name) && (i == 0 || !isIdent(s[i-1]) && s[i-1] != '.') &&
 			(i+len(name) == len(s) || !isIdent(s[i+len(name)])):
 			b.WriteString(with)
-			uses++
 			i += len(name) - 1
 			continue
 		}
 		b.WriteByte(c)
 	}
-	return b.String(), uses
-}
-
-// splitCallArgs splits the arguments of a call whose "(" ends just before
-// from, honouring nesting and string literals; end is after its ")".
-func splitCallArgs(s string, from int) (args []string, end int) {
-	depth, argStart := 0, from
-	var quote byte
-	for i := from; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' && depth == 0:
-			return append(args, strings.TrimSpace(s[argStart:i])), i + 1
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			args = append(args, strings.TrimSpace(s[argStart:i]))
-			argStart = i + 1
-		}
-	}
-	return nil, len(s)
+	return b.String()
 }

@@ -36,9 +36,23 @@ func celBoolean(expr string) (string, error) {
 	return rewriteBoolean(expr, func(_ *noFindings, e ast.Expr) ast.Expr { return e })
 }
 
+// celLowerBinds is expr, of any type, with its binds lowered (see
+// lowerBinds).
+func celLowerBinds(expr string) (string, error) {
+	return rewrite(expr, func(r *noFindings, e ast.Expr) ast.Expr { return r.lowerBinds(e, false) })
+}
+
 // rewriteBoolean parses expr, turns it into a boolean with form and
 // optimises that.
 func rewriteBoolean(expr string, form func(*noFindings, ast.Expr) ast.Expr) (string, error) {
+	return rewrite(expr, func(r *noFindings, e ast.Expr) ast.Expr {
+		return r.lowerBinds(r.fold(form(r, e), map[string]bool{}), true)
+	})
+}
+
+// rewrite parses expr, without macros so that what the generators wrote
+// comes back as written, rewrites it and prints the result.
+func rewrite(expr string, with func(*noFindings, ast.Expr) ast.Expr) (string, error) {
 	p, err := parser.NewParser(parser.EnableOptionalSyntax(true))
 	if err != nil {
 		return "", err
@@ -48,7 +62,7 @@ func rewriteBoolean(expr string, form func(*noFindings, ast.Expr) ast.Expr) (str
 		return "", errors.New(errs.ToDisplayString())
 	}
 	r := &noFindings{fac: ast.NewExprFactory(), id: maxExprID(tree.Expr()), info: tree.SourceInfo()}
-	return parser.Unparse(r.lowerBinds(r.fold(form(r, tree.Expr()), map[string]bool{}), true), tree.SourceInfo(), parser.WrapOnOperators())
+	return parser.Unparse(with(r, tree.Expr()), tree.SourceInfo(), parser.WrapOnOperators())
 }
 
 type noFindings struct {
@@ -113,10 +127,11 @@ const maxRepeatedLookups = 6
 
 // lowerBinds rewrites every cel.bind(name, value, body) in e, as the API
 // server's CEL environment has no ext.Bindings: a value that only selects
-// is written in place of name unless that repeats more than
-// maxRepeatedLookups lookups; any other binds as [value].all(name, body)
-// where body is a boolean, else as [value].map(name, body)[0]. e is a
-// boolean.
+// (a name, then fields and [key]s: a map lookup each), is written in place
+// of name unless that repeats more than maxRepeatedLookups lookups, as is
+// a body that is name itself; any other binds as a one-item comprehension,
+// [value].all(name, body) where body is a boolean (isBool tells whether e
+// is one), else [value].map(name, body)[0].
 func (r *noFindings) lowerBinds(e ast.Expr, isBool bool) ast.Expr {
 	if e.Kind() != ast.CallKind {
 		return r.replace(e, func(child ast.Expr) (ast.Expr, bool) {
@@ -151,6 +166,9 @@ func (r *noFindings) lowerBinds(e ast.Expr, isBool bool) ast.Expr {
 		return r.fac.NewCall(r.nextID(), call.FunctionName(), lowered...)
 	}
 	name, value, body := args[0].AsIdent(), r.lowerBinds(args[1], false), r.lowerBinds(args[2], isBool)
+	if isIdent(body, name) {
+		return value
+	}
 	uses := 0
 	ast.PostOrderVisit(body, ast.NewExprVisitor(func(e ast.Expr) {
 		if isIdent(e, name) {

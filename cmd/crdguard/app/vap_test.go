@@ -110,7 +110,7 @@ func TestVAPJSON(t *testing.T) {
 	// preset's walks are too large to write out in a gate (see
 	// TestVAPGate): the policy has none.
 	v := vap.Spec.Validations[0]
-	if prefix := "(" + v.Expression + `) ? "" : "[pod-resources/ratio] " + (request.operation in ["CREATE", "UPDATE"] ? `; !strings.HasPrefix(v.MessageExpression, prefix) || !strings.HasSuffix(v.MessageExpression, `).join("; ")`) {
+	if prefix := "(" + v.Expression + `) ? "" : "[pod-resources/ratio] " + ((request.operation in ["CREATE", "UPDATE"]) ? `; !strings.HasPrefix(v.MessageExpression, prefix) || !strings.HasSuffix(v.MessageExpression, `).join("; ")`) {
 		t.Errorf("message = %q; want the prefixed findings behind the validation %q", v.MessageExpression, v.Expression)
 	}
 	if conditions := vap.Spec.MatchConditions; len(conditions) != 1 || conditions[0].Name != "kinds" {
