@@ -13,7 +13,6 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
-	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 var reflectStrings = reflect.TypeFor[[]string]()
@@ -242,19 +241,7 @@ func BenchmarkEvaluateAsCEL(b *testing.B) {
 // validating admission policy plugin on a CREATE of the example cluster:
 // what kube-apiserver spends on it per request, next to BenchmarkEvaluate.
 func BenchmarkCompiledVAP(b *testing.B) {
-	schemas, err := schema.RegistryFromFiles(b.Context(), "../../examples/mysql/crd.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	gps, err := PoliciesFromDocuments(b.Context(), readDocs(b, "../../examples/mysql/policy.yaml"), schemas)
-	if err != nil {
-		b.Fatal(err)
-	}
-	gps[0].Spec.Approvers = nil
-	compiled, err := CompileVAP(gps[0], schemas)
-	if err != nil {
-		b.Fatal(err)
-	}
+	compiled := compileExample(b, "../../examples/mysql")
 	runner := newVAPRunner(b, compiled)
 	for _, name := range []string{"good", "bad"} {
 		b.Run(name, func(b *testing.B) {

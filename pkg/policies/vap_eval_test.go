@@ -18,6 +18,8 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // This file runs compiled ValidatingAdmissionPolicies in-process with the
@@ -265,4 +267,25 @@ func TestVAPRuntimeCost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compileExample compiles the GuardPolicy in dir/policy.yaml, without its
+// approvers (with them every Deny rule stays with the webhook), against
+// the example's CRD.
+func compileExample(t testing.TB, dir string) *VAP {
+	t.Helper()
+	schemas, err := schema.RegistryFromFiles(t.Context(), "../../examples/mysql/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gps, err := PoliciesFromDocuments(t.Context(), readDocs(t, filepath.Join(dir, "policy.yaml")), schemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gps[0].Spec.Approvers = nil
+	compiled, err := CompileVAP(gps[0], schemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compiled
 }

@@ -134,12 +134,7 @@ const maxRepeatedLookups = 6
 // is one), else [value].map(name, body)[0].
 func (r *noFindings) lowerBinds(e ast.Expr, isBool bool) ast.Expr {
 	if e.Kind() != ast.CallKind {
-		return r.replace(e, func(child ast.Expr) (ast.Expr, bool) {
-			if child == e {
-				return nil, false
-			}
-			return r.lowerBinds(child, false), true
-		})
+		return r.children(e, func(child ast.Expr) ast.Expr { return r.lowerBinds(child, false) })
 	}
 	call := e.AsCall()
 	args := call.Args()
@@ -415,6 +410,16 @@ func (r *noFindings) replace(e ast.Expr, with func(ast.Expr) (ast.Expr, bool)) a
 	return e
 }
 
+// children rebuilds e with each of its children rewritten by with.
+func (r *noFindings) children(e ast.Expr, with func(ast.Expr) ast.Expr) ast.Expr {
+	return r.replace(e, func(child ast.Expr) (ast.Expr, bool) {
+		if child == e {
+			return nil, false
+		}
+		return with(child), true
+	})
+}
+
 // fold simplifies e where its value is known: operators on true and
 // false, and every test that facts, the conditions e is evaluated under,
 // already decided. A conjunction's later parts are evaluated under its
@@ -427,12 +432,7 @@ func (r *noFindings) fold(e ast.Expr, facts map[string]bool) ast.Expr {
 		return r.fac.NewLiteral(r.nextID(), types.True)
 	}
 	if e.Kind() != ast.CallKind {
-		return r.replace(e, func(child ast.Expr) (ast.Expr, bool) {
-			if child == e {
-				return nil, false
-			}
-			return r.fold(child, facts), true
-		})
+		return r.children(e, func(child ast.Expr) ast.Expr { return r.fold(child, facts) })
 	}
 	call := e.AsCall()
 	args := call.Args()
@@ -479,12 +479,7 @@ func (r *noFindings) fold(e ast.Expr, facts map[string]bool) ast.Expr {
 		}
 		return r.fac.NewCall(r.nextID(), "!_", a)
 	}
-	return r.replace(e, func(child ast.Expr) (ast.Expr, bool) {
-		if child == e {
-			return nil, false
-		}
-		return r.fold(child, facts), true
-	})
+	return r.children(e, func(child ast.Expr) ast.Expr { return r.fold(child, facts) })
 }
 
 // conjuncts are the operands of a chain of &&.

@@ -219,22 +219,6 @@ func ptr[T any](v T) *T { return &v }
 // that no longer test their validation; one with a cel rule or with forms
 // too large to write out has none, and each message tests its validation.
 func TestVAPGate(t *testing.T) {
-	compile := func(dir string) *VAP {
-		schemas, err := schema.RegistryFromFiles(t.Context(), "../../examples/mysql/crd.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		gps, err := PoliciesFromDocuments(t.Context(), readDocs(t, filepath.Join(dir, "policy.yaml")), schemas)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gps[0].Spec.Approvers = nil
-		compiled, err := CompileVAP(gps[0], schemas)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return compiled
-	}
 	gate := func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) string {
 		for _, c := range vap.Spec.MatchConditions {
 			if c.Name == vapGateCondition {
@@ -243,7 +227,7 @@ func TestVAPGate(t *testing.T) {
 		}
 		return ""
 	}
-	example := compile("../../examples/mysql")
+	example := compileExample(t, "../../examples/mysql")
 	deny, warn := example.Policies[0], example.Policies[1]
 	var passes []string
 	for _, v := range deny.Spec.Validations {
@@ -257,7 +241,7 @@ func TestVAPGate(t *testing.T) {
 	}
 	// The warn policy holds the cel rule, which may fail to evaluate; the
 	// preset's walks are too large to write out.
-	preset := compile("testdata/resources/ratio-boundaries").Policies[0]
+	preset := compileExample(t, "testdata/resources/ratio-boundaries").Policies[0]
 	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{warn, preset} {
 		if g := gate(vap); g != "" {
 			t.Errorf("%s: gate %q; want none", vap.Name, g)
