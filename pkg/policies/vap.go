@@ -192,8 +192,6 @@ type vapValidation struct {
 // object, whose request leaves the field out.
 const vapRequestNamespace = `(has(request.namespace) ? request.namespace : "")`
 
-var nonIdentifier = regexp.MustCompile(`[^a-zA-Z0-9_]`)
-
 func (b *vapBuild) add(policy string, r compiledRule, check vapCheck) error {
 	prefix := fmt.Sprintf("[%s/%s] ", policy, r.name)
 	ops := make([]string, 0, 3)
@@ -257,8 +255,7 @@ const maxInlined = 8 << 10
 // where it uses them, so that it builds no list of places, unless that
 // makes it larger than maxInlined; then it uses the variables.
 func vapPasses(check vapCheck) (passes string, inlined bool, err error) {
-	form := func(expr string) (string, error) { return celNoFindings(expr) }
-	expr := check.findings
+	form, expr := celNoFindings, check.findings
 	if check.passes != "" {
 		form, expr = celBoolean, check.passes
 	}
@@ -286,9 +283,8 @@ const maxGate = 16 << 10
 // passing request, nearly every request, costs one evaluation of each
 // rule instead of a validation and a message each. A policy with a
 // validation that is not gateable, or whose gate would be larger than
-// maxGate, has none: its
-// messages test their validation again, so that only a failing request
-// builds the findings.
+// maxGate, has none: its messages test their validation again, so that
+// only a failing request builds the findings.
 func (b *vapBuild) gated() ([]admissionregistrationv1.Validation, *admissionregistrationv1.MatchCondition) {
 	var passes []string
 	size := 0
