@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -291,23 +290,7 @@ func startWebhookReplica(t *testing.T, leaseNamespace string) *webhookReplica {
 		close(r.exited)
 	}()
 	t.Cleanup(func() { r.stop(t) })
-	err = wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		select {
-		case <-r.exited:
-			return false, errors.New("crdguard-webhook exited")
-		default:
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+health+"/readyz", nil)
-		if err != nil {
-			return false, err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
+	err = localcluster.WaitReady(t.Context(), health, r.exited)
 	if err != nil {
 		t.Fatalf("crdguard-webhook --audit never became ready: %v\n%s", err, r.logs())
 	}
