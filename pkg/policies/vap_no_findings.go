@@ -46,7 +46,8 @@ func celLowerBinds(expr string) (string, error) {
 // optimises that.
 func rewriteBoolean(expr string, form func(*noFindings, ast.Expr) ast.Expr) (string, error) {
 	return rewrite(expr, func(r *noFindings, e ast.Expr) ast.Expr {
-		return r.lowerBinds(r.fold(form(r, e), map[string]bool{}), true)
+		lowered := r.lowerBinds(r.fold(form(r, e), map[string]bool{}), true)
+		return r.lowerBinds(r.fold(lowered, map[string]bool{}), true)
 	})
 }
 

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -207,25 +208,33 @@ func (b ratioBand) celOutside(names *celNames, rq, lq string) string {
 // from floats must lie for celClearlyWithin.
 const ratioMargin = 1e-9
 
-// celClearlyWithin tells, for most ratios and cheaply, that the limit lq
-// over the request rq lies within the band; false leaves it to the exact
-// test. A quantity's float is within a few units in the last place of its
-// value (a quantity is at most about 9e36 and at least 1e-9, far from
-// float64's limits), so a ratio of floats more than ratioMargin inside a
-// bound is inside it exactly. Quantity arithmetic costs kube-apiserver
-// microseconds per add; a float ratio costs a fraction of one.
-func (b ratioBand) celClearlyWithin(rq, lq string) string {
-	ratio := fmt.Sprintf("%s.asApproximateFloat() / %s.asApproximateFloat()", lq, rq)
-	out := []string{fmt.Sprintf("sign(%s) > 0", rq)}
+// celClearlyWithin tells, for most ratios and cheaply, that the limit at
+// lim over the request at req, both valid quantities, lies within the
+// band; false leaves it to the exact test. A quantity's float is within a
+// few units in the last place of its value (a quantity is at most about
+// 9e36 and at least 1e-9 from zero, far from float64's limits), so a
+// ratio of floats more than ratioMargin inside a bound is inside it
+// exactly. A zero request makes the ratio infinite or NaN: NaN and an
+// infinity beyond a bound fail the test, and +Inf over a lower bound
+// alone passes as the engine passes a zero request with no upper bound.
+// Quantity arithmetic costs kube-apiserver microseconds per add; parsing
+// each quantity once for a float ratio costs a fraction of that.
+func (b ratioBand) celClearlyWithin(names *celNames, req, lim string) string {
+	ratio := names.next("ratio")
+	var out []string
 	if b.min != nil {
 		f, _ := b.min.Float64()
-		out = append(out, fmt.Sprintf("%s > %s", ratio, celDouble(f*(1+ratioMargin))))
+		out = append(out, fmt.Sprintf("%s > %s", ratio, celDouble(f+math.Abs(f)*ratioMargin)))
+	} else {
+		// -Inf: a negative limit over a zero request, which no upper
+		// bound allows.
+		out = append(out, fmt.Sprintf("%s >= %s", ratio, celDouble(-math.MaxFloat64)))
 	}
 	if b.max != nil {
 		f, _ := b.max.Float64()
-		out = append(out, fmt.Sprintf("%s < %s", ratio, celDouble(f*(1-ratioMargin))))
+		out = append(out, fmt.Sprintf("%s < %s", ratio, celDouble(f-math.Abs(f)*ratioMargin)))
 	}
-	return "(" + strings.Join(out, " && ") + ")"
+	return fmt.Sprintf("cel.bind(%s, %s.asApproximateFloat() / %s.asApproximateFloat(), %s)", ratio, celQuantity(lim), celQuantity(req), strings.Join(out, " && "))
 }
 
 // celDouble is f as a CEL double literal.
@@ -253,8 +262,8 @@ func (r *resourcesRule) celPasses(names *celNames, value string, found bool) str
 		return fmt.Sprintf("%s && %s in %s", present(key), celString(name), at(key))
 	}
 	valid := func(key string) string {
-		k := names.next("k")
-		return fmt.Sprintf("(!(%s) || type(%s) == map && %s.all(%s, %s))", present(key), at(key), at(key), k, celIsQuantity(at(key)+"["+k+"]"))
+		k, q := names.next("k"), names.next("q")
+		return fmt.Sprintf("(!(%s) || type(%s) == map && %s.all(%s, %s, %s))", present(key), at(key), at(key), k, q, celIsQuantity(q))
 	}
 	out := []string{fmt.Sprintf("type(%s) == map", value), valid("requests"), valid("limits")}
 	for _, name := range r.requireRequests {
@@ -271,10 +280,10 @@ func (r *resourcesRule) celPasses(names *celNames, value string, found bool) str
 		} else {
 			within = fmt.Sprintf("(sign(%s) == 0 || %s)", rq, within)
 		}
-		within = fmt.Sprintf("(%s || %s)", band.celClearlyWithin(rq, lq), within)
-		out = append(out, fmt.Sprintf("(!(%s && %s) || cel.bind(%s, %s, cel.bind(%s, %s, %s)))",
-			has("requests", band.resource), has("limits", band.resource),
-			rq, celQuantity(at("requests")+"["+celString(band.resource)+"]"), lq, celQuantity(at("limits")+"["+celString(band.resource)+"]"), within))
+		req, lim := at("requests")+"["+celString(band.resource)+"]", at("limits")+"["+celString(band.resource)+"]"
+		out = append(out, fmt.Sprintf("(!(%s && %s) || %s || cel.bind(%s, %s, cel.bind(%s, %s, %s)))",
+			has("requests", band.resource), has("limits", band.resource), band.celClearlyWithin(names, req, lim),
+			rq, celQuantity(req), lq, celQuantity(lim), within))
 	}
 	return "(" + strings.Join(out, " && ") + ")"
 }

@@ -100,6 +100,16 @@ spec:
       paths: [spec.resources]
       ratios:
       - {resource: cpu, min: "1.25", max: "3.3333"}
+  - name: ceiling
+    resources:
+      paths: [spec.resources]
+      ratios:
+      - {resource: cpu, max: "2"}
+  - name: floor
+    resources:
+      paths: [spec.resources]
+      ratios:
+      - {resource: cpu, min: "2"}
 `
 	pairs := [][2]string{ // request, limit
 		{"1", "1500m"}, {"250m", "1"}, {"1", "4"}, {"100m", "0.15"}, {"1", "1501m"}, {"1", "1499m"},
@@ -108,6 +118,8 @@ spec:
 		// Inside a bound by less than the float test's margin, and
 		// negative: decided by the exact test.
 		{"1000000000", "1500000001"}, {"1000000000", "3999999999"}, {"-1", "-2"}, {"1E", "2E"},
+		// A zero request makes the float ratio infinite or NaN.
+		{"0", "-1"}, {"-1", "1"}, {"0", "-0"},
 	}
 	memory := [][2]string{
 		{"1Gi", "4Gi"}, {"1Gi", "1536Mi"}, {"1G", "4Gi"}, {"1Gi", "4G"}, {"1000M", "1G"}, {"1Gi", "1.5Gi"},
