@@ -43,7 +43,8 @@ func celLowerBinds(expr string) (string, error) {
 }
 
 // rewriteBoolean parses expr, turns it into a boolean with form and
-// optimises that.
+// optimises that. It folds twice: a bind lowered to the selection it
+// names makes a test inside it the same text as one outside, decided.
 func rewriteBoolean(expr string, form func(*noFindings, ast.Expr) ast.Expr) (string, error) {
 	return rewrite(expr, func(r *noFindings, e ast.Expr) ast.Expr {
 		lowered := r.lowerBinds(r.fold(form(r, e), map[string]bool{}), true)
