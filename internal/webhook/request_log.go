@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -17,19 +19,34 @@ func requestLogger(base logr.Logger, req *admission.Request) logr.Logger {
 	if req == nil || base.GetSink() == nil {
 		return base
 	}
-	return logr.New(&deferredValues{sink: base.GetSink(), values: []any{
-		"object", klog.KRef(req.Namespace, req.Name),
-		"namespace", req.Namespace, "name", req.Name,
-		"resource", req.Resource, "user", req.UserInfo.Username,
-		"requestID", req.UID,
+	return logr.New(&deferredValues{sink: base.GetSink(), request: &requestIdentity{
+		namespace: req.Namespace, name: req.Name, resource: req.Resource, user: req.UserInfo.Username, uid: req.UID,
 	}})
+}
+
+// requestIdentity is what a request's log lines say it is. It is kept as
+// fields, boxed into values only for a line that is written.
+type requestIdentity struct {
+	namespace, name, user string
+	resource              metav1.GroupVersionResource
+	uid                   types.UID
+}
+
+func (r *requestIdentity) values() []any {
+	return []any{
+		"object", klog.KRef(r.namespace, r.name),
+		"namespace", r.namespace, "name", r.name,
+		"resource", r.resource, "user", r.user,
+		"requestID", r.uid,
+	}
 }
 
 // deferredValues is a LogSink that keeps its key/value pairs until a
 // line is written.
 type deferredValues struct {
-	sink   logr.LogSink
-	values []any
+	sink    logr.LogSink
+	request *requestIdentity // its values come first
+	values  []any
 }
 
 var _ logr.CallDepthLogSink = (*deferredValues)(nil)
@@ -48,21 +65,25 @@ func (d *deferredValues) Error(err error, msg string, keysAndValues ...any) {
 }
 
 func (d *deferredValues) WithValues(keysAndValues ...any) logr.LogSink {
-	return &deferredValues{sink: d.sink, values: append(slices.Clip(d.values), keysAndValues...)}
+	return &deferredValues{sink: d.sink, request: d.request, values: append(slices.Clip(d.values), keysAndValues...)}
 }
 
 func (d *deferredValues) WithName(name string) logr.LogSink {
-	return &deferredValues{sink: d.sink.WithName(name), values: d.values}
+	return &deferredValues{sink: d.sink.WithName(name), request: d.request, values: d.values}
 }
 
 func (d *deferredValues) WithCallDepth(depth int) logr.LogSink {
-	return &deferredValues{sink: withCallDepth(d.sink, depth), values: d.values}
+	return &deferredValues{sink: withCallDepth(d.sink, depth), request: d.request, values: d.values}
 }
 
 // writer is the sink with the values, reporting the caller one frame
 // further out: Info and Error here are a frame of their own.
 func (d *deferredValues) writer() logr.LogSink {
-	return withCallDepth(d.sink, 1).WithValues(d.values...)
+	values := d.values
+	if d.request != nil {
+		values = append(d.request.values(), values...)
+	}
+	return withCallDepth(d.sink, 1).WithValues(values...)
 }
 
 func withCallDepth(sink logr.LogSink, depth int) logr.LogSink {

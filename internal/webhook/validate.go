@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -94,15 +95,22 @@ func (v *Validator) decide(ctx context.Context, req admission.Request) (admissio
 	if annotations := res.AuditAnnotations(); len(annotations) > 0 {
 		resp.AuditAnnotations = annotations
 	}
-	// The logger from the context already carries the request's UID,
-	// resource, namespace, name and user; object contents are never logged.
-	log = log.WithValues("kind", req.Kind.Kind, "operation", req.Operation, "policies", res.Policies)
-	if resp.Allowed {
-		log.V(1).Info("Allowed", "approval", res.Approval != "", "warnings", len(resp.Warnings))
-	} else {
-		log.Info("Denied", "causes", len(resp.Result.Details.Causes))
-	}
+	logDecision(log, req, &res, resp)
 	return resp, &res
+}
+
+// logDecision logs a denial, and an allow at V(1). The logger already
+// carries the request's UID, resource, namespace, name and user; object
+// contents are never logged. The values are built only for a line that is
+// written: at the default level an allow writes none.
+func logDecision(log logr.Logger, req admission.Request, res *policies.Result, resp admission.Response) {
+	if !resp.Allowed {
+		log.Info("Denied", "kind", req.Kind.Kind, "operation", req.Operation, "policies", res.Policies, "causes", len(resp.Result.Details.Causes))
+		return
+	}
+	if log := log.V(1); log.Enabled() {
+		log.Info("Allowed", "kind", req.Kind.Kind, "operation", req.Operation, "policies", res.Policies, "approval", res.Approval != "", "warnings", len(resp.Warnings))
+	}
 }
 
 // groupKind is the kind named in a denial: the kind the client asked for,

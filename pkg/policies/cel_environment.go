@@ -12,6 +12,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -180,27 +181,33 @@ func newCELActivation(req *Request) *celActivation {
 	return a
 }
 
+// noExtra is request.userInfo.extra of a user without extra values; CEL
+// never changes a map.
+var noExtra = map[string][]string{}
+
 // celRequestValue is "request". Every field is present, empty when the
 // Request does not say (a CLI run names no user): expressions need no has().
 func celRequestValue(req *Request) map[string]any {
 	var name string
-	gvk := map[string]any{"group": "", "version": "", "kind": ""}
+	var kind schema.GroupVersionKind
 	if s := req.subject(); s != nil {
 		name = s.GetName()
-		k := s.GroupVersionKind()
-		gvk = map[string]any{"group": k.Group, "version": k.Version, "kind": k.Kind}
+		kind = s.GroupVersionKind()
 	}
 	groups := req.UserInfo.Groups
 	if groups == nil {
 		groups = []string{}
 	}
-	extra := make(map[string][]string, len(req.UserInfo.Extra))
-	for k, v := range req.UserInfo.Extra {
-		extra[k] = v
+	extra := noExtra
+	if len(req.UserInfo.Extra) > 0 {
+		extra = make(map[string][]string, len(req.UserInfo.Extra))
+		for k, v := range req.UserInfo.Extra {
+			extra[k] = v
+		}
 	}
 	return map[string]any{
 		"operation": string(req.Operation),
-		"kind":      gvk,
+		"kind":      map[string]any{"group": kind.Group, "version": kind.Version, "kind": kind.Kind},
 		"name":      name,
 		"namespace": req.Namespace,
 		"userInfo": map[string]any{

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
-	"github.com/distribution/reference"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -209,23 +208,19 @@ func (r *imageVersionRule) checkImage(path *field.Path, value any, declared *dec
 	if !ok {
 		return findings(field.TypeInvalid(path, value, "must be an image reference"))
 	}
-	// ParseNormalizedNamed knows what a naive split on ":" does not: a
-	// registry port ("registry.local:5000/mysql") is not a tag, "mysql"
-	// means docker.io/library/mysql, and "@sha256:..." is a digest.
-	ref, err := reference.ParseNormalizedNamed(image)
-	if err != nil {
-		return findings(field.Invalid(path, image, "is not a valid image reference: "+err.Error()))
+	ref := parseImage(image)
+	if ref.err != nil {
+		return findings(field.Invalid(path, image, "is not a valid image reference: "+ref.err.Error()))
 	}
-	tagged, hasTag := ref.(reference.Tagged)
-	if _, hasDigest := ref.(reference.Digested); hasDigest && !hasTag {
+	if ref.hasDigest && ref.tag == "" {
 		return []finding{{
 			Error:       field.Invalid(path, image, fmt.Sprintf("is pinned by digest only, so its version cannot be checked against %s; use name:tag@digest", declared)),
 			enforcement: r.digestOnly,
 		}}
 	}
-	tag := "latest"
-	if hasTag {
-		tag = tagged.Tag()
+	hasTag, tag := ref.tag != "", ref.tag
+	if !hasTag {
+		tag = "latest"
 	}
 	agrees, why := r.agrees(tag, declared)
 	if agrees {

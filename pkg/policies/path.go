@@ -15,6 +15,9 @@ import (
 type objectPath struct {
 	raw   string
 	steps []pathStep
+	// fixed[i] is the field path after steps[:i+1], built once, while no
+	// step before it is "[*]": walking builds paths only past a wildcard.
+	fixed []*field.Path
 }
 
 type pathStep struct {
@@ -69,10 +72,40 @@ func parsePath(s string) (objectPath, error) {
 			return objectPath{}, fmt.Errorf("unexpected %q in %q", rest, s)
 		}
 	}
+	var at *field.Path
+	for _, step := range p.steps {
+		if step.each {
+			break
+		}
+		at = step.child(at)
+		p.fixed = append(p.fixed, at)
+	}
 	return p, nil
 }
 
 func (p objectPath) String() string { return p.raw }
+
+// child is the field path of what the step reaches from parent; a
+// wildcard's is item 0's.
+func (s pathStep) child(parent *field.Path) *field.Path {
+	switch {
+	case s.field != "":
+		return childPath(parent, s.field)
+	case s.each:
+		return parent.Index(0)
+	case s.index >= 0:
+		return parent.Index(s.index)
+	}
+	return parent.Key(s.key)
+}
+
+// next is the field path of what step i reaches from path.
+func (p objectPath) next(i int, path *field.Path) *field.Path {
+	if i < len(p.fixed) {
+		return p.fixed[i]
+	}
+	return p.steps[i].child(path)
+}
 
 // visit calls fn for every place the path reaches in obj, with its concrete
 // field path. The last step is visited even when it is missing (found is
@@ -95,7 +128,7 @@ func (p objectPath) walk(value any, path *field.Path, i int, fn func(*field.Path
 			return
 		}
 		child, found := m[step.field]
-		next := childPath(path, step.field)
+		next := p.next(i, path)
 		if !found || child == nil {
 			if last {
 				fn(next, nil, false)
@@ -117,9 +150,9 @@ func (p objectPath) walk(value any, path *field.Path, i int, fn func(*field.Path
 			return
 		}
 		if step.index < len(list) {
-			p.walk(list[step.index], path.Index(step.index), i+1, fn)
+			p.walk(list[step.index], p.next(i, path), i+1, fn)
 		} else if last {
-			fn(path.Index(step.index), nil, false)
+			fn(p.next(i, path), nil, false)
 		}
 	default:
 		m, ok := value.(map[string]any)
@@ -129,11 +162,11 @@ func (p objectPath) walk(value any, path *field.Path, i int, fn func(*field.Path
 		child, found := m[step.key]
 		if !found || child == nil {
 			if last {
-				fn(path.Key(step.key), nil, false)
+				fn(p.next(i, path), nil, false)
 			}
 			return
 		}
-		p.walk(child, path.Key(step.key), i+1, fn)
+		p.walk(child, p.next(i, path), i+1, fn)
 	}
 }
 
@@ -153,16 +186,7 @@ func (p objectPath) get(obj map[string]any) (value any, path *field.Path, found 
 func (p objectPath) fieldPath() *field.Path {
 	var fp *field.Path
 	for _, s := range p.steps {
-		switch {
-		case s.field != "":
-			fp = childPath(fp, s.field)
-		case s.each:
-			fp = fp.Index(0) // not used for wildcard paths; keeps the shape
-		case s.index >= 0:
-			fp = fp.Index(s.index)
-		default:
-			fp = fp.Key(s.key)
-		}
+		fp = s.child(fp) // a wildcard's item 0: not used for wildcard paths; keeps the shape
 	}
 	return fp
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -268,7 +267,13 @@ func quantities(value any, path *field.Path) (namedQuantities, field.ErrorList) 
 	}
 	out := make(namedQuantities, 0, len(m))
 	var errs field.ErrorList
-	for _, name := range slices.Sorted(maps.Keys(m)) {
+	var buf [8]string // a resources map's few names, sorted without allocating
+	names := buf[:0]
+	for name := range m {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
 		var raw string
 		switch v := m[name].(type) {
 		case string:
