@@ -480,7 +480,7 @@ func TestCRDGuardListFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := httptest.NewServer(serveReviews(v))
+	server := httptest.NewServer(serveRawReviews(v))
 	defer server.Close()
 	httpResp, err := http.Post(server.URL, "application/json", strings.NewReader(string(body)))
 	if err != nil {

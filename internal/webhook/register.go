@@ -43,7 +43,7 @@ func Webhooks(cfg Config) map[string]reviewServer {
 		ValidatePolicyPath: serveReviews(&PolicyValidator{Engines: cfg.Engines}),
 	}
 	if cfg.CRDGuard != nil {
-		hooks[ValidateCRDPath] = serveReviews(&CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics})
+		hooks[ValidateCRDPath] = serveRawReviews(&CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics})
 	}
 	return hooks
 }

@@ -55,9 +55,16 @@ func toPolicyRequest(req admission.Request) (out policies.Request, ok bool, err 
 	return out, true, nil
 }
 
-// decodeObject reads one object of an AdmissionRequest. An empty one is an
-// error: the API server always sends it for the operations evaluated.
+// decodeObject reads one object of an AdmissionRequest, decoded with the
+// review (serveReviews) or from its JSON. An empty one is an error: the
+// API server always sends it for the operations evaluated.
 func decodeObject(raw runtime.RawExtension, what string) (*unstructured.Unstructured, error) {
+	if obj, ok := raw.Object.(*unstructured.Unstructured); ok {
+		if obj.GetKind() == "" {
+			return nil, fmt.Errorf("decoding the admission request's %s: it has no kind", what)
+		}
+		return obj, nil
+	}
 	if len(raw.Raw) == 0 {
 		return nil, fmt.Errorf("the admission request has no %s", what)
 	}

@@ -104,3 +104,55 @@ func TestReviewVersions(t *testing.T) {
 		}
 	}
 }
+
+// recordingHandler records the request it is given.
+type recordingHandler struct{ got *admission.Request }
+
+func (h recordingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
+	*h.got = req
+	return admission.Allowed("")
+}
+
+// TestReviewObjects: serveReviews decodes the objects with the review, as
+// decodeObject reads them; serveRawReviews leaves their JSON; an object
+// that is no JSON object reaches the handler as JSON, to be reported as
+// the handler reports any object it cannot decode.
+func TestReviewObjects(t *testing.T) {
+	const prefix = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"UPDATE",`
+	serve := func(hook reviewServer, body string) admission.Request {
+		t.Helper()
+		var got admission.Request
+		hook.Handler = requireOperation(recordingHandler{&got})
+		req := httptest.NewRequest(http.MethodPost, ValidatePath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		hook.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"allowed":true`) {
+			t.Fatalf("HTTP %d %s, want allowed", rec.Code, rec.Body)
+		}
+		return got
+	}
+	body := prefix + `"object":{"apiVersion":"v1","kind":"ConfigMap","data":{"n":"1"},"spec":{"replicas":3,"ratio":1.5}},"oldObject":null}}`
+
+	got := serve(serveReviews(fixedHandler{}), body)
+	obj, err := decodeObject(got.Object, "object")
+	if err != nil || len(got.Object.Raw) != 0 {
+		t.Fatalf("decoded object: %v, raw %q; want it decoded with the review", err, got.Object.Raw)
+	}
+	if replicas, ratio := obj.Object["spec"].(map[string]any)["replicas"], obj.Object["spec"].(map[string]any)["ratio"]; replicas != int64(3) || ratio != 1.5 || obj.GetKind() != "ConfigMap" {
+		t.Errorf("object %v: want kind ConfigMap, replicas int64(3) and ratio 1.5 as the API machinery decodes them", obj.Object)
+	}
+	if _, err := decodeObject(got.OldObject, "oldObject"); err == nil || err.Error() != "the admission request has no oldObject" {
+		t.Errorf("null oldObject: %v, want it missing", err)
+	}
+
+	got = serve(serveRawReviews(fixedHandler{}), body)
+	if !strings.HasPrefix(string(got.Object.Raw), `{"apiVersion":"v1","kind":"ConfigMap"`) || got.Object.Object != nil {
+		t.Errorf("raw review: object %q / %v, want its JSON only", got.Object.Raw, got.Object.Object)
+	}
+
+	got = serve(serveReviews(fixedHandler{}), prefix+`"object":42}}`)
+	if _, err := decodeObject(got.Object, "object"); err == nil || err.Error() != "decoding the admission request's object: json: cannot unmarshal number into Go value of type map[string]interface {}" {
+		t.Errorf("object 42: %v, want the handler's decoding error", err)
+	}
+}
