@@ -181,11 +181,13 @@ type vapValidation struct {
 	admissionregistrationv1.Validation
 	// failed is the message when the validation fails.
 	failed string
-	// gateable tells that the expression may go into a gate: it never
-	// fails to evaluate (a cel rule's may, which a match condition must
-	// not do in its place) and uses no variable (a match condition has
-	// none).
-	gateable bool
+	// usesVariables keeps the expression out of a gate: a match
+	// condition has no variables.
+	usesVariables bool
+	// mayFail is a cel rule's expression, which may fail to evaluate. In
+	// a gate with other rules its error would quote them all; alone, its
+	// error is the validation's own.
+	mayFail bool
 }
 
 // vapRequestNamespace is the request's namespace, "" for a cluster-scoped
@@ -211,7 +213,8 @@ func (b *vapBuild) add(policy string, r compiledRule, check vapCheck) error {
 				Message:    prefix + check.message,
 				Reason:     &reason,
 			},
-			failed: failed,
+			failed:  failed,
+			mayFail: true,
 		})
 		return nil
 	}
@@ -239,8 +242,8 @@ func (b *vapBuild) add(policy string, r compiledRule, check vapCheck) error {
 			Message:    prefix + vapMessageFallbackText,
 			Reason:     &reason,
 		},
-		failed:   failed,
-		gateable: inlined,
+		failed:        failed,
+		usesVariables: !inlined,
 	})
 	return nil
 }
@@ -282,16 +285,16 @@ const maxGate = 16 << 10
 // every validation and then every messageExpression; behind the gate a
 // passing request, nearly every request, costs one evaluation of each
 // rule instead of a validation and a message each. A policy with a
-// validation that is not gateable, or whose gate would be larger than
-// maxGate, has none: its messages test their validation again, so that
-// only a failing request builds the findings.
+// validation that uses variables, with a cel rule among others, or whose
+// gate would be larger than maxGate, has none: its messages test their
+// validation again, so that only a failing request builds the findings.
 func (b *vapBuild) gated() ([]admissionregistrationv1.Validation, *admissionregistrationv1.MatchCondition) {
 	var passes []string
 	size := 0
 	for _, v := range b.validations {
 		passes = append(passes, v.Expression)
 		size += len(v.Expression)
-		if !v.gateable || size > maxGate {
+		if v.usesVariables || v.mayFail && len(b.validations) > 1 || size > maxGate {
 			passes = nil
 			break
 		}

@@ -214,10 +214,11 @@ func compareKnown(t *testing.T, want, have, engineOnly, vapOnly []string) ([]str
 func ptr[T any](v T) *T { return &v }
 
 // TestVAPGate checks where the compiled validations go: a policy whose
-// rules all have a boolean form that fits gets a gate, a match condition
-// that lets through only a request that fails one of them, and messages
-// that no longer test their validation; one with a cel rule or with forms
-// too large to write out has none, and each message tests its validation.
+// rules all have a boolean form that fits, or that is a lone cel rule,
+// gets a gate, a match condition that lets through only a request that
+// fails one of them, and messages that no longer test their validation;
+// one with a cel rule among others or with forms too large to write out
+// has none, and each message tests its validation.
 func TestVAPGate(t *testing.T) {
 	gate := func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) string {
 		for _, c := range vap.Spec.MatchConditions {
@@ -229,20 +230,39 @@ func TestVAPGate(t *testing.T) {
 	}
 	example := compileExample(t, "../../examples/mysql")
 	deny, warn := example.Policies[0], example.Policies[1]
-	var passes []string
-	for _, v := range deny.Spec.Validations {
-		passes = append(passes, v.Expression)
-		if strings.Contains(v.Expression, "variables.") || !strings.HasPrefix(v.MessageExpression, `"[mysql-safety/`) {
-			t.Errorf("%s: validation %q, message %q; want the written-out boolean form and the findings alone", deny.Name, v.Expression, v.MessageExpression)
+	// The warn policy holds the cel rule alone: if it fails to evaluate,
+	// the gate's error quotes only it.
+	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{deny, warn} {
+		var passes []string
+		for _, v := range vap.Spec.Validations {
+			passes = append(passes, v.Expression)
+			if strings.Contains(v.Expression, "variables.") || !strings.HasPrefix(v.MessageExpression, `"[mysql-safety/`) {
+				t.Errorf("%s: validation %q, message %q; want the written-out boolean form and the findings alone", vap.Name, v.Expression, v.MessageExpression)
+			}
+		}
+		if got, want := gate(vap), "!(("+strings.Join(passes, ") && (")+"))"; got != want {
+			t.Errorf("%s: gate %q; want %q", vap.Name, got, want)
 		}
 	}
-	if got, want := gate(deny), "!(("+strings.Join(passes, ") && (")+"))"; got != want {
-		t.Errorf("%s: gate %q; want %q", deny.Name, got, want)
-	}
-	// The warn policy holds the cel rule, which may fail to evaluate; the
+	// A cel rule among others would quote them all in its error; the
 	// preset's walks are too large to write out.
+	mixed := &v1alpha1.GuardPolicy{}
+	if err := yaml.UnmarshalStrict([]byte(`
+metadata: {name: mixed}
+spec:
+  match: {resources: [{group: db.example.io, kinds: [MySQLCluster]}]}
+  rules:
+  - {name: replicas, cel: {expression: "object.spec.replicas >= 1"}}
+  - {name: requests, resources: {paths: [spec.resources], requireRequests: [cpu]}}
+`), mixed); err != nil {
+		t.Fatal(err)
+	}
+	compiledMixed, err := CompileVAP(mixed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	preset := compileExample(t, "testdata/resources/ratio-boundaries").Policies[0]
-	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{warn, preset} {
+	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{compiledMixed.Policies[0], preset} {
 		if g := gate(vap); g != "" {
 			t.Errorf("%s: gate %q; want none", vap.Name, g)
 		}
