@@ -2,8 +2,11 @@ package webhook
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
+
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/go-logr/zapr"
 	"go.uber.org/zap"
@@ -64,5 +67,45 @@ func TestRequestLoggerWithoutRequest(t *testing.T) {
 	requestLogger(zapr.NewLogger(zap.New(core)), (*admission.Request)(nil)).Info("no request")
 	if entries := lines.All(); len(entries) != 1 || len(entries[0].Context) != 0 {
 		t.Errorf("got %v, want one line without values", entries)
+	}
+}
+
+// TestDecisionLog: a denial is logged at the default level with the
+// request's kind, operation, policies and number of causes; an allow only
+// at V(1), and then with whether an approval lifted anything and the
+// number of warnings.
+func TestDecisionLog(t *testing.T) {
+	v := &Validator{Engines: engines(t)}
+	for _, tt := range []struct {
+		object string
+		level  zapcore.Level
+		want   map[string]any // the one line's message and fields; nil: no line
+	}{
+		{"unsafe.yaml", zapcore.InfoLevel, map[string]any{"msg": "Denied", "causes": int64(2)}},
+		{"good.yaml", zapcore.InfoLevel, nil},
+		{"good.yaml", zapcore.DebugLevel, map[string]any{"msg": "Allowed", "approval": false, "warnings": int64(0)}},
+	} {
+		core, lines := observer.New(tt.level)
+		ctx := logf.IntoContext(t.Context(), zapr.NewLogger(zap.New(core)))
+		v.Handle(ctx, request(admissionv1.Create, bob, example(t, tt.object), nil))
+		entries := lines.All()
+		if tt.want == nil {
+			if len(entries) != 0 {
+				t.Errorf("%s at %s: logged %v, want nothing", tt.object, tt.level, entries)
+			}
+			continue
+		}
+		if len(entries) != 1 || entries[0].Message != tt.want["msg"] {
+			t.Fatalf("%s at %s: logged %v, want one %s line", tt.object, tt.level, entries, tt.want["msg"])
+		}
+		fields := entries[0].ContextMap()
+		if fields["kind"] != "MySQLCluster" || fmt.Sprint(fields["operation"]) != "CREATE" || fmt.Sprint(fields["policies"]) != "[mysql-safety]" {
+			t.Errorf("%s: fields %v, want kind MySQLCluster, operation CREATE, policies [mysql-safety]", tt.object, fields)
+		}
+		for key, want := range tt.want {
+			if key != "msg" && fields[key] != want {
+				t.Errorf("%s: %s = %#v, want %#v", tt.object, key, fields[key], want)
+			}
+		}
 	}
 }

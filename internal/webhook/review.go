@@ -158,13 +158,15 @@ func (r *objectsReview) review() *admissionv1.AdmissionReview {
 	out := &admissionv1.AdmissionReview{TypeMeta: r.TypeMeta}
 	if r.Request != nil {
 		out.Request = &r.Request.AdmissionRequest
-		out.Request.Object = decodedObject(r.Request.Object)
-		out.Request.OldObject = decodedObject(r.Request.OldObject)
+		out.Request.Object = asRawExtension(r.Request.Object)
+		out.Request.OldObject = asRawExtension(r.Request.OldObject)
 	}
 	return out
 }
 
-func decodedObject(content map[string]any) runtime.RawExtension {
+// asRawExtension holds decoded content as a RawExtension's Object, where
+// decodeObject reads it.
+func asRawExtension(content map[string]any) runtime.RawExtension {
 	if content == nil {
 		return runtime.RawExtension{}
 	}
