@@ -9,6 +9,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -59,24 +60,21 @@ func toPolicyRequest(req admission.Request) (out policies.Request, ok bool, err 
 // review (serveReviews) or from its JSON. An empty one is an error: the
 // API server always sends it for the operations evaluated.
 func decodeObject(raw runtime.RawExtension, what string) (*unstructured.Unstructured, error) {
-	if obj, ok := raw.Object.(*unstructured.Unstructured); ok {
-		if obj.GetKind() == "" {
-			return nil, fmt.Errorf("decoding the admission request's %s: it has no kind", what)
+	obj, decoded := raw.Object.(*unstructured.Unstructured)
+	if !decoded {
+		if len(raw.Raw) == 0 {
+			return nil, fmt.Errorf("the admission request has no %s", what)
 		}
-		return obj, nil
-	}
-	if len(raw.Raw) == 0 {
-		return nil, fmt.Errorf("the admission request has no %s", what)
-	}
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
-		// apimachinery's missing-kind error quotes the whole object, and
-		// this error is logged: object contents (a Secret's data, a
-		// password) never belong in the logs.
-		if runtime.IsMissingKind(err) {
-			err = errors.New("it has no kind")
+		obj = &unstructured.Unstructured{}
+		if err := utiljson.Unmarshal(raw.Raw, &obj.Object); err != nil {
+			return nil, fmt.Errorf("decoding the admission request's %s: %w", what, err)
 		}
-		return nil, fmt.Errorf("decoding the admission request's %s: %w", what, err)
+	}
+	// Not apimachinery's missing-kind error, which quotes the whole
+	// object: this error is logged, and object contents (a Secret's data,
+	// a password) never belong in the logs.
+	if obj.GetKind() == "" {
+		return nil, fmt.Errorf("decoding the admission request's %s: it has no kind", what)
 	}
 	return obj, nil
 }

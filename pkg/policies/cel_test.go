@@ -3,6 +3,8 @@ package policies
 import (
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -95,5 +97,40 @@ func TestCELCompileErrors(t *testing.T) {
 				t.Error("NewEngine accepted a policy ValidateGuardPolicy rejects")
 			}
 		})
+	}
+}
+
+// TestCELRequestUserInfoExtra: request.userInfo.extra is always a map,
+// empty for a user without extra values, and holds a user's extra values
+// as lists of strings.
+func TestCELRequestUserInfoExtra(t *testing.T) {
+	engine, err := NewEngine(nil, celPolicy(celRuleSpec("extra", v1alpha1.CELRule{
+		Expression:        "size(request.userInfo.extra) == 0 || request.userInfo.extra['scopes'] == ['read', 'write']",
+		MessageExpression: "'extra: ' + request.userInfo.extra.map(k, k + '=' + request.userInfo.extra[k].join(',')).join(' ')",
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := object(t, `{apiVersion: db.example.io/v1, kind: MySQLCluster, metadata: {name: c, namespace: shop}}`)
+	for _, tt := range []struct {
+		extra map[string]authenticationv1.ExtraValue
+		want  string // the violation's message, "" for none
+	}{
+		{nil, ""},
+		{map[string]authenticationv1.ExtraValue{"scopes": {"read", "write"}}, ""},
+		{map[string]authenticationv1.ExtraValue{"scopes": {"admin"}}, "Invalid value: extra: scopes=admin"},
+	} {
+		res, err := engine.Evaluate(t.Context(), Request{Operation: v1alpha1.Create, Namespace: "shop", Object: obj,
+			UserInfo: authenticationv1.UserInfo{Username: "bob", Extra: tt.extra}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, v := range res.Violations {
+			got += v.Message
+		}
+		if got != tt.want {
+			t.Errorf("extra %v: violations %q, want %q", tt.extra, got, tt.want)
+		}
 	}
 }

@@ -166,13 +166,7 @@ func (r *noFindings) lowerBinds(e ast.Expr, isBool bool) ast.Expr {
 	if isIdent(body, name) {
 		return value
 	}
-	uses := 0
-	ast.PostOrderVisit(body, ast.NewExprVisitor(func(e ast.Expr) {
-		if isIdent(e, name) {
-			uses++
-		}
-	}))
-	if lookups, ok := selectionLookups(value); ok && lookups*(uses-1) <= maxRepeatedLookups {
+	if lookups, ok := selectionLookups(value); ok && lookups*(uses(body, name)-1) <= maxRepeatedLookups {
 		return r.replace(body, func(e ast.Expr) (ast.Expr, bool) {
 			if isIdent(e, name) {
 				return r.fac.CopyExpr(value), true
@@ -538,12 +532,17 @@ func isIdent(e ast.Expr, name string) bool {
 }
 
 // references tells whether e uses the name.
-func references(e ast.Expr, name string) bool {
-	found := false
+func references(e ast.Expr, name string) bool { return uses(e, name) > 0 }
+
+// uses counts where e uses the name.
+func uses(e ast.Expr, name string) int {
+	n := 0
 	ast.PostOrderVisit(e, ast.NewExprVisitor(func(e ast.Expr) {
-		found = found || isIdent(e, name)
+		if isIdent(e, name) {
+			n++
+		}
 	}))
-	return found
+	return n
 }
 
 // maxExprID is the largest ID in e, so that new expressions get new ones.
