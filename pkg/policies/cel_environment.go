@@ -12,7 +12,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -141,13 +140,10 @@ func compileErrors(issues *cel.Issues) string {
 }
 
 // celActivation binds the variables for one evaluation. It resolves names
-// directly instead of through a map, and builds "request" only when an
-// expression asks for it: most rules never do, and building it is most of
-// a simple rule's cost.
+// directly instead of through a map.
 type celActivation struct {
 	object, oldObject any
-	req               *Request
-	request           any // built on first use
+	request           celRequestValue
 }
 
 func (a *celActivation) ResolveName(name string) (any, bool) {
@@ -157,10 +153,7 @@ func (a *celActivation) ResolveName(name string) (any, bool) {
 	case celOldObject:
 		return a.oldObject, true
 	case celRequest:
-		if a.request == nil {
-			a.request = celRequestValue(a.req)
-		}
-		return a.request, true
+		return &a.request, true
 	}
 	return nil, false
 }
@@ -171,7 +164,7 @@ func (a *celActivation) Parent() interpreter.Activation { return nil }
 // (null when absent, as in a ValidatingAdmissionPolicy: object on DELETE,
 // oldObject on CREATE) and request.
 func newCELActivation(req *Request) *celActivation {
-	a := &celActivation{object: types.NullValue, oldObject: types.NullValue, req: req}
+	a := &celActivation{object: types.NullValue, oldObject: types.NullValue, request: celRequestValue{req: req}}
 	if req.Object != nil {
 		a.object = req.Object.Object
 	}
@@ -179,45 +172,6 @@ func newCELActivation(req *Request) *celActivation {
 		a.oldObject = req.OldObject.Object
 	}
 	return a
-}
-
-// noExtra is request.userInfo.extra of a user without extra values; CEL
-// never changes a map.
-var noExtra = map[string][]string{}
-
-// celRequestValue is "request". Every field is present, empty when the
-// Request does not say (a CLI run names no user): expressions need no has().
-func celRequestValue(req *Request) map[string]any {
-	var name string
-	var kind schema.GroupVersionKind
-	if s := req.subject(); s != nil {
-		name = s.GetName()
-		kind = s.GroupVersionKind()
-	}
-	groups := req.UserInfo.Groups
-	if groups == nil {
-		groups = []string{}
-	}
-	extra := noExtra
-	if len(req.UserInfo.Extra) > 0 {
-		extra = make(map[string][]string, len(req.UserInfo.Extra))
-		for k, v := range req.UserInfo.Extra {
-			extra[k] = v
-		}
-	}
-	return map[string]any{
-		"operation": string(req.Operation),
-		"kind":      map[string]any{"group": kind.Group, "version": kind.Version, "kind": kind.Kind},
-		"name":      name,
-		"namespace": req.Namespace,
-		"userInfo": map[string]any{
-			"username": req.UserInfo.Username,
-			"uid":      req.UserInfo.UID,
-			"groups":   groups,
-			"extra":    extra,
-		},
-		"dryRun": req.DryRun,
-	}
 }
 
 // celBudget is the runtime cost all CEL expressions of one policy may spend

@@ -55,7 +55,7 @@ func (r *deletionRule) check(ctx context.Context, req *Request) ([]finding, erro
 		// object is the object being deleted, as the API documents; so is
 		// oldObject, which is where a ValidatingAdmissionPolicy finds it
 		// on DELETE, so a condition written either way works.
-		act := &celActivation{object: obj.Object, oldObject: obj.Object, req: req}
+		act := &celActivation{object: obj.Object, oldObject: obj.Object, request: celRequestValue{req: req}}
 		holds, err := r.condition.evalBool(ctx, act, celBudgetFrom(ctx))
 		switch {
 		case errors.Is(err, errCELUnevaluable):
