@@ -334,21 +334,23 @@ func (c *endToEndCase) run(ctx context.Context, d time.Duration) ([]time.Duratio
 func (f *endToEndFamily) rows() []*row {
 	var rows []*row
 	for i := 0; i+len(endToEndModes) <= len(f.cases); i += len(endToEndModes) {
-		byMode := map[string]sample{}
+		byMode := map[string]*row{}
 		for _, c := range f.cases[i : i+len(endToEndModes)] {
-			byMode[c.mode] = c.row.median()
+			byMode[c.mode] = c.row
 		}
-		none := byMode[modeNone]
+		none := byMode[modeNone].median()
 		for _, c := range f.cases[i : i+len(endToEndModes)] {
-			m := byMode[c.mode]
+			m := c.row.median()
 			if c.mode != modeNone {
-				c.row.vs = fmt.Sprintf("p50 %s no admission (%s)", ratio(float64(m.p50), float64(none.p50)), signedDuration(m.p50-none.p50))
+				c.row.vs = fmt.Sprintf("p50 %s no admission (%s, %s)", ratio(float64(m.p50), float64(none.p50)), signedDuration(m.p50-none.p50), roundRatios(c.row, byMode[modeNone], p50))
 			}
 			switch c.mode {
 			case modeVAP:
-				c.row.vs += fmt.Sprintf("; target ≤ 1.10×; %s hand-written VAP", ratio(float64(m.p50), float64(byMode[modeHandVAP].p50)))
+				c.row.vs += fmt.Sprintf("; target ≤ 1.10×; %s hand-written VAP", ratio(float64(m.p50), float64(byMode[modeHandVAP].median().p50)))
 			case modeCrdguard:
-				c.row.vs += fmt.Sprintf("; %s VAP, %s no-op webhook", ratio(float64(m.p50), float64(byMode[modeVAP].p50)), ratio(float64(m.p50), float64(byMode[modeNoop].p50)))
+				noop := byMode[modeNoop]
+				c.row.vs += fmt.Sprintf("; %s VAP, %s no-op webhook (%s)", ratio(float64(m.p50), float64(byMode[modeVAP].median().p50)),
+					ratio(float64(m.p50), float64(noop.median().p50)), roundRatios(c.row, noop, p50))
 			}
 			rows = append(rows, c.row)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -75,6 +76,28 @@ func ratio(a, b float64) string {
 	}
 	return fmt.Sprintf("%.2f×", a/b)
 }
+
+// roundRatios is the range of a's value over b's, round by round ("rounds
+// 1.03–1.12×"): how far one round's ratio strays from the ratio of the
+// medians on a noisy machine. Rounds are paired by index; every case runs
+// once per round.
+func roundRatios(a, b *row, value func(sample) float64) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range min(len(a.samples), len(b.samples)) {
+		if d := value(b.samples[i]); d != 0 {
+			r := value(a.samples[i]) / d
+			lo, hi = min(lo, r), max(hi, r)
+		}
+	}
+	if lo > hi {
+		return "rounds n/a"
+	}
+	return fmt.Sprintf("rounds %.2f–%.2f×", lo, hi)
+}
+
+// p50 and rate are the sample values roundRatios compares.
+func p50(s sample) float64  { return float64(s.p50) }
+func rate(s sample) float64 { return s.rate }
 
 // writeTable writes rows as one markdown table.
 func writeTable(w io.Writer, rows []*row) {

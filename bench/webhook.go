@@ -127,6 +127,7 @@ func (f *webhookFamily) rows() []*row {
 				vs = append(vs, fmt.Sprintf("p50 %s (a), CPU %s (a), req/s %s (a)", ratio(float64(m.p50), float64(a.p50)), ratio(float64(m.cpu), float64(a.cpu)), ratio(m.rate, a.rate)))
 			}
 			if j == 2 {
+				vs[0] += " (" + roundRatios(r, f.cases[i].row, rate) + ")"
 				vs = append(vs, fmt.Sprintf("p50 %s (b), CPU %s (b)", ratio(float64(c.p50), float64(b.p50)), ratio(float64(c.cpu), float64(b.cpu))))
 			}
 			r.vs = strings.Join(vs, "; ")
