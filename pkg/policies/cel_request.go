@@ -51,6 +51,8 @@ func (r *celRequestValue) Get(key ref.Val) ref.Val {
 	return r.mapper().Get(key) // the map's error for a missing key
 }
 
+// The rest of ref.Val and traits.Mapper is the whole value's.
+
 func (r *celRequestValue) Contains(key ref.Val) ref.Val     { return r.mapper().Contains(key) }
 func (r *celRequestValue) Size() ref.Val                    { return r.mapper().Size() }
 func (r *celRequestValue) Iterator() traits.Iterator        { return r.mapper().Iterator() }

@@ -75,8 +75,5 @@ func result(out interface{ Value() any }, _ any, err error) any {
 	if err != nil {
 		return err.Error()
 	}
-	if l, ok := out.Value().([]string); ok {
-		return l
-	}
 	return out.Value()
 }
