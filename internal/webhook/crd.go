@@ -98,15 +98,7 @@ var _ admission.Handler = (*CRDValidator)(nil)
 func (v *CRDValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	start := time.Now()
 	resp := v.decide(ctx, req)
-	decision := decisionAllowed
-	switch {
-	case resp.Allowed:
-	case resp.Result != nil && resp.Result.Code == http.StatusUnprocessableEntity:
-		decision = decisionDenied
-	default:
-		decision = decisionError
-	}
-	v.Metrics.observe(string(req.Operation), req.Kind.Kind, decision, time.Since(start), nil)
+	v.Metrics.observe(string(req.Operation), req.Kind.Kind, decisionOf(resp), time.Since(start), nil)
 	return resp
 }
 

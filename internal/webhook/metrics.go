@@ -4,9 +4,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/crdguard/crdguard/pkg/policies"
 )
@@ -18,6 +20,19 @@ const (
 	// decisionError is a request that could not be evaluated (a 500).
 	decisionError = "error"
 )
+
+// decisionOf is a response's decision. Only a 422 is a verdict on the
+// object; a 400 (an AdmissionReview that cannot be read) or a 500 is an
+// error.
+func decisionOf(resp admission.Response) string {
+	switch {
+	case resp.Allowed:
+		return decisionAllowed
+	case resp.Result != nil && resp.Result.Code == http.StatusUnprocessableEntity:
+		return decisionDenied
+	}
+	return decisionError
+}
 
 // Metrics are the webhook's Prometheus metrics. A nil *Metrics records
 // nothing, so handlers work without them (in tests, say).

@@ -37,17 +37,7 @@ var _ admission.Handler = (*Validator)(nil)
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	start := time.Now()
 	resp, res := v.decide(ctx, req)
-	// Only a 422 is a verdict on the object; a 400 (an AdmissionReview we
-	// cannot read) or a 500 is an error.
-	decision := decisionAllowed
-	switch {
-	case resp.Allowed:
-	case resp.Result != nil && resp.Result.Code == http.StatusUnprocessableEntity:
-		decision = decisionDenied
-	default:
-		decision = decisionError
-	}
-	v.Metrics.observe(string(req.Operation), req.Kind.Kind, decision, time.Since(start), res)
+	v.Metrics.observe(string(req.Operation), req.Kind.Kind, decisionOf(resp), time.Since(start), res)
 	return resp
 }
 

@@ -223,20 +223,6 @@ func (t *transition) celPairs(c *vapCompiler, p objectPath, above []pathStep, ol
 	names := c.names
 	oldList, newList, olv := names.next("ol"), names.next("nl"), names.next("olv")
 	j, item, match, oi := names.next("j"), names.next("it"), names.next("m"), names.next("oi")
-	hasKey := func(v string) string {
-		parts := []string{fmt.Sprintf("type(%s) == map", v)}
-		for _, key := range keys {
-			parts = append(parts, fmt.Sprintf(`%[2]s in %[1]s && %[1]s[%[2]s] != null && %[3]s`, v, celString(key), celIsScalar(v+"["+celString(key)+"]")))
-		}
-		return "(" + strings.Join(parts, " && ") + ")"
-	}
-	sameKey := func(a, b string) string {
-		parts := []string{hasKey(a)}
-		for _, key := range keys {
-			parts = append(parts, fmt.Sprintf(`%[1]s[%[3]s] == %[2]s[%[3]s]`, a, b, celString(key)))
-		}
-		return "(" + strings.Join(parts, " && ") + ")"
-	}
 	listAt := curAt
 	for _, s := range list.steps {
 		switch {
@@ -259,8 +245,8 @@ func (t *transition) celPairs(c *vapCompiler, p objectPath, above []pathStep, ol
 		return "", err
 	}
 	perItem := fmt.Sprintf(`(%[1]s ? cel.bind(%[2]s, %[3]s.filter(%[4]s, %[5]s), size(%[2]s) > 0 ? %[6]s : []) : (%[7]s < size(%[3]s) && !%[8]s && %[9]s == %[10]s ? %[11]s : []))`,
-		hasKey(item), match, olv, oi, sameKey(oi, item), keyed,
-		j, hasKey(olv+"["+j+"]"), celIsScalar(olv+"["+j+"]"), celIsScalar(item), positional)
+		celHasKeys(item, keys), match, olv, oi, celSameKeys(oi, item, keys), keyed,
+		j, celHasKeys(olv+"["+j+"]", keys), celIsScalar(olv+"["+j+"]"), celIsScalar(item), positional)
 	return fmt.Sprintf(`cel.bind(%[1]s, %[3]s, cel.bind(%[2]s, %[4]s, %[1]s.hasValue() && %[2]s.hasValue() && type(%[1]s.value()) == list && type(%[2]s.value()) == list ? cel.bind(%[8]s, %[1]s.value(), %[2]s.value().transformList(%[5]s, %[6]s, %[7]s)).flatten() : []))`,
 		oldList, newList, celGet(names, list, oldRoot), celGet(names, list, newRoot), j, item, perItem, olv), nil
 }
@@ -305,20 +291,6 @@ func (t *transition) celRemoval(names *celNames, path celPath, pathText, ov, n s
 	nm := names.next("nm")
 	mapCase := fmt.Sprintf(`cel.bind(%[1]s, %[2]s.hasValue() && type(%[2]s.value()) == map ? %[2]s.value() : {}, %[3]s.map(%[4]s, %[4]s).sort().filter(%[4]s, %[3]s[%[4]s] != null && !(%[4]s in %[1]s && %[1]s[%[4]s] != null)).map(%[4]s, %[5]s + "[" + %[4]s + "]: Forbidden: key " + strings.quote(%[4]s) + " was removed; NoRemoval keeps every key of %[6]s"))`,
 		nm, n, ov, k, celString(pathText), pathText)
-	hasKey := func(v string) string {
-		parts := []string{fmt.Sprintf("type(%s) == map", v)}
-		for _, key := range keys {
-			parts = append(parts, fmt.Sprintf(`%[2]s in %[1]s && %[1]s[%[2]s] != null && %[3]s`, v, celString(key), celIsScalar(v+"["+celString(key)+"]")))
-		}
-		return "(" + strings.Join(parts, " && ") + ")"
-	}
-	sameKey := func(a, b string) string {
-		parts := []string{hasKey(a)}
-		for _, key := range keys {
-			parts = append(parts, fmt.Sprintf(`%[1]s[%[3]s] == %[2]s[%[3]s]`, a, b, celString(key)))
-		}
-		return strings.Join(parts, " && ")
-	}
 	var desc []string
 	for _, key := range keys {
 		desc = append(desc, fmt.Sprintf(`%s + %s`, celString(key+" "), celShowValue(item+"["+celString(key)+"]")))
@@ -328,11 +300,30 @@ func (t *transition) celRemoval(names *celNames, path celPath, pathText, ov, n s
 	}
 	perItem := fmt.Sprintf(`(%[1]s ? (%[2]s.exists(%[3]s, %[3]s == %[4]s) ? [] : %[5]s) : %[6]s ? (%[2]s.exists(%[3]s, %[7]s) ? [] : %[8]s) : (%[9]s < size(%[2]s) && !%[10]s && !%[11]s ? [] : %[12]s))`,
 		celIsScalar(item), nl, x, item, removed(`"value " + `+celShowValue(item)),
-		hasKey(item), sameKey(x, item), removed(`"item with " + `+strings.Join(desc, ` + " and " + `)),
-		i, celIsScalar(nl+"["+i+"]"), hasKey(nl+"["+i+"]"),
+		celHasKeys(item, keys), celSameKeys(x, item, keys), removed(`"item with " + `+strings.Join(desc, ` + " and " + `)),
+		i, celIsScalar(nl+"["+i+"]"), celHasKeys(nl+"["+i+"]", keys),
 		removed(fmt.Sprintf(`"item " + string(%s) + %s`, i, celString(" (matched by position: it has no "+strings.Join(keys, ", ")+")"))))
 	listCase := fmt.Sprintf(`cel.bind(%[1]s, %[2]s.hasValue() && type(%[2]s.value()) == list ? %[2]s.value() : [], %[3]s.transformList(%[4]s, %[5]s, %[6]s).flatten())`,
 		nl, n, ov, i, item, perItem)
 	scalarCase := fmt.Sprintf(`(%s.hasValue() ? [] : [%s])`, n, celFinding(path, fmt.Sprintf(`"Forbidden: was " + %s + "; NoRemoval does not allow removing it"`, celShowValue(ov))))
 	return fmt.Sprintf(`(type(%[1]s) == map ? %[2]s : type(%[1]s) == list ? %[3]s : %[4]s)`, ov, mapCase, listCase, scalarCase)
+}
+
+// celHasKeys is true when v is an item of a list-map: a map holding every
+// one of keys, each a scalar.
+func celHasKeys(v string, keys []string) string {
+	parts := []string{fmt.Sprintf("type(%s) == map", v)}
+	for _, key := range keys {
+		parts = append(parts, fmt.Sprintf(`%[2]s in %[1]s && %[1]s[%[2]s] != null && %[3]s`, v, celString(key), celIsScalar(v+"["+celString(key)+"]")))
+	}
+	return "(" + strings.Join(parts, " && ") + ")"
+}
+
+// celSameKeys is true when a is an item of a list-map whose keys equal b's.
+func celSameKeys(a, b string, keys []string) string {
+	parts := []string{celHasKeys(a, keys)}
+	for _, key := range keys {
+		parts = append(parts, fmt.Sprintf(`%[1]s[%[3]s] == %[2]s[%[3]s]`, a, b, celString(key)))
+	}
+	return "(" + strings.Join(parts, " && ") + ")"
 }
