@@ -31,12 +31,11 @@ type auditOptions struct {
 	crds          []string
 	policies      []string
 	qps           float32
-	output        report.Format
-	quiet         bool
+	reportOptions
 }
 
 func newAuditCommand(streams Streams) *cobra.Command {
-	o := &auditOptions{output: report.Text, qps: 20}
+	o := &auditOptions{qps: 20}
 	cmd := &cobra.Command{
 		Use:   "audit [flags]",
 		Short: "Evaluate the objects already in a cluster against its CRDs and GuardPolicies",
@@ -59,8 +58,7 @@ from the cluster unless --policies or --crds name files.`,
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable); default: the cluster's CRDs")
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable); default: the cluster's GuardPolicies")
 	f.Float32Var(&o.qps, "qps", o.qps, "most requests per second to the API server")
-	f.VarP(&o.output, "output", "o", outputUsage())
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only objects with findings")
+	o.addReportFlags(f, "text output: print only objects with findings")
 	return cmd
 }
 
@@ -125,8 +123,8 @@ func (o *auditOptions) run(ctx context.Context, streams Streams) error {
 		}
 	}
 	rep := report.New(results)
-	if err := report.Write(streams.Out, o.output, rep, report.Options{Quiet: o.quiet, ToolVersion: Version(), Command: "audit"}); err != nil {
-		return &exitError{code: ExitInternal, err: err}
+	if err := o.writeReport(streams, "audit", rep); err != nil {
+		return err
 	}
 	if rep.Summary.Denied > 0 || rep.Summary.Errors > 0 {
 		return exitCode(ExitViolations)

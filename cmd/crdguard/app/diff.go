@@ -29,14 +29,13 @@ const (
 type diffOptions struct {
 	config  string
 	objects []string
-	output  report.Format
-	quiet   bool
+	reportOptions
 	// now is the day waiver expiry is judged against; tests pin it.
 	now func() time.Time
 }
 
 func newDiffCommand(streams Streams) *cobra.Command {
-	o := &diffOptions{output: report.Text, now: time.Now}
+	o := &diffOptions{now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OLD NEW",
 		Short: "Classify every change between two versions of a set of CRDs",
@@ -68,8 +67,7 @@ Checks:
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Error|Warn|None), enumValueAdded and waivers")
 	f.StringArrayVar(&o.objects, "objects", nil, "file or directory of existing objects to validate against the new CRDs (repeatable)")
-	f.VarP(&o.output, "output", "o", outputUsage())
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only CRDs and objects with findings")
+	o.addReportFlags(f, "text output: print only CRDs and objects with findings")
 	return cmd
 }
 
@@ -116,8 +114,8 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 		results = append(results, replayed...)
 	}
 	rep := report.New(results)
-	if err := report.Write(streams.Out, o.output, rep, report.Options{Quiet: o.quiet, ToolVersion: Version(), Command: "diff"}); err != nil {
-		return &exitError{code: ExitInternal, err: err}
+	if err := o.writeReport(streams, "diff", rep); err != nil {
+		return err
 	}
 	switch {
 	case rep.Summary.Errors > 0:

@@ -319,7 +319,7 @@ func TestDiffGit(t *testing.T) {
 func TestDiffWaiverExpiryIsJudgedToday(t *testing.T) {
 	// The expired fixture expired in 2020; pin "now" to before that to
 	// prove the date, not the fixture, decides.
-	o := &diffOptions{output: report.JSON, config: diffFile("config-expired.yaml"), now: func() time.Time { return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC) }}
+	o := &diffOptions{reportOptions: reportOptions{output: report.JSON}, config: diffFile("config-expired.yaml"), now: func() time.Time { return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC) }}
 	var out strings.Builder
 	err := o.run(t.Context(), diffFile("old.yaml"), diffFile("new-breaking.yaml"), Streams{In: strings.NewReader(""), Out: &out, Err: &out})
 	if err != nil {

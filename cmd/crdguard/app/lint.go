@@ -19,13 +19,12 @@ import (
 type lintOptions struct {
 	crds     []string
 	severity []string
-	output   report.Format
-	quiet    bool
-	failOn   string
+	reportOptions
+	failOn string
 }
 
 func newLintCommand(streams Streams) *cobra.Command {
-	o := &lintOptions{output: report.Text, failOn: string(gotypes.Error)}
+	o := &lintOptions{failOn: string(gotypes.Error)}
 	cmd := &cobra.Command{
 		Use:   "lint [flags] PACKAGE...",
 		Short: "Prove that Go API types serialise to what their CRD schemas keep",
@@ -51,8 +50,7 @@ Checks (error findings fail the run; warnings and infos do not, unless
 	f := cmd.Flags()
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory to compare with (repeatable)")
 	f.StringArrayVar(&o.severity, "severity", nil, "CHECK=error|warning|info|off: override a check's severity (repeatable)")
-	f.VarP(&o.output, "output", "o", outputUsage())
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only places with findings")
+	o.addReportFlags(f, "text output: print only places with findings")
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run (exit 1): error, warning or info")
 	return cmd
 }
@@ -104,8 +102,8 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 		return &exitError{code: ExitInternal, err: err}
 	}
 	rep := report.New(lintResults(kinds, findings))
-	if err := report.Write(streams.Out, o.output, rep, report.Options{Quiet: o.quiet, ToolVersion: Version(), Command: "lint"}); err != nil {
-		return &exitError{code: ExitInternal, err: err}
+	if err := o.writeReport(streams, "lint", rep); err != nil {
+		return err
 	}
 	if rep.Summary.Denied > 0 {
 		return exitCode(ExitViolations)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/crdguard/crdguard/pkg/report"
 )
@@ -73,6 +74,29 @@ func Run(ctx context.Context, args []string, streams Streams) (code int) {
 		fmt.Fprintf(streams.Err, "crdguard: %v\nRun 'crdguard --help' for usage.\n", err)
 		return ExitUsage
 	}
+}
+
+// reportOptions are the flags of every command that prints a report.
+type reportOptions struct {
+	output report.Format
+	quiet  bool
+}
+
+// addReportFlags registers -o (text by default) and -q; quietUsage says
+// what -q leaves out.
+func (r *reportOptions) addReportFlags(f *pflag.FlagSet, quietUsage string) {
+	r.output = report.Text
+	f.VarP(&r.output, "output", "o", outputUsage())
+	f.BoolVarP(&r.quiet, "quiet", "q", false, quietUsage)
+}
+
+// writeReport prints rep as command's output; failing to write it is an
+// internal error.
+func (r *reportOptions) writeReport(streams Streams, command string, rep report.Report) error {
+	if err := report.Write(streams.Out, r.output, rep, report.Options{Quiet: r.quiet, ToolVersion: Version(), Command: command}); err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	return nil
 }
 
 // outputUsage is the help of every command's -o flag.

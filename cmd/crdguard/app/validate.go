@@ -37,13 +37,12 @@ type validateOptions struct {
 	user           string
 	groups         []string
 	missingSchemas string
-	output         report.Format
-	quiet          bool
-	showPatches    bool
+	reportOptions
+	showPatches bool
 }
 
 func newValidateCommand(streams Streams) *cobra.Command {
-	o := &validateOptions{missingSchemas: missingSkip, output: report.Text}
+	o := &validateOptions{missingSchemas: missingSkip}
 	cmd := &cobra.Command{
 		Use:   "validate [flags] PATH...",
 		Short: "Validate objects against CRD schemas as kube-apiserver would",
@@ -69,8 +68,7 @@ fields the server would reject under strict field validation or silently drop.`,
 	f.BoolVar(&o.showPatches, "show-patches", false, "show the JSON patches the mutating webhook would apply")
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
-	f.VarP(&o.output, "output", "o", outputUsage())
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only objects with findings")
+	o.addReportFlags(f, "text output: print only objects with findings")
 	return cmd
 }
 
@@ -157,8 +155,8 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 
 	rep := report.New(results)
 	warnSkipped(streams, rep.Results)
-	if err := report.Write(streams.Out, o.output, rep, report.Options{Quiet: o.quiet, ToolVersion: Version(), Command: "validate"}); err != nil {
-		return &exitError{code: ExitInternal, err: err}
+	if err := o.writeReport(streams, "validate", rep); err != nil {
+		return err
 	}
 	switch {
 	case rep.Summary.Errors > 0:
