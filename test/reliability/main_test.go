@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +26,7 @@ import (
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localwebhook"
 )
 
 // cluster is the environment every test shares.
@@ -152,36 +152,22 @@ func run(m *testing.M) (code int) {
 	if err := localcluster.CreateObjects(ctx, cluster.client, filepath.Join(cluster.examples, "policy.yaml")); err != nil {
 		return fail("creating the GuardPolicy: %v", err)
 	}
-	ports, err := localcluster.FreePorts(3)
+	hook, err := localwebhook.Start(ctx, func(o *app.Options) error {
+		o.SourceDebounce = 100 * time.Millisecond
+		o.CertDir = cluster.certDir
+		o.Kubeconfig = cluster.kubeconfig
+		return nil
+	})
 	if err != nil {
-		return fail("%v", err)
+		return fail("the webhook: %v", err)
 	}
-	o := app.NewOptions()
-	o.SourceDebounce = 100 * time.Millisecond
-	o.Host, o.Port, o.CertDir = "127.0.0.1", ports[0], cluster.certDir
-	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
-	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
-	o.Kubeconfig = cluster.kubeconfig
-	o.ShutdownTimeout = 10 * time.Second
-	o.Complete()
-	if errs := o.Validate(); len(errs) > 0 {
-		return fail("webhook options: %v", errs.ToAggregate())
-	}
-	cluster.webhookAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port))
-	cluster.metrics = "http://" + o.MetricsBindAddress + "/metrics"
-	serveCtx, stopServing := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- app.Run(serveCtx, o) }()
 	defer func() {
-		stopServing()
-		if err := <-served; err != nil {
+		if err := hook.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "FAIL: the webhook stopped with an error: %v\n", err)
 			code = 1
 		}
 	}()
-	if err := localcluster.WaitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
-		return fail("the webhook: %v", err)
-	}
+	cluster.webhookAddr, cluster.metrics = hook.Addr, hook.Metrics
 	if err := register(ctx, "https://"+cluster.webhookAddr); err != nil {
 		return fail("registering the webhook: %v", err)
 	}

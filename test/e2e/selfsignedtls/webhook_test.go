@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
-	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localwebhook"
 	"github.com/crdguard/crdguard/internal/selfsigned"
 	"github.com/crdguard/crdguard/pkg/manifest"
 )
@@ -244,9 +244,9 @@ func registerMySQL(ctx context.Context, ns, url string) error {
 
 // expectExpiryMetric checks the certificate-expiry metric names served's
 // expiry.
-func expectExpiryMetric(t *testing.T, metricsAddr string, served *x509.Certificate) {
+func expectExpiryMetric(t *testing.T, metricsURL string, served *x509.Certificate) {
 	t.Helper()
-	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	resp, err := http.Get(metricsURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ type webhookProcess struct {
 	err       error
 	namespace string // of its Secret and the MySQLClusters sent to it
 	addr      string // host:port it serves TLS on
-	metrics   string // host:port of /metrics
+	metrics   string // URL of /metrics
 	stop      func() error
 }
 
@@ -300,48 +300,34 @@ func startWebhook() error {
 	if _, err := cluster.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	ports, err := localcluster.FreePorts(3)
+	hook, err := localwebhook.Start(ctx, func(o *app.Options) error {
+		// Registered before the webhook runs, as the chart does, with no
+		// caBundle: the webhook injects its own.
+		if err := registerMySQL(ctx, ns, fmt.Sprintf("https://localhost:%d", o.Port)); err != nil {
+			return fmt.Errorf("registering the webhook: %w", err)
+		}
+		o.CRDs = []string{filepath.Join(cluster.examples, "crd.yaml")}
+		o.Policies = []string{filepath.Join(cluster.examples, "policy.yaml")}
+		o.Kubeconfig = cluster.kubeconfig
+		o.TLSMode, o.SelfSignedSecret = app.TLSModeSelfSigned, ns+"/crdguard-tls"
+		o.SelfSignedDNSNames = []string{"localhost"}
+		o.SelfSignedValidatingConfigurations, o.SelfSignedMutatingConfigurations = []string{ns}, []string{ns}
+		// Overlaps long enough for the API server to see a changed caBundle
+		// (its informer takes milliseconds, more on a loaded machine), short
+		// enough for a test.
+		o.SelfSignedCADuration, o.SelfSignedCAOverlap = time.Hour, 5*time.Second
+		return nil
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("the webhook: %w", err)
 	}
-	// Registered before the webhook runs, as the chart does, with no
-	// caBundle: the webhook injects its own.
-	if err := registerMySQL(ctx, ns, fmt.Sprintf("https://localhost:%d", ports[0])); err != nil {
-		return fmt.Errorf("registering the webhook: %w", err)
-	}
-	o := app.NewOptions()
-	o.CRDs = []string{filepath.Join(cluster.examples, "crd.yaml")}
-	o.Policies = []string{filepath.Join(cluster.examples, "policy.yaml")}
-	o.Host, o.Port = "127.0.0.1", ports[0]
-	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
-	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
-	o.Kubeconfig = cluster.kubeconfig
-	o.ShutdownTimeout = 10 * time.Second
-	o.TLSMode, o.SelfSignedSecret = app.TLSModeSelfSigned, ns+"/crdguard-tls"
-	o.SelfSignedDNSNames = []string{"localhost"}
-	o.SelfSignedValidatingConfigurations, o.SelfSignedMutatingConfigurations = []string{ns}, []string{ns}
-	// Overlaps long enough for the API server to see a changed caBundle
-	// (its informer takes milliseconds, more on a loaded machine), short
-	// enough for a test.
-	o.SelfSignedCADuration, o.SelfSignedCAOverlap = time.Hour, 5*time.Second
-	o.Complete()
-	if errs := o.Validate(); len(errs) > 0 {
-		return errs.ToAggregate()
-	}
-	runCtx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- app.Run(runCtx, o) }()
 	theWebhook.stop = func() error {
-		stop()
-		err := <-served
+		err := hook.Stop()
 		admission := cluster.kube.AdmissionregistrationV1()
 		_ = admission.ValidatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
 		_ = admission.MutatingWebhookConfigurations().Delete(context.Background(), ns, metav1.DeleteOptions{})
 		return err
 	}
-	theWebhook.namespace, theWebhook.addr, theWebhook.metrics = ns, fmt.Sprintf("127.0.0.1:%d", o.Port), o.MetricsBindAddress
-	if err := localcluster.WaitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
-		return fmt.Errorf("the webhook: %w", err)
-	}
+	theWebhook.namespace, theWebhook.addr, theWebhook.metrics = ns, hook.Addr, hook.Metrics
 	return nil
 }

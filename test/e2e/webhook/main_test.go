@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localwebhook"
 )
 
 // cluster is the environment every test shares.
@@ -136,10 +136,6 @@ func run(m *testing.M) (code int) {
 	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 24*time.Hour); err != nil {
 		return fail("generating the serving certificate: %v", err)
 	}
-	ports, err := localcluster.FreePorts(3)
-	if err != nil {
-		return fail("%v", err)
-	}
 	// The policies exist before the webhook starts, as in a cluster where
 	// it restarts: its first engine must hold them.
 	cluster.policies = []string{filepath.Join(cluster.examples, "policy.yaml"), filepath.Join(cluster.root, "test", "e2e", "webhook", "testdata", "frozen-namespaces.yaml")}
@@ -147,35 +143,25 @@ func run(m *testing.M) (code int) {
 		return fail("creating the GuardPolicies: %v", err)
 	}
 	// No --crds, no --policies: both are watched from the cluster.
-	o := app.NewOptions()
-	o.SourceDebounce = 200 * time.Millisecond
-	o.Host, o.Port, o.CertDir = "127.0.0.1", ports[0], cluster.certDir
-	o.HealthProbeBindAddress = "127.0.0.1:" + strconv.Itoa(ports[1])
-	o.MetricsBindAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
-	cluster.metrics = "http://" + o.MetricsBindAddress + "/metrics"
-	o.Kubeconfig = cluster.configs["admin"]
-	o.ShutdownTimeout = 10 * time.Second
-	// /validate-crd, for the CRDs crd_guard_test.go labels; alice approves.
-	o.GuardCRDs, o.GuardCRDsSelector = true, guardedCRDLabel+"=true"
-	o.CRDApproverUsers = []string{"alice"}
-	o.Complete()
-	if errs := o.Validate(); len(errs) > 0 {
-		return fail("webhook options: %v", errs.ToAggregate())
+	hook, err := localwebhook.Start(ctx, func(o *app.Options) error {
+		o.SourceDebounce = 200 * time.Millisecond
+		o.CertDir = cluster.certDir
+		o.Kubeconfig = cluster.configs["admin"]
+		// /validate-crd, for the CRDs crd_guard_test.go labels; alice approves.
+		o.GuardCRDs, o.GuardCRDsSelector = true, guardedCRDLabel+"=true"
+		o.CRDApproverUsers = []string{"alice"}
+		return nil
+	})
+	if err != nil {
+		return fail("the webhook: %v", err)
 	}
-	serveCtx, stopServing := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- app.Run(serveCtx, o) }()
 	defer func() {
-		stopServing()
-		if err := <-served; err != nil {
+		if err := hook.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "FAIL: the webhook stopped with an error: %v\n", err)
 			code = 1
 		}
 	}()
-	if err := localcluster.WaitReady(ctx, o.HealthProbeBindAddress, served); err != nil {
-		return fail("the webhook: %v", err)
-	}
-	cluster.webhookAddr = fmt.Sprintf("127.0.0.1:%d", o.Port)
+	cluster.webhookAddr, cluster.metrics = hook.Addr, hook.Metrics
 	if err := register(ctx, "https://"+cluster.webhookAddr, cluster.ca.PEM); err != nil {
 		return fail("registering the webhook: %v", err)
 	}
