@@ -85,14 +85,12 @@ func parsePath(s string) (objectPath, error) {
 
 func (p objectPath) String() string { return p.raw }
 
-// child is the field path of what the step reaches from parent; a
-// wildcard's is item 0's.
+// child is the field path of what a step other than "[*]" reaches from
+// parent.
 func (s pathStep) child(parent *field.Path) *field.Path {
 	switch {
 	case s.field != "":
 		return childPath(parent, s.field)
-	case s.each:
-		return parent.Index(0)
 	case s.index >= 0:
 		return parent.Index(s.index)
 	}
@@ -181,14 +179,14 @@ func (p objectPath) get(obj map[string]any) (value any, path *field.Path, found 
 	return value, path, found
 }
 
-// fieldPath is the path itself as a field path, for reporting where a
-// value is expected but its parent is missing.
+// fieldPath is a path without "[*]" as a field path, for reporting where
+// a value is expected but its parent is missing: the last of the fixed
+// paths parsePath built.
 func (p objectPath) fieldPath() *field.Path {
-	var fp *field.Path
-	for _, s := range p.steps {
-		fp = s.child(fp) // a wildcard's item 0: not used for wildcard paths; keeps the shape
+	if len(p.fixed) == 0 {
+		return nil
 	}
-	return fp
+	return p.fixed[len(p.fixed)-1]
 }
 
 func childPath(parent *field.Path, name string) *field.Path {
@@ -199,11 +197,4 @@ func childPath(parent *field.Path, name string) *field.Path {
 }
 
 // hasWildcard tells whether the path matches several places.
-func (p objectPath) hasWildcard() bool {
-	for _, s := range p.steps {
-		if s.each {
-			return true
-		}
-	}
-	return false
-}
+func (p objectPath) hasWildcard() bool { return len(p.fixed) < len(p.steps) }
