@@ -12,6 +12,8 @@
 #   benchstat      bin/benchstat-<version>/benchstat
 #   openapi2jsonschema  prints the path of kubeconform's python script
 #                       (scripts/openapi2jsonschema.py) in the module cache
+#   module MODULE  prints the source dir of a dependency of crdguard's own
+#                  go.mod (downloads it if needed)
 #   corpus MODULE  prints the source dir of a CRD corpus module pinned in
 #                  hack/tools/corpora/go.mod (downloads it if needed)
 #   corpus-previous MODULE  the same for the release before, pinned in
@@ -52,8 +54,14 @@ die() { log "$*"; exit 1; }
 # modversion DIR MODULE: the version of MODULE selected in DIR's go.mod.
 modversion() { (cd "$1" && go list -m -f '{{.Version}}' "$2"); }
 
-# moddir DIR MODULE: the module cache dir of MODULE as selected in DIR/go.mod.
-moddir() { (cd "$1" && go mod download "$2" && go list -m -f '{{.Dir}}' "$2"); }
+# moddir DIR MODULE: the module cache dir of MODULE as selected in DIR/go.mod,
+# downloaded first: `go list -m` alone prints an empty Dir for a module the
+# cache does not hold yet.
+moddir() {
+	d=$(cd "$1" && go mod download "$2" && go list -m -f '{{.Dir}}' "$2") || die "cannot download $2 (selected in $1/go.mod)"
+	[ -n "$d" ] && [ -d "$d" ] || die "no source directory for $2 (selected in $1/go.mod)"
+	echo "$d"
+}
 
 goos=$(go env GOOS)
 goarch=$(go env GOARCH)
@@ -178,7 +186,7 @@ install_sarif_schema() {
 	echo "$dir/sarif-2.1.0.json"
 }
 
-[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|openapi2jsonschema|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
+[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -198,6 +206,11 @@ while [ $# -gt 0 ]; do
 		f=$(moddir "$TOOLS_DIR" github.com/yannh/kubeconform)/scripts/openapi2jsonschema.py
 		[ -f "$f" ] || die "not found: $f"
 		echo "$f"
+		;;
+	module)
+		[ $# -ge 2 ] || die "module needs a MODULE argument"
+		moddir "$ROOT_DIR" "$2"
+		shift
 		;;
 	corpus)
 		[ $# -ge 2 ] || die "corpus needs a MODULE argument"

@@ -1,7 +1,11 @@
 package corpus
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -42,17 +46,48 @@ func (s Set) moduleDir() string {
 
 // Path downloads the module if needed and returns the directory's path.
 func (s Set) Path() (string, error) {
-	cmd := exec.Command("go", "list", "-m", "-mod=mod", "-f", "{{.Dir}}", s.Module)
-	cmd.Dir = s.moduleDir()
-	out, err := cmd.Output()
+	dir, err := moduleSource(s.moduleDir(), s.Module)
 	if err != nil {
-		var stderr string
-		if exit, ok := err.(*exec.ExitError); ok {
-			stderr = strings.TrimSpace(string(exit.Stderr))
-		}
-		return "", fmt.Errorf("locating %s: %v %s", s.Module, err, stderr)
+		return "", err
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), s.Dir), nil
+	path := filepath.Join(dir, s.Dir)
+	if info, err := os.Stat(path); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%s has no directory %s: %s", s.Module, s.Dir, dir)
+	}
+	return path, nil
+}
+
+// Module downloads a dependency of crdguard's own go.mod if needed and
+// returns its source directory, for tests that read files shipped in a
+// module (kube-apiserver's test corpora, the OpenReports CRDs).
+func Module(module string) (string, error) {
+	return moduleSource(Root(), module)
+}
+
+// moduleSource returns the source directory of module as selected by the
+// go.mod in dir. It asks `go mod download`, which fetches the module when
+// the module cache does not hold it yet: `go list -m` would print an empty
+// Dir instead, and a relative path would be taken for the module.
+func moduleSource(dir, module string) (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", module)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, runErr := cmd.Output()
+	// On failure go mod download still prints the module with its Error.
+	var downloaded struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &downloaded); err != nil {
+		return "", fmt.Errorf("downloading %s in %s: %w %s", module, dir, errors.Join(runErr, err), strings.TrimSpace(stderr.String()))
+	}
+	switch {
+	case downloaded.Error != "":
+		return "", fmt.Errorf("downloading %s in %s: %s", module, dir, downloaded.Error)
+	case runErr != nil:
+		return "", fmt.Errorf("downloading %s in %s: %w %s", module, dir, runErr, strings.TrimSpace(stderr.String()))
+	case downloaded.Dir == "":
+		return "", fmt.Errorf("downloading %s in %s: go mod download gave no directory", module, dir)
+	}
+	return downloaded.Dir, nil
 }
 
 // Root is the repository root, found from this file's location.

@@ -2,11 +2,10 @@ package schema_test
 
 import (
 	"errors"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
@@ -15,11 +14,11 @@ import (
 // CRDs with objects the server accepts and objects it rejects.
 func upstreamCases(t testing.TB) string {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "k8s.io/apiextensions-apiserver").Output()
+	dir, err := corpus.Module("k8s.io/apiextensions-apiserver")
 	if err != nil {
-		t.Fatalf("locating k8s.io/apiextensions-apiserver: %v", err)
+		t.Fatal(err)
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), "test", "integration", "ratcheting_test_cases")
+	return filepath.Join(dir, "test", "integration", "ratcheting_test_cases")
 }
 
 func TestUpstreamParityCorpus(t *testing.T) {

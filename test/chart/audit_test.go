@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/crdguard/crdguard/internal/corpus"
 )
 
 // auditOn turns the background audit on for one guarded kind.
@@ -26,11 +27,10 @@ var auditOn = []string{
 // The chart ships the OpenReports CRDs of the module crdguard is built
 // with, and config/crd the same: `make generate` copies them.
 func TestOpenReportsCRDsAreCopied(t *testing.T) {
-	out, err := exec.CommandContext(t.Context(), "go", "list", "-m", "-f", "{{.Dir}}", "github.com/openreports/reports-api").Output()
+	module, err := corpus.Module("github.com/openreports/reports-api")
 	if err != nil {
-		t.Fatalf("go list -m github.com/openreports/reports-api: %v", err)
+		t.Fatal(err)
 	}
-	module := strings.TrimSpace(string(out))
 	for _, name := range []string{"openreports.io_reports.yaml", "openreports.io_clusterreports.yaml"} {
 		want, err := os.ReadFile(filepath.Join(module, "config", "crd", name))
 		if err != nil {

@@ -1,10 +1,11 @@
 package e2e
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/corpus"
 )
 
 // TestExamples compares the README's example objects.
@@ -53,13 +54,11 @@ func testOwnCorpus(t *testing.T, set string, minObjects int) {
 // corpus (written for an older Gateway API) against the Gateway API CRDs
 // installed here, for every object whose apiVersion and kind they serve.
 func TestUpstreamRatchetingCorpus(t *testing.T) {
-	cmd := exec.CommandContext(t.Context(), "go", "list", "-m", "-f", "{{.Dir}}", "k8s.io/apiextensions-apiserver")
-	cmd.Dir = cluster.root
-	out, err := cmd.Output()
+	module, err := corpus.Module("k8s.io/apiextensions-apiserver")
 	if err != nil {
-		t.Fatalf("locating k8s.io/apiextensions-apiserver: %v", err)
+		t.Fatal(err)
 	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "test", "integration", "ratcheting_test_cases")
+	dir := filepath.Join(module, "test", "integration", "ratcheting_test_cases")
 
 	var files []string
 	for _, sub := range []string{"valid", "invalid"} {
