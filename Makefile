@@ -55,7 +55,7 @@ generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controll
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml pkg/apis/crdguard/v1alpha1/crd.yaml
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml charts/crdguard/crds/crdguard.dev_guardpolicies.yaml
 	cp examples/mysql/policy.yaml charts/crdguard/files/mysql-safety.yaml
-	OR="$$($(GO) list -m -f '{{.Dir}}' github.com/openreports/reports-api)" && \
+	OR="$$($(TOOLS) module github.com/openreports/reports-api)" && \
 		for dir in charts/crdguard/crds config/crd/openreports; do \
 			install -D -m 0644 -t $$dir "$$OR/config/crd/openreports.io_reports.yaml" "$$OR/config/crd/openreports.io_clusterreports.yaml" || exit 1; \
 		done
