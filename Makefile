@@ -2,6 +2,9 @@
 
 GO        ?= go
 TOOLS     := sh hack/tools/install.sh
+# Packages whose tests start kube-apiserver and etcd (envtest); make unit
+# runs every other package.
+APISERVER_PKGS := /internal/localcluster /test/
 # Packages whose tests are cheap enough to run under the race detector.
 RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/ ./pkg/audit/ ./internal/webhook/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
 FUZZTIME  ?= 30s
@@ -20,6 +23,10 @@ build: ## Build bin/crdguard.
 .PHONY: tools
 tools: ## Build kube-apiserver, etcd, kubectl, kubeconform, controller-gen and helm into bin/ (first time ~10 min).
 	$(TOOLS) all >/dev/null
+
+.PHONY: unit
+unit: ## Run every test that needs no API server (no tools to build): the fast loop.
+	$(GO) test $$($(GO) list ./... | grep -v $(foreach p,$(APISERVER_PKGS),-e '$(p)'))
 
 .PHONY: test
 test: tools ## Run every test: unit, parity corpus, fuzz seeds, race, real kube-apiserver.
