@@ -13,11 +13,6 @@ import (
 	"github.com/crdguard/crdguard/pkg/policies"
 )
 
-// LastApprovalAnnotation records the approval /mutate consumed: who
-// approved which rules, why and when. It stays on the stored object as a
-// record; /validate honours it only in the request that wrote it.
-const LastApprovalAnnotation = "crdguard.dev/last-approval"
-
 // Approvals are one-shot. The mutating webhook runs before the validating
 // one, so when /mutate strips crdguard.dev/approve, /validate no longer sees
 // it; the approval travels to /validate as a new last-approval record
@@ -25,47 +20,22 @@ const LastApprovalAnnotation = "crdguard.dev/last-approval"
 // put back. A record that is unchanged from the stored object's is an old
 // approval and lifts nothing, so the next update needs a new one.
 //
-// Writing a record by hand gains nothing over writing the approve
-// annotation: the record is honoured only for the user it names when that
-// user makes the request, and the engine still checks the user is an
-// approver of the policy.
+// An approval that lifted nothing stays on the object, with its record, so
+// that it can approve a DELETE: the engine honours it there only with that
+// record, and refuses the record to anyone but the approver it names.
 
-// approvalRecord is the value of LastApprovalAnnotation.
-type approvalRecord struct {
-	User   string   `json:"user"`
-	Rules  []string `json:"rules"`
-	Reason string   `json:"reason"`
-	Time   string   `json:"time"`
-}
-
-// newApprovalRecord reads the engine's record of a lifted denial,
-// "user=<user> rules=<policy/rule>,... reason=<reason>". The user and the
-// reason are known (the request's user, the annotation's reason), so only
-// the rules are cut out of the middle: reasons and user names may contain
-// anything.
-func newApprovalRecord(res *policies.Result, user, annotation string, now time.Time) (approvalRecord, bool) {
-	_, reason, _ := strings.Cut(annotation, ":")
-	reason = strings.TrimSpace(reason)
-	rules, ok := strings.CutPrefix(res.Approval, "user="+user+" rules=")
-	if !ok {
-		return approvalRecord{}, false
-	}
-	if rules, ok = strings.CutSuffix(rules, " reason="+reason); !ok || rules == "" {
-		return approvalRecord{}, false
-	}
-	return approvalRecord{User: user, Rules: strings.Split(rules, ","), Reason: reason, Time: now.UTC().Format(time.RFC3339)}, true
-}
-
-// approvalPatches strip the approve annotation and write the record.
-func approvalPatches(record approvalRecord) ([]jsonpatch.Operation, error) {
-	value, err := json.Marshal(record)
+// approvalPatches write the record of an admitted approval, and strip the
+// approval itself once it has lifted a denial.
+func approvalPatches(a *policies.Approval, now time.Time) ([]jsonpatch.Operation, error) {
+	value, err := json.Marshal(policies.ApprovalRecord{User: a.User, Rules: a.Rules, Reason: a.Reason, Time: now.UTC().Format(time.RFC3339)})
 	if err != nil {
 		return nil, err
 	}
-	return []jsonpatch.Operation{
-		jsonpatch.NewOperation("remove", annotationPath(v1alpha1.ApproveAnnotation), nil),
-		jsonpatch.NewOperation("add", annotationPath(LastApprovalAnnotation), string(value)),
-	}, nil
+	var patches []jsonpatch.Operation
+	if a.Lifted {
+		patches = append(patches, jsonpatch.NewOperation("remove", annotationPath(v1alpha1.ApproveAnnotation), nil))
+	}
+	return append(patches, jsonpatch.NewOperation("add", annotationPath(v1alpha1.LastApprovalAnnotation), string(value))), nil
 }
 
 // annotationPath is the JSON pointer of an annotation; "/" in the key is
@@ -82,17 +52,17 @@ func restoreApproval(obj, old *unstructured.Unstructured, user string) *unstruct
 	if obj == nil {
 		return obj
 	}
-	value, ok := obj.GetAnnotations()[LastApprovalAnnotation]
+	value, ok := obj.GetAnnotations()[v1alpha1.LastApprovalAnnotation]
 	if !ok {
 		return obj
 	}
 	if _, pending := obj.GetAnnotations()[v1alpha1.ApproveAnnotation]; pending {
 		return obj
 	}
-	if old != nil && old.GetAnnotations()[LastApprovalAnnotation] == value {
+	if old != nil && old.GetAnnotations()[v1alpha1.LastApprovalAnnotation] == value {
 		return obj
 	}
-	var record approvalRecord
+	var record policies.ApprovalRecord
 	if err := json.Unmarshal([]byte(value), &record); err != nil || record.User != user || len(record.Rules) == 0 || record.Reason == "" {
 		return obj
 	}

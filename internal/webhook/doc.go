@@ -13,8 +13,9 @@
 //     warnings; Audit findings are audit annotations; a request that cannot be
 //     evaluated is a 500.
 //   - /mutate (Mutator): CREATE and UPDATE. The engine's patches (policy
-//     defaults), and the one-shot consumption of a crdguard.dev/approve
-//     annotation that lifted a denial (see approval.go).
+//     defaults), and the record of an approval the engine admitted: one
+//     that lifted a denial is consumed, one that lifted none stays for a
+//     DELETE (see approval.go).
 //   - /validate-policy (PolicyValidator): CREATE and UPDATE of GuardPolicies.
 //     A policy crdguard cannot compile is denied (422) with every field
 //     path, as `crdguard validate --policies` rejects the file.

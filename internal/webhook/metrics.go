@@ -116,7 +116,7 @@ func (m *Metrics) observe(op, kind, decision string, took time.Duration, res *po
 	for _, v := range res.Violations {
 		m.violations.WithLabelValues(v.Policy, v.Rule, string(v.Enforcement)).Inc()
 	}
-	if decision == decisionAllowed && res.Approval != "" {
+	if decision == decisionAllowed && res.Approval != nil && res.Approval.Lifted {
 		m.approvals.Inc()
 	}
 }

@@ -8,8 +8,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-
-	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 // Mutator is the /mutate handler: the engine's patches (policy defaults)
@@ -56,21 +54,17 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
 	patches := res.Patches
-	// Strip the approval only once it lifted something: an approval of a
-	// DELETE-only rule must survive the update that puts it on the object.
-	if annotation, ok := preq.Object.GetAnnotations()[v1alpha1.ApproveAnnotation]; ok && res.Approval != "" {
+	if res.Approval != nil {
 		now := time.Now
 		if m.Now != nil {
 			now = m.Now
 		}
-		if record, ok := newApprovalRecord(&res, req.UserInfo.Username, annotation, now()); ok {
-			approval, err := approvalPatches(record)
-			if err != nil {
-				return admission.Errored(http.StatusInternalServerError, err)
-			}
-			patches = append(patches, approval...)
-			log.Info("Consumed an approval", "user", record.User, "rules", record.Rules)
+		approval, err := approvalPatches(res.Approval, now())
+		if err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
 		}
+		patches = append(patches, approval...)
+		log.Info("Recorded an approval", "user", res.Approval.User, "rules", res.Approval.Rules, "lifted", res.Approval.Lifted)
 	}
 	if len(patches) == 0 {
 		return admission.Allowed("")

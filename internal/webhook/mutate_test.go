@@ -47,12 +47,15 @@ func TestMutator(t *testing.T) {
 		name: "an approval by a non-approver stays",
 		op:   admissionv1.Update, user: "bob", object: approved, old: old,
 	}, {
-		name: "an approval of a DELETE-only rule stays for the delete",
+		name: "an approval of a DELETE-only rule stays for the delete, with its record",
 		op:   admissionv1.Update, user: "alice",
 		object: edit(t, old, func(obj *unstructured.Unstructured) {
 			obj.SetAnnotations(map[string]string{"crdguard.dev/approve": "protect-data: retiring the cluster"})
 		}),
 		old: old,
+		patches: []jsonpatch.Operation{
+			jsonpatch.NewOperation("add", "/metadata/annotations/crdguard.dev~1last-approval", `{"user":"alice","rules":["mysql-safety/protect-data"],"reason":"retiring the cluster","time":"2026-01-02T03:04:05Z"}`),
+		},
 	}, {
 		name: "deletes are not mutated",
 		op:   admissionv1.Delete, user: "alice", old: example(t, "delete/ephemeral.yaml"),

@@ -99,7 +99,7 @@ func logDecision(log logr.Logger, req admission.Request, res *policies.Result, r
 		return
 	}
 	if log := log.V(1); log.Enabled() {
-		log.Info("Allowed", "kind", req.Kind.Kind, "operation", req.Operation, "policies", res.Policies, "approval", res.Approval != "", "warnings", len(resp.Warnings))
+		log.Info("Allowed", "kind", req.Kind.Kind, "operation", req.Operation, "policies", res.Policies, "approval", res.Approval != nil, "warnings", len(resp.Warnings))
 	}
 }
 

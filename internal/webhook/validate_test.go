@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 const (
@@ -25,8 +28,28 @@ func withLastApproval(record string) func(*unstructured.Unstructured) {
 	return func(obj *unstructured.Unstructured) {
 		annotations := obj.GetAnnotations()
 		delete(annotations, "crdguard.dev/approve")
-		annotations[LastApprovalAnnotation] = record
+		annotations[v1alpha1.LastApprovalAnnotation] = record
 		obj.SetAnnotations(annotations)
+	}
+}
+
+// withExampleApproval puts the approval of approved on an object.
+func withExampleApproval(t *testing.T, approved []byte) func(*unstructured.Unstructured) {
+	t.Helper()
+	var obj unstructured.Unstructured
+	if err := obj.UnmarshalJSON(approved); err != nil {
+		t.Fatal(err)
+	}
+	return func(o *unstructured.Unstructured) {
+		o.SetAnnotations(map[string]string{"crdguard.dev/approve": obj.GetAnnotations()["crdguard.dev/approve"]})
+	}
+}
+
+// approveForbidden is the denial of writing the example's approval.
+func approveForbidden(user string) metav1.StatusCause {
+	return metav1.StatusCause{
+		Type: "FieldValueForbidden", Field: "metadata.annotations[crdguard.dev/approve]",
+		Message: "Forbidden: " + user + " may not approve mysql-safety/safe-updates; approvers: groups dba",
 	}
 }
 
@@ -36,7 +59,7 @@ func TestValidator(t *testing.T) {
 	old, approved := example(t, "update/old.yaml"), example(t, "update/approved.yaml")
 	consumed := edit(t, approved, withLastApproval(aliceRecord))
 	oldWithRecord := edit(t, old, func(obj *unstructured.Unstructured) {
-		obj.SetAnnotations(map[string]string{LastApprovalAnnotation: aliceRecord})
+		obj.SetAnnotations(map[string]string{v1alpha1.LastApprovalAnnotation: aliceRecord})
 	})
 	safeUpdatesDenial := []metav1.StatusCause{{
 		Type: "FieldValueInvalid", Field: "spec.replicas",
@@ -96,12 +119,26 @@ func TestValidator(t *testing.T) {
 		name: "an update approved by a non-approver",
 		req:  request(admissionv1.Update, bob, approved, old),
 		code: http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more ` +
-			`(not approved: bob may not approve policy mysql-safety; approvers: groups dba)`,
+		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more ` +
+			`(not approved: bob may not approve policy mysql-safety; approvers: groups dba), ` +
+			`metadata.annotations[crdguard.dev/approve]: Forbidden: bob may not approve mysql-safety/safe-updates; approvers: groups dba]`,
 		causes: []metav1.StatusCause{{
 			Type: "FieldValueInvalid", Field: "spec.replicas",
 			Message: "Invalid value: 3: may not decrease: was 5; allowed: 5 or more (not approved: bob may not approve policy mysql-safety; approvers: groups dba)",
-		}},
+		}, approveForbidden("bob")},
+	}, {
+		name:     "an approval bob planted on the stored object does not approve alice's update",
+		req:      request(admissionv1.Update, alice, approved, edit(t, old, withExampleApproval(t, approved))),
+		code:     http.StatusUnprocessableEntity,
+		message:  `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
+		causes:   safeUpdatesDenial,
+		warnings: []string{"ignored: crdguard.dev/approve is unchanged from the stored object; an approval counts only in the request that writes it"},
+	}, {
+		name:    "a non-approver may not plant an approval",
+		req:     request(admissionv1.Update, bob, edit(t, old, withExampleApproval(t, approved)), old),
+		code:    http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "prod" is invalid: metadata.annotations[crdguard.dev/approve]: Forbidden: bob may not approve mysql-safety/safe-updates; approvers: groups dba`,
+		causes:  []metav1.StatusCause{approveForbidden("bob")},
 	}, {
 		name:     "an approval /mutate consumed in this request",
 		req:      request(admissionv1.Update, alice, consumed, old),
@@ -116,11 +153,15 @@ func TestValidator(t *testing.T) {
 		message: `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
 		causes:  safeUpdatesDenial,
 	}, {
-		name:    "a record naming another user lifts nothing",
-		req:     request(admissionv1.Update, bob, consumed, old),
-		code:    http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
-		causes:  safeUpdatesDenial,
+		name: "a record naming another user lifts nothing, and bob may not write it",
+		req:  request(admissionv1.Update, bob, consumed, old),
+		code: http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more, ` +
+			`metadata.annotations[crdguard.dev/last-approval]: Forbidden: it records an approval of mysql-safety/safe-updates by alice, and only crdguard writes it, in alice's own request]`,
+		causes: append(slices.Clone(safeUpdatesDenial), metav1.StatusCause{
+			Type: "FieldValueForbidden", Field: "metadata.annotations[crdguard.dev/last-approval]",
+			Message: "Forbidden: it records an approval of mysql-safety/safe-updates by alice, and only crdguard writes it, in alice's own request",
+		}),
 	}, {
 		name:    "a protected delete",
 		req:     request(admissionv1.Delete, alice, nil, example(t, "delete/ephemeral.yaml")),
@@ -131,9 +172,25 @@ func TestValidator(t *testing.T) {
 			Message: "Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it",
 		}},
 	}, {
-		name: "a delete approved by a dba",
+		name: "a delete approved without crdguard's record",
 		req: request(admissionv1.Delete, alice, nil, edit(t, example(t, "delete/ephemeral.yaml"), func(obj *unstructured.Unstructured) {
 			obj.SetAnnotations(map[string]string{"crdguard.dev/approve": "protect-data: scratch cluster, ticket DB-99"})
+		})),
+		code: http.StatusUnprocessableEntity,
+		message: `MySQLCluster.db.example.io "scratch" is invalid: <nil>: Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it ` +
+			`(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data)`,
+		causes: []metav1.StatusCause{{
+			Type: "FieldValueForbidden", Field: "<nil>",
+			Message: "Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it " +
+				"(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data)",
+		}},
+	}, {
+		name: "a delete approved by a dba",
+		req: request(admissionv1.Delete, alice, nil, edit(t, example(t, "delete/ephemeral.yaml"), func(obj *unstructured.Unstructured) {
+			obj.SetAnnotations(map[string]string{
+				"crdguard.dev/approve":          "protect-data: scratch cluster, ticket DB-99",
+				v1alpha1.LastApprovalAnnotation: `{"user":"alice","rules":["mysql-safety/protect-data"],"reason":"scratch cluster, ticket DB-99","time":"2026-01-02T03:04:05Z"}`,
+			})
 		})),
 		allowed:  true,
 		code:     http.StatusOK,

@@ -1,17 +1,50 @@
 package policies
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 // ApprovalAuditAnnotation records an approval in the audit log.
 const ApprovalAuditAnnotation = "approval"
+
+// An approval is the approver's own act. It counts in the request that
+// writes it (CREATE, or an UPDATE that adds or changes it); one carried
+// over from the stored object approves nothing. Only approvers of every
+// rule it names may write it, and only the approver a record names may
+// write that record, so an approval on a stored object was admitted by
+// crdguard from an approver. A DELETE carries no new object: it may use the
+// approval on the stored object, but only with the record crdguard's
+// mutating webhook wrote when it admitted it.
+
+// Approval is an approval this request wrote and crdguard admitted.
+type Approval struct {
+	// User is the approver: the requesting user.
+	User string
+	// Rules are what it approves, as "policy/rule": the rules whose
+	// denials it lifted, or, when it lifted none, every rule it names.
+	Rules  []string
+	Reason string
+	// Lifted tells whether it lifted a denial of this request. One that
+	// lifted none stays on the object, where it can approve a DELETE.
+	Lifted bool
+}
+
+// ApprovalRecord is the value of v1alpha1.LastApprovalAnnotation.
+type ApprovalRecord struct {
+	User   string   `json:"user"`
+	Rules  []string `json:"rules"`
+	Reason string   `json:"reason"`
+	Time   string   `json:"time"`
+}
 
 // approval is a parsed crdguard.dev/approve annotation.
 type approval struct {
@@ -82,4 +115,183 @@ func describeApprovers(p *v1alpha1.Approvers) string {
 		return "this policy has no approvers"
 	}
 	return "approvers: " + strings.Join(parts, "; ")
+}
+
+// approvedRule is a rule of a policy guarding the object.
+type approvedRule struct {
+	policy *policy
+	rule   *compiledRule
+}
+
+func (r approvedRule) String() string { return r.policy.name + "/" + r.rule.name }
+
+// rulesNamed are the rules of the guarding policies that names selects.
+func rulesNamed(guarding []*policy, names func(policy, rule string) bool) []approvedRule {
+	var out []approvedRule
+	for _, p := range guarding {
+		for i := range p.rules {
+			if r := &p.rules[i]; names(p.name, r.name) {
+				out = append(out, approvedRule{p, r})
+			}
+		}
+	}
+	return out
+}
+
+// annotationChanged tells whether a CREATE or UPDATE writes annotation:
+// the new object has it, and the old one had no such value.
+func annotationChanged(req *Request, annotation string) (string, bool) {
+	value, ok := req.Object.GetAnnotations()[annotation]
+	if !ok {
+		return "", false
+	}
+	if req.OldObject != nil {
+		if old, had := req.OldObject.GetAnnotations()[annotation]; had && old == value {
+			return value, false
+		}
+	}
+	return value, true
+}
+
+// applyApproval lifts the Deny findings an approval names, and denies
+// writing an approval or its record by anyone but an approver.
+func applyApproval(req *Request, guarding []*policy, res *Result) {
+	if req.Object != nil {
+		checkRecordWrite(req, guarding, res)
+	}
+	value, ok := req.subject().GetAnnotations()[v1alpha1.ApproveAnnotation]
+	if !ok {
+		return
+	}
+	if req.Object != nil {
+		if _, written := annotationChanged(req, v1alpha1.ApproveAnnotation); !written {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("ignored: %s is unchanged from the stored object; an approval counts only in the request that writes it", v1alpha1.ApproveAnnotation))
+			return
+		}
+	}
+	a, err := parseApproval(value)
+	if err != nil {
+		res.Warnings = append(res.Warnings, "ignored: "+err.Error())
+		return
+	}
+	named := rulesNamed(guarding, a.names)
+	for _, r := range a.rules {
+		if !slices.ContainsFunc(named, func(n approvedRule) bool { return r == n.rule.name || r == n.String() }) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s names rule %q, which no matching policy has", v1alpha1.ApproveAnnotation, r))
+		}
+	}
+
+	user := req.UserInfo
+	var record *ApprovalRecord
+	if req.Object == nil {
+		record = storedRecord(req.OldObject)
+	}
+	var lifted []string
+	for i := range res.Violations {
+		v := &res.Violations[i]
+		if v.Enforcement != v1alpha1.Deny || v.Policy == SchemaPolicy || !a.names(v.Policy, v.Rule) {
+			continue
+		}
+		p := guarding[slices.IndexFunc(guarding, func(p *policy) bool { return p.name == v.Policy })]
+		id := v.Policy + "/" + v.Rule
+		switch {
+		case !isApprover(p.spec.Approvers, user):
+			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user.Username, p.name, describeApprovers(p.spec.Approvers))
+			continue
+		case req.Object == nil && (record == nil || record.Reason != a.reason || !slices.Contains(record.Rules, id)):
+			v.Message += fmt.Sprintf(" (not approved: the stored object's approval has no %s record of crdguard admitting it for %s)", v1alpha1.LastApprovalAnnotation, id)
+			continue
+		}
+		v.Enforcement = v1alpha1.Audit
+		if !slices.Contains(lifted, id) {
+			lifted = append(lifted, id)
+		}
+	}
+	if len(lifted) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("approved by %s: %s: %s", user.Username, strings.Join(lifted, ", "), a.reason))
+		res.Approval = &Approval{User: user.Username, Rules: lifted, Reason: a.reason, Lifted: true}
+	}
+	if req.Object == nil {
+		return
+	}
+
+	// Writing an approval is approving: refused to anyone who may not
+	// approve every rule it names.
+	refused := false
+	for _, r := range named {
+		if isApprover(r.policy.spec.Approvers, user) {
+			continue
+		}
+		refused = true
+		res.Violations = append(res.Violations, Violation{
+			Field:       approvalField(v1alpha1.ApproveAnnotation),
+			Type:        string(field.ErrorTypeForbidden),
+			Message:     fmt.Sprintf("%s: %s may not approve %s; %s", field.ErrorTypeForbidden, user.Username, r, describeApprovers(r.policy.spec.Approvers)),
+			Policy:      r.policy.name,
+			Rule:        r.rule.name,
+			Enforcement: r.rule.enforcement,
+		})
+	}
+	if refused || len(lifted) > 0 || len(named) == 0 {
+		return
+	}
+	rules := make([]string, len(named))
+	for i, r := range named {
+		rules[i] = r.String()
+	}
+	res.Approval = &Approval{User: user.Username, Rules: rules, Reason: a.reason}
+	res.Warnings = append(res.Warnings, fmt.Sprintf("%s lifted nothing in this request; it stays on the object, where it can approve a DELETE (%s); remove it if it is not meant for one", v1alpha1.ApproveAnnotation, strings.Join(rules, ", ")))
+}
+
+// checkRecordWrite denies writing an approval record by anyone but the
+// approver it names, for rules that approver may approve: a forged record
+// would approve a DELETE. A record that does not parse approves nothing.
+func checkRecordWrite(req *Request, guarding []*policy, res *Result) {
+	value, written := annotationChanged(req, v1alpha1.LastApprovalAnnotation)
+	if !written {
+		return
+	}
+	var record ApprovalRecord
+	if err := json.Unmarshal([]byte(value), &record); err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("ignored: %s is not a record crdguard wrote: %v", v1alpha1.LastApprovalAnnotation, err))
+		return
+	}
+	user := req.UserInfo
+	for _, r := range rulesNamed(guarding, func(policy, rule string) bool { return slices.Contains(record.Rules, policy+"/"+rule) }) {
+		var problem string
+		switch {
+		case record.User != user.Username:
+			problem = fmt.Sprintf("it records an approval of %s by %s, and only crdguard writes it, in %s's own request", r, record.User, record.User)
+		case !isApprover(r.policy.spec.Approvers, user):
+			problem = fmt.Sprintf("%s may not approve %s; %s", user.Username, r, describeApprovers(r.policy.spec.Approvers))
+		default:
+			continue
+		}
+		res.Violations = append(res.Violations, Violation{
+			Field:       approvalField(v1alpha1.LastApprovalAnnotation),
+			Type:        string(field.ErrorTypeForbidden),
+			Message:     fmt.Sprintf("%s: %s", field.ErrorTypeForbidden, problem),
+			Policy:      r.policy.name,
+			Rule:        r.rule.name,
+			Enforcement: r.rule.enforcement,
+		})
+	}
+}
+
+// storedRecord is the approval record on a stored object, nil when it has
+// none that parses.
+func storedRecord(obj *unstructured.Unstructured) *ApprovalRecord {
+	value, ok := obj.GetAnnotations()[v1alpha1.LastApprovalAnnotation]
+	if !ok {
+		return nil
+	}
+	var record ApprovalRecord
+	if json.Unmarshal([]byte(value), &record) != nil {
+		return nil
+	}
+	return &record
+}
+
+func approvalField(annotation string) string {
+	return field.NewPath("metadata", "annotations").Key(annotation).String()
 }

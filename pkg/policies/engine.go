@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -72,13 +71,21 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	if req.subject() == nil {
 		return res, errors.New("the request has no object")
 	}
-	var matched []*policy
+	// guarding are the policies of the object, whatever the operation: an
+	// approval of a DELETE is written by an UPDATE, and only their
+	// approvers may write it.
+	var guarding, matched []*policy
 	for _, p := range e.policies {
-		ok, warning := p.matches(&req)
-		if warning != "" {
+		ok, warning := p.matchesObject(&req)
+		operation := p.matchesOperation(&req)
+		if warning != "" && operation {
 			res.Warnings = append(res.Warnings, warning)
 		}
-		if ok {
+		if !ok {
+			continue
+		}
+		guarding = append(guarding, p)
+		if operation {
 			matched = append(matched, p)
 			res.Policies = append(res.Policies, p.name)
 		}
@@ -93,7 +100,7 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	if err := e.check(ctx, &view, matched, &res); err != nil {
 		return res, err
 	}
-	e.applyApproval(&view, matched, &res)
+	applyApproval(&view, guarding, &res)
 	return res, nil
 }
 
@@ -216,49 +223,4 @@ func schemaViolations(errs field.ErrorList) []Violation {
 		out[i] = Violation{Field: e.Field, Type: string(e.Type), Message: e.ErrorBody(), Policy: SchemaPolicy, Rule: rule, Enforcement: v1alpha1.Deny}
 	}
 	return out
-}
-
-// applyApproval lifts the Deny findings an approver's annotation names.
-func (e *Engine) applyApproval(view *Request, matched []*policy, res *Result) {
-	value, ok := view.subject().GetAnnotations()[v1alpha1.ApproveAnnotation]
-	if !ok {
-		return
-	}
-	a, err := parseApproval(value)
-	if err != nil {
-		res.Warnings = append(res.Warnings, "ignored: "+err.Error())
-		return
-	}
-	known := map[string]bool{}
-	for _, p := range matched {
-		for _, r := range p.rules {
-			known[r.name], known[p.name+"/"+r.name] = true, true
-		}
-	}
-	for _, r := range a.rules {
-		if !known[r] {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s names rule %q, which no matching policy has", v1alpha1.ApproveAnnotation, r))
-		}
-	}
-	user := view.UserInfo.Username
-	var lifted []string
-	for i := range res.Violations {
-		v := &res.Violations[i]
-		if v.Enforcement != v1alpha1.Deny || v.Policy == SchemaPolicy || !a.names(v.Policy, v.Rule) {
-			continue
-		}
-		p := matched[slices.IndexFunc(matched, func(p *policy) bool { return p.name == v.Policy })]
-		if !isApprover(p.spec.Approvers, view.UserInfo) {
-			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user, p.name, describeApprovers(p.spec.Approvers))
-			continue
-		}
-		v.Enforcement = v1alpha1.Audit
-		if id := v.Policy + "/" + v.Rule; !slices.Contains(lifted, id) {
-			lifted = append(lifted, id)
-		}
-	}
-	if len(lifted) > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("approved by %s: %s: %s", user, strings.Join(lifted, ", "), a.reason))
-		res.Approval = fmt.Sprintf("user=%s rules=%s reason=%s", user, strings.Join(lifted, ","), a.reason)
-	}
 }

@@ -127,6 +127,9 @@ func renderResult(res Result) string {
 	for _, v := range res.Violations {
 		fmt.Fprintf(&b, "violation: %s %s [%s/%s] %s: %s\n", v.Field, v.Type, v.Policy, v.Rule, v.Enforcement, v.Message)
 	}
+	if a := res.Approval; a != nil {
+		fmt.Fprintf(&b, "approval: user=%s rules=%s reason=%s lifted=%v\n", a.User, strings.Join(a.Rules, ","), a.Reason, a.Lifted)
+	}
 	for _, w := range res.AdmissionWarnings() {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}

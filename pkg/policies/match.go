@@ -8,13 +8,18 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
-// matches tells whether the policy applies to the request. It returns a
-// warning when the decision rests on namespace labels nobody gave us.
-func (p *policy) matches(req *Request) (bool, string) {
+// matchesOperation tells whether the policy applies to the request's
+// operation; matchesObject decides the rest.
+func (p *policy) matchesOperation(req *Request) bool {
+	ops := p.spec.Match.Operations
+	return len(ops) == 0 || slices.Contains(ops, req.Operation)
+}
+
+// matchesObject tells whether the policy applies to the request's object,
+// whatever the operation. It returns a warning when the decision rests on
+// namespace labels nobody gave us.
+func (p *policy) matchesObject(req *Request) (bool, string) {
 	m := &p.spec.Match
-	if len(m.Operations) > 0 && !slices.Contains(m.Operations, req.Operation) {
-		return false, ""
-	}
 	obj := req.subject()
 	gvk := obj.GroupVersionKind()
 	if !slices.ContainsFunc(m.Resources, func(r v1alpha1.ResourceMatch) bool {

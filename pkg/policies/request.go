@@ -3,6 +3,7 @@ package policies
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -70,8 +71,9 @@ type Result struct {
 	// did not know); Warn findings are in Violations. AdmissionWarnings
 	// has both.
 	Warnings []string
-	// Approval records a lifted denial: user, rules and reason.
-	Approval string
+	// Approval is the approval this request wrote, when crdguard admitted
+	// it; nil otherwise.
+	Approval *Approval
 	// Patches are the mutations the defaults rules propose (and schema
 	// defaults, when asked for).
 	Patches []jsonpatch.Operation
@@ -98,8 +100,8 @@ func (r *Result) AdmissionWarnings() []string {
 // "<policy>.<rule>", which the API server prefixes with the webhook name).
 func (r *Result) AuditAnnotations() map[string]string {
 	annotations := map[string]string{}
-	if r.Approval != "" {
-		annotations[ApprovalAuditAnnotation] = r.Approval
+	if a := r.Approval; a != nil && a.Lifted {
+		annotations[ApprovalAuditAnnotation] = fmt.Sprintf("user=%s rules=%s reason=%s", a.User, strings.Join(a.Rules, ","), a.Reason)
 	}
 	for _, v := range r.Violations {
 		if v.Enforcement != v1alpha1.Audit {

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,6 +96,39 @@ func TestValidateUnsafeUpdateAndApproval(t *testing.T) {
 	if msg := decodeReport(t, r).Results[0].Violations[0].Message; !strings.HasSuffix(msg, "(not approved: mallory may not approve policy mysql-safety; approvers: groups dba)") {
 		t.Errorf("message = %q, want it to name the approvers", msg)
 	}
+
+	// An approval the old object already carries is nobody's act in this
+	// update: planted by anyone, it must not approve a dba's shrink.
+	r = crdguard(t, "", "validate", "--crds", exampleCRD, "--policies", examplePolicy, "-o", "json",
+		"--old", exampleDir+"update/approved.yaml", "--user", "alice", "--groups", "dba", shrunk(t))
+	if r.code != ExitViolations {
+		t.Fatalf("an approval carried over from the old object: exit code = %d, want 1\n%s", r.code, r.stdout)
+	}
+	res = decodeReport(t, r).Results[0]
+	if got := findingsOf(res); strings.Join(got, "\n") != "spec.storage.size [mysql-safety/safe-updates] Deny" {
+		t.Errorf("findings = %q, want the shrink denied", got)
+	}
+	if want := "ignored: crdguard.dev/approve is unchanged from the stored object; an approval counts only in the request that writes it"; len(res.Warnings) != 1 || res.Warnings[0] != want {
+		t.Errorf("warnings = %q, want %q", res.Warnings, want)
+	}
+}
+
+// shrunk is update/approved.yaml with a smaller volume, its approval kept.
+func shrunk(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(exampleDir + "update/approved.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Replace(string(data), "size: 500Gi", "size: 400Gi", 1)
+	if out == string(data) {
+		t.Fatal("update/approved.yaml has no size: 500Gi")
+	}
+	path := filepath.Join(t.TempDir(), "shrunk.yaml")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func TestValidateDelete(t *testing.T) {

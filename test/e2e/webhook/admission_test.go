@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/crdguard/crdguard/internal/webhook"
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 // Field paths and messages of the example's findings, as kubectl prints them.
@@ -176,12 +176,12 @@ func TestUpdate(t *testing.T) {
 		Reason string   `json:"reason"`
 		Time   string   `json:"time"`
 	}
-	if err := json.Unmarshal([]byte(annotations[webhook.LastApprovalAnnotation]), &record); err != nil {
-		t.Fatalf("%s: %v", webhook.LastApprovalAnnotation, err)
+	if err := json.Unmarshal([]byte(annotations[v1alpha1.LastApprovalAnnotation]), &record); err != nil {
+		t.Fatalf("%s: %v", v1alpha1.LastApprovalAnnotation, err)
 	}
 	if record.User != "alice" || !slices.Equal(record.Rules, []string{"mysql-safety/safe-updates"}) ||
 		record.Reason != "consolidating replicas after the migration, ticket DB-1234" || record.Time == "" {
-		t.Errorf("%s = %+v", webhook.LastApprovalAnnotation, record)
+		t.Errorf("%s = %+v", v1alpha1.LastApprovalAnnotation, record)
 	}
 	if replicas, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); replicas != 3 {
 		t.Errorf("stored spec.replicas = %d, want 3", replicas)

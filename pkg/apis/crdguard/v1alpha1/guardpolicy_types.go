@@ -7,8 +7,16 @@ import (
 
 // ApproveAnnotation on an object asks for an exception:
 // "<rule>[,<rule>...]: <reason>". It lifts the named rules' Deny findings
-// when the requesting user is one of the policy's approvers.
+// in the request that writes it, when the requesting user is one of the
+// policy's approvers; only approvers may write it.
 const ApproveAnnotation = "crdguard.dev/approve"
+
+// LastApprovalAnnotation is crdguard's record of the last approval it
+// admitted: JSON with the approver, the rules, the reason and the time.
+// crdguard's mutating webhook writes it; only the approver it names may
+// write it, and an approval left on an object for a DELETE counts only
+// with its record.
+const LastApprovalAnnotation = "crdguard.dev/last-approval"
 
 // GuardPolicy runs built-in rules on the requests it matches.
 //
