@@ -77,13 +77,25 @@ func expand(path string) ([]string, error) {
 	if !info.IsDir() {
 		return []string{path}, nil
 	}
+	// WalkDir does not follow a symlinked root, which would walk nothing:
+	// walk its target, and name the files under the path as given.
+	// Symlinked directories below it are not followed, so a link cycle
+	// cannot loop; symlinked files are read.
+	root, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
 	var files []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if !d.IsDir() && hasManifestExtension(p) {
-			files = append(files, p)
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, filepath.Join(path, rel))
 		}
 		return nil
 	})

@@ -174,6 +174,30 @@ func TestReadPaths(t *testing.T) {
 	}
 }
 
+// A directory given as a symlink is walked, and its files keep the name
+// the user gave.
+func TestReadPathsFollowsASymlinkedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "crds")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(target, "widget.yaml"), []byte("apiVersion: v1\nkind: Widget\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := ReadPaths(nil, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || docs[0].Source != filepath.Join(link, "widget.yaml") || docs[0].Object.GetKind() != "Widget" {
+		t.Errorf("documents of the symlinked directory: %+v", docs)
+	}
+}
+
 // repeatedBytes returns a reader of n copies of b without allocating them twice.
 func repeatedBytes(b byte, n int) *bytes.Reader {
 	return bytes.NewReader(bytes.Repeat([]byte{b}, n))
