@@ -91,3 +91,17 @@ func unsafeFindings(t *testing.T, engine *policies.Engine) []string {
 	}
 	return got
 }
+
+// Files that hold no GuardPolicy are an error naming the file, never an
+// engine with no policies.
+func TestEngineFromFilesWithoutPolicies(t *testing.T) {
+	for _, path := range []string{filepath.Join(examples, "good.yaml"), t.TempDir()} {
+		_, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{path}, EnforceWebhook)
+		if err == nil || err.Error() != path+" holds no GuardPolicy" {
+			t.Errorf("EngineFromFiles(%s) = %v, want %q", path, err, path+" holds no GuardPolicy")
+		}
+	}
+	if _, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "good.yaml")}, []string{filepath.Join(examples, "policy.yaml")}, EnforceWebhook); err == nil || err.Error() != filepath.Join(examples, "good.yaml")+" holds no CustomResourceDefinition" {
+		t.Errorf("a --crds file without CRDs: %v", err)
+	}
+}

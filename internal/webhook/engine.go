@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
-	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/policies"
-	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // errNotReady is what a request gets before any source has produced an
@@ -70,19 +67,10 @@ type SourceStats struct {
 // exactly as `crdguard validate --crds --policies` validates them, and
 // leaving out the rules enforcement leaves to compiled policies.
 func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string, enforcement Enforcement) (*policies.Engine, SourceStats, error) {
-	// Like the CLI, no CRDs is an empty registry, not a nil one: objects
-	// are then checked against policies only, in both.
-	registry, err := schema.RegistryFromFiles(ctx, crdPaths...)
-	if err != nil {
-		return nil, SourceStats{}, fmt.Errorf("loading CRDs: %w", err)
-	}
-	// A server has no standard input: "-" reads nothing rather than
-	// blocking on a terminal.
-	docs, err := manifest.ReadPaths(strings.NewReader(""), policyPaths...)
-	if err != nil {
-		return nil, SourceStats{}, fmt.Errorf("reading GuardPolicies: %w", err)
-	}
-	guardPolicies, err := policies.PoliciesFromDocuments(ctx, docs, registry)
+	// A path without a CRD or a GuardPolicy is an error: a webhook started
+	// with none would allow everything. A server has no standard input,
+	// so "-" reads nothing.
+	registry, guardPolicies, err := policies.Files{CRDs: crdPaths, Policies: policyPaths}.Load(ctx)
 	if err != nil {
 		return nil, SourceStats{}, err
 	}

@@ -15,9 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
-	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/policies"
-	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // Values of vap -o.
@@ -73,23 +71,12 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 	if len(o.policies) == 0 {
 		return usageError("--policies is required")
 	}
-	var registry *schema.Registry
-	if len(o.crds) > 0 {
-		var err error
-		if registry, err = loadRegistry(ctx, streams, o.crds); err != nil {
-			return err
-		}
+	if err := stdinOnce(pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}); err != nil {
+		return err
 	}
-	docs, err := manifest.ReadPaths(streams.In, o.policies...)
+	registry, guardPolicies, err := policies.Files{CRDs: o.crds, Policies: o.policies, Stdin: streams.In}.Load(ctx)
 	if err != nil {
 		return inputError(err)
-	}
-	guardPolicies, err := policies.PoliciesFromDocuments(ctx, docs, registry)
-	if err != nil {
-		return inputError(err)
-	}
-	if len(guardPolicies) == 0 {
-		return usageError("no GuardPolicy in %s", strings.Join(o.policies, ", "))
 	}
 	slices.SortFunc(guardPolicies, func(a, b *v1alpha1.GuardPolicy) int { return strings.Compare(a.Name, b.Name) })
 	var compiled []*policies.VAP

@@ -130,7 +130,7 @@ func TestVAPErrors(t *testing.T) {
 	}{
 		{"no policies", []string{"vap"}, "crdguard: --policies is required\n"},
 		{"bad output", []string{"vap", "--policies", examplePolicy, "-o", "table"}, "crdguard: -o must be \"yaml\" or \"json\", not \"table\"\n"},
-		{"no GuardPolicy", []string{"vap", "--policies", exampleCRD}, "crdguard: no GuardPolicy in " + exampleCRD + "\n"},
+		{"no GuardPolicy", []string{"vap", "--policies", exampleCRD}, "crdguard: " + exampleCRD + " holds no GuardPolicy\n"},
 		{"missing file", []string{"vap", "--policies", "nope.yaml"}, "nope.yaml"},
 		{"invalid policy", []string{"vap", "--policies", bad}, `GuardPolicy "bad" is invalid`},
 	} {

@@ -202,8 +202,8 @@ func NewOptions() *Options {
 
 // AddFlags binds every option to its flag.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&o.CRDs, "crds", o.CRDs, "CRD file or directory (repeatable); default: with --policies none, else watched from the cluster")
-	fs.StringArrayVar(&o.Policies, "policies", o.Policies, "GuardPolicy file or directory (repeatable); default: watched from the cluster")
+	fs.StringArrayVar(&o.CRDs, "crds", o.CRDs, "CRD file or directory (repeatable); a path without a CRD stops the start; default: with --policies none, else watched from the cluster")
+	fs.StringArrayVar(&o.Policies, "policies", o.Policies, "GuardPolicy file or directory (repeatable), loaded before anything else: a path without a GuardPolicy stops the start; default: watched from the cluster")
 	fs.DurationVar(&o.SourceDebounce, "source-debounce", o.SourceDebounce, "wait after a GuardPolicy or CRD change in the cluster before rebuilding")
 	fs.StringVar(&o.Enforcement, "enforcement", o.Enforcement, "where rules are enforced: webhook, vap (only the rules crdguard vap cannot compile are evaluated here) or both")
 	fs.StringVar(&o.Host, "bind-address", o.Host, "address the webhook server binds; empty for every interface")

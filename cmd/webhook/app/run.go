@@ -31,7 +31,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
-	crdschema "github.com/crdguard/crdguard/pkg/schema"
+	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 // Run serves the webhooks until ctx is done, then shuts down gracefully:
@@ -74,7 +74,7 @@ func Run(ctx context.Context, o *Options) error {
 			source.AllRules = audited
 		}
 		if len(o.CRDs) > 0 {
-			if source.Schemas, err = crdschema.RegistryFromFiles(ctx, o.CRDs...); err != nil {
+			if source.Schemas, _, err = (policies.Files{CRDs: o.CRDs}).Load(ctx); err != nil {
 				return fmt.Errorf("loading CRDs: %w", err)
 			}
 		}

@@ -1,0 +1,88 @@
+package policies
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// Files are the CRDs and GuardPolicies an engine is built from: files and
+// directories, as `crdguard validate` and `crdguard-webhook` take them with
+// --crds and --policies.
+type Files struct {
+	CRDs, Policies []string
+	// Stdin is what a path "-" reads. Default: nothing.
+	Stdin io.Reader
+	// AllowEmpty accepts a path that holds no CRD (in CRDs) or no
+	// GuardPolicy (in Policies). Default: such a path is an
+	// *EmptyPathError, because a wrong file or an empty directory would
+	// otherwise check nothing and pass.
+	AllowEmpty bool
+}
+
+// EmptyPathError is a path that holds none of what it was given for.
+type EmptyPathError struct {
+	Path string
+	// Kind is what it should hold: CustomResourceDefinition or GuardPolicy.
+	Kind string
+}
+
+func (e *EmptyPathError) Error() string {
+	return fmt.Sprintf("%s holds no %s", e.Path, e.Kind)
+}
+
+// Load reads the CRDs into a registry, and then the GuardPolicies,
+// validated against it. No CRDs make an empty registry: objects are then
+// checked against policies only.
+func (f Files) Load(ctx context.Context) (*schema.Registry, []*v1alpha1.GuardPolicy, error) {
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, path := range f.CRDs {
+		docs, err := f.read(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading CRDs: %w", err)
+		}
+		found, err := schema.CRDsFromDocuments(ctx, docs)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(found) == 0 && !f.AllowEmpty {
+			return nil, nil, &EmptyPathError{Path: path, Kind: "CustomResourceDefinition"}
+		}
+		crds = append(crds, found...)
+	}
+	registry, err := schema.NewRegistry(crds...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var guardPolicies []*v1alpha1.GuardPolicy
+	for _, path := range f.Policies {
+		docs, err := f.read(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading GuardPolicies: %w", err)
+		}
+		found, err := PoliciesFromDocuments(ctx, docs, registry)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(found) == 0 && !f.AllowEmpty {
+			return nil, nil, &EmptyPathError{Path: path, Kind: "GuardPolicy"}
+		}
+		guardPolicies = append(guardPolicies, found...)
+	}
+	return registry, guardPolicies, nil
+}
+
+func (f Files) read(path string) ([]manifest.Document, error) {
+	stdin := f.Stdin
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	return manifest.ReadPaths(stdin, path)
+}
