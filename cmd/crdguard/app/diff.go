@@ -27,8 +27,9 @@ const (
 )
 
 type diffOptions struct {
-	config  string
-	objects []string
+	config     string
+	objects    []string
+	allowEmpty bool
 	reportOptions
 	// now is the day waiver expiry is judged against; tests pin it.
 	now func() time.Time
@@ -47,7 +48,8 @@ difference no check explains is reported as "unclassified" (breaking).
 OLD and NEW are each a file, a directory (walked for .yaml, .yml and .json),
 "-" for stdin, or git:REF:PATH to read PATH at REF through the git CLI (PATH is
 relative to the repository root, or to the current directory when it starts
-with "./").
+with "./"). A side without CRDs exits 2, so a wrong path never passes as
+"every CRD was added"; --allow-empty compares it as an empty set.
 
 With --objects, the objects there (for example kubectl get -o yaml output) are
 validated against the NEW CRDs as an UPDATE of themselves and as a CREATE: an
@@ -67,6 +69,7 @@ Checks:
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Error|Warn|None), enumValueAdded and waivers")
 	f.StringArrayVar(&o.objects, "objects", nil, "file or directory of existing objects to validate against the new CRDs (repeatable)")
+	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an OLD or NEW without CRDs, as when the first release adds them (default: exit 2)")
 	o.addReportFlags(f, "text output: print only CRDs and objects with findings")
 	return cmd
 }
@@ -80,8 +83,8 @@ func diffCheckList() string {
 }
 
 func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams Streams) error {
-	if oldArg == "-" && newArg == "-" {
-		return usageError("OLD and NEW cannot both be standard input")
+	if err := stdinOnce(pathFlag{"OLD", []string{oldArg}}, pathFlag{"NEW", []string{newArg}}, pathFlag{"--objects", o.objects}); err != nil {
+		return err
 	}
 	var config *diff.Config
 	if o.config != "" {
@@ -98,9 +101,14 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	if err != nil {
 		return inputError(fmt.Errorf("NEW: %w", err))
 	}
-	if len(oldCRDs) == 0 && len(newCRDs) == 0 {
-		// Fail closed: a wrong path must not pass as "no breaking change".
-		return usageError("no CustomResourceDefinitions in %s or %s", oldArg, newArg)
+	// Fail closed: a wrong path must not pass as "every CRD was added".
+	for _, side := range []struct {
+		name, arg string
+		crds      []locatedCRD
+	}{{"OLD", oldArg, oldCRDs}, {"NEW", newArg, newCRDs}} {
+		if len(side.crds) == 0 && !o.allowEmpty {
+			return usageError("%s %s holds no CustomResourceDefinition (--allow-empty compares it as an empty set)", side.name, side.arg)
+		}
 	}
 	results, err := o.diffResults(config, oldCRDs, newCRDs)
 	if err != nil {

@@ -37,6 +37,7 @@ type validateOptions struct {
 	user           string
 	groups         []string
 	missingSchemas string
+	allowEmpty     bool
 	reportOptions
 	showPatches bool
 }
@@ -50,7 +51,12 @@ func newValidateCommand(streams Streams) *cobra.Command {
 or stdin ("-") against the CRDs given with --crds. Every object gets the verdict
 kube-apiserver would give it on create, or on update when --old holds its
 previous version (transition rules and ratcheting apply), plus the unknown
-fields the server would reject under strict field validation or silently drop.`,
+fields the server would reject under strict field validation or silently drop.
+
+A run that checks nothing exits 2, naming the path: a --crds or --policies
+path without CRDs or GuardPolicies, inputs without objects, or inputs whose
+every object no CRD or policy covers. --allow-empty accepts such a run.
+Standard input ("-") may be given to one flag or the inputs, not two.`,
 		Example: `  crdguard validate --crds config/crd/bases config/samples
   crdguard validate --crds crds/ --old main/objects/ objects/ -o json
   kubectl get widgets -A -o yaml | crdguard validate --crds crds/ -`,
@@ -68,6 +74,7 @@ fields the server would reject under strict field validation or silently drop.`,
 	f.BoolVar(&o.showPatches, "show-patches", false, "show the JSON patches the mutating webhook would apply")
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
+	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept a run that checks nothing: a --crds or --policies path without CRDs or GuardPolicies, inputs without objects, or objects no CRD or policy covers (default: exit 2)")
 	o.addReportFlags(f, "text output: print only objects with findings")
 	return cmd
 }
@@ -79,13 +86,16 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if o.delete && len(o.old) > 0 {
 		return usageError("--delete and --old do not go together: a DELETE has no new object")
 	}
-	registry, err := loadRegistry(ctx, streams, o.crds)
-	if err != nil {
+	if err := stdinOnce(pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old}, pathFlag{"the inputs", paths}); err != nil {
 		return err
 	}
-	engine, err := loadEngine(ctx, streams, registry, o.policies)
+	registry, guardPolicies, err := policies.Files{CRDs: o.crds, Policies: o.policies, Stdin: streams.In, AllowEmpty: o.allowEmpty}.Load(ctx)
 	if err != nil {
-		return err
+		return emptyOrInputError(err)
+	}
+	engine, err := policies.NewEngine(registry, guardPolicies...)
+	if err != nil {
+		return inputError(err)
 	}
 	olds, err := loadOldObjects(streams, registry, o.old)
 	if err != nil {
@@ -155,6 +165,11 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 
 	rep := report.New(results)
 	warnSkipped(streams, rep.Results)
+	if !o.allowEmpty {
+		if err := checkedSomething(rep, paths); err != nil {
+			return err
+		}
+	}
 	if err := o.writeReport(streams, "validate", rep); err != nil {
 		return err
 	}
@@ -167,36 +182,27 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	return nil
 }
 
-func loadRegistry(ctx context.Context, streams Streams, paths []string) (*schema.Registry, error) {
-	docs, err := manifest.ReadPaths(streams.In, paths...)
-	if err != nil {
-		return nil, inputError(err)
+// emptyOrInputError is a loading error as the CLI reports it: a path
+// without what it was given for says how to accept that.
+func emptyOrInputError(err error) error {
+	var empty *policies.EmptyPathError
+	if errors.As(err, &empty) {
+		return usageError("%v: nothing there to check with (--allow-empty accepts it)", err)
 	}
-	crds, err := schema.CRDsFromDocuments(ctx, docs)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	registry, err := schema.NewRegistry(crds...)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	return registry, nil
+	return inputError(err)
 }
 
-func loadEngine(ctx context.Context, streams Streams, registry *schema.Registry, paths []string) (*policies.Engine, error) {
-	docs, err := manifest.ReadPaths(streams.In, paths...)
-	if err != nil {
-		return nil, inputError(err)
+// checkedSomething fails a run that checked nothing: no object in the
+// inputs, or none whose kind a CRD or a policy covers. Either is a wrong
+// path or a missing --crds far more often than a clean run.
+func checkedSomething(rep report.Report, paths []string) error {
+	switch {
+	case rep.Summary.Objects == 0:
+		return usageError("%s: no objects to validate (--allow-empty accepts it)", strings.Join(paths, ", "))
+	case rep.Summary.Skipped == rep.Summary.Objects:
+		return usageError("%s: no object was checked: no CRD defines their kinds and no policy matches them; pass their CRDs with --crds (--allow-empty accepts it)", strings.Join(paths, ", "))
 	}
-	guardPolicies, err := policies.PoliciesFromDocuments(ctx, docs, registry)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	engine, err := policies.NewEngine(registry, guardPolicies...)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	return engine, nil
+	return nil
 }
 
 // validationRun is what every object of one run is evaluated with.

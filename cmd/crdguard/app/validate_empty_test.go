@@ -1,0 +1,95 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A run that checks nothing is a usage error naming the path, never a
+// pass; --allow-empty is the explicit way to accept it.
+func TestValidateRefusesToCheckNothing(t *testing.T) {
+	empty := t.TempDir()
+	cm := filepath.Join(t.TempDir(), "configmap.yaml")
+	if err := os.WriteFile(cm, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+		stderr      string
+		allowed     int // exit code with --allow-empty
+	}{{
+		name:    "a --policies file without GuardPolicies",
+		args:    []string{"--crds", exampleCRD, "--policies", goodYAML, goodYAML},
+		stderr:  "crdguard: " + goodYAML + " holds no GuardPolicy: nothing there to check with (--allow-empty accepts it)\n",
+		allowed: ExitOK,
+	}, {
+		name:    "an empty --policies directory",
+		args:    []string{"--crds", exampleCRD, "--policies", empty, goodYAML},
+		stderr:  "crdguard: " + empty + " holds no GuardPolicy: nothing there to check with (--allow-empty accepts it)\n",
+		allowed: ExitOK,
+	}, {
+		name:    "a --crds file without CRDs",
+		args:    []string{"--crds", goodYAML, goodYAML},
+		stderr:  "crdguard: " + goodYAML + " holds no CustomResourceDefinition: nothing there to check with (--allow-empty accepts it)\n",
+		allowed: ExitOK,
+	}, {
+		name:    "no objects",
+		args:    []string{"--crds", exampleCRD, empty},
+		stderr:  "crdguard: " + empty + ": no objects to validate (--allow-empty accepts it)\n",
+		allowed: ExitOK,
+	}, {
+		name:    "every object skipped",
+		args:    []string{cm},
+		stderr:  "crdguard: warning: skipped 1 objects whose kind no CRD defines: v1 ConfigMap (1)\ncrdguard: " + cm + ": no object was checked: no CRD defines their kinds and no policy matches them; pass their CRDs with --crds (--allow-empty accepts it)\n",
+		allowed: ExitOK,
+	}, {
+		name:    "standard input for --crds and the inputs",
+		args:    []string{"--crds", "-", "-"},
+		stderr:  "crdguard: standard input (-) can be read once, and it is given to --crds and the inputs\n",
+		allowed: ExitUsage,
+	}, {
+		name:    "standard input for --old and the inputs",
+		args:    []string{"--crds", exampleCRD, "--old", "-", "-"},
+		stderr:  "crdguard: standard input (-) can be read once, and it is given to --old and the inputs\n",
+		allowed: ExitUsage,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := crdguard(t, tc.stdin, append([]string{"validate"}, tc.args...)...)
+			if r.code != ExitUsage || r.stder != tc.stderr {
+				t.Errorf("exit %d, stderr\n got: %q\nwant: %q", r.code, r.stder, tc.stderr)
+			}
+			if r := crdguard(t, tc.stdin, append([]string{"validate", "--allow-empty"}, tc.args...)...); r.code != tc.allowed {
+				t.Errorf("with --allow-empty: exit %d, want %d; stderr %q", r.code, tc.allowed, r.stder)
+			}
+		})
+	}
+}
+
+// --crds given a symlink to a directory reads the CRDs in it.
+func TestValidateFollowsSymlinkedCRDDirectory(t *testing.T) {
+	dir := t.TempDir()
+	crds := filepath.Join(dir, "crds")
+	if err := os.Mkdir(crds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exampleCRD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(crds, "crd.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(crds, link); err != nil {
+		t.Fatal(err)
+	}
+	r := crdguard(t, "", "validate", "--crds", link, "-o", "json", badYAML)
+	if r.code != ExitViolations {
+		t.Fatalf("exit %d, want 1 (bad.yaml checked against the CRD); stderr %q", r.code, r.stder)
+	}
+	if res := decodeReport(t, r).Results[0]; res.Skipped {
+		t.Errorf("bad.yaml was skipped: %+v", res)
+	}
+}
