@@ -14,8 +14,8 @@ type NamespaceLabelsFunc func(ctx context.Context, namespace string) (map[string
 // addNamespaceLabels fills req.NamespaceLabels when a policy selects
 // namespaces by label, as `crdguard validate` fills them from the
 // Namespace objects among its inputs. Without a lookup the labels stay
-// unknown and the engine says so in a warning. A lookup that fails is an
-// error: matching against no labels could skip a policy that applies.
+// unknown, which the engine answers with an error. A lookup that fails is
+// an error too: matching against no labels could skip a policy that applies.
 func addNamespaceLabels(ctx context.Context, lookup NamespaceLabelsFunc, engine *policies.Engine, req *policies.Request) error {
 	if lookup == nil || req.Namespace == "" || !engine.UsesNamespaceSelector() {
 		return nil

@@ -48,10 +48,9 @@ func TestNamespaceLabels(t *testing.T) {
 		lookup:  labels(nil, nil),
 		allowed: true, code: http.StatusOK,
 	}, {
-		name:     "no lookup: the labels are unknown, and the engine says so",
-		allowed:  true,
-		code:     http.StatusOK,
-		warnings: []string{"policy prod-namespaces: the labels of namespace shop are unknown; its namespaceSelector was matched against no labels"},
+		name:    "no lookup: the labels are unknown, so the request cannot be evaluated",
+		code:    http.StatusInternalServerError,
+		message: "the labels of namespace shop are unknown, and GuardPolicy prod-namespaces selects namespaces by label",
 	}, {
 		name:    "a lookup that fails cannot evaluate",
 		lookup:  labels(nil, errors.New("cache not synced")),

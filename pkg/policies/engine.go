@@ -76,16 +76,15 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	// approvers may write it.
 	var guarding, matched []*policy
 	for _, p := range e.policies {
-		ok, warning := p.matchesObject(&req)
-		operation := p.matchesOperation(&req)
-		if warning != "" && operation {
-			res.Warnings = append(res.Warnings, warning)
+		ok, err := p.matchesObject(&req)
+		if err != nil {
+			return res, err
 		}
 		if !ok {
 			continue
 		}
 		guarding = append(guarding, p)
-		if operation {
+		if p.matchesOperation(&req) {
 			matched = append(matched, p)
 			res.Policies = append(res.Policies, p.name)
 		}

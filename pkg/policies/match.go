@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -16,9 +17,10 @@ func (p *policy) matchesOperation(req *Request) bool {
 }
 
 // matchesObject tells whether the policy applies to the request's object,
-// whatever the operation. It returns a warning when the decision rests on
-// namespace labels nobody gave us.
-func (p *policy) matchesObject(req *Request) (bool, string) {
+// whatever the operation. A namespaceSelector needs the namespace's
+// labels: unknown labels are an *UnknownNamespaceError, since matching
+// them as none would skip a matchLabels policy that applies.
+func (p *policy) matchesObject(req *Request) (bool, error) {
 	m := &p.spec.Match
 	obj := req.subject()
 	gvk := obj.GroupVersionKind()
@@ -27,26 +29,35 @@ func (p *policy) matchesObject(req *Request) (bool, string) {
 			(len(r.Versions) == 0 || slices.Contains(r.Versions, "*") || slices.Contains(r.Versions, gvk.Version)) &&
 			(slices.Contains(r.Kinds, "*") || slices.Contains(r.Kinds, gvk.Kind))
 	}) {
-		return false, ""
+		return false, nil
 	}
 	if req.Namespace != "" && slices.Contains(m.ExcludedNamespaces, req.Namespace) {
-		return false, ""
+		return false, nil
 	}
 	// Like an admission webhook's objectSelector: on UPDATE either the new
 	// or the old object may match, so removing a label cannot dodge a policy.
 	if !p.objectSelector.Matches(labels.Set(obj.GetLabels())) &&
 		(req.OldObject == nil || !p.objectSelector.Matches(labels.Set(req.OldObject.GetLabels()))) {
-		return false, ""
+		return false, nil
 	}
 	if p.namespaceSelector.Empty() {
-		return true, ""
+		return true, nil
 	}
 	if req.Namespace == "" {
-		return false, "" // a cluster-scoped object has no namespace to select
+		return false, nil // a cluster-scoped object has no namespace to select
 	}
-	var warning string
 	if req.NamespaceLabels == nil {
-		warning = "policy " + p.name + ": the labels of namespace " + req.Namespace + " are unknown; its namespaceSelector was matched against no labels"
+		return false, &UnknownNamespaceError{Namespace: req.Namespace, Policy: p.name}
 	}
-	return p.namespaceSelector.Matches(labels.Set(req.NamespaceLabels)), warning
+	return p.namespaceSelector.Matches(labels.Set(req.NamespaceLabels)), nil
+}
+
+// UnknownNamespaceError is a request whose namespace's labels a policy's
+// namespaceSelector needs, and Request.NamespaceLabels does not give.
+type UnknownNamespaceError struct {
+	Namespace, Policy string
+}
+
+func (e *UnknownNamespaceError) Error() string {
+	return fmt.Sprintf("the labels of namespace %s are unknown, and GuardPolicy %s selects namespaces by label", e.Namespace, e.Policy)
 }

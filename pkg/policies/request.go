@@ -23,8 +23,8 @@ type Request struct {
 	// Namespace the object is in; "" for cluster-scoped objects.
 	Namespace string
 	// NamespaceLabels are the labels of Namespace; nil when unknown, which
-	// makes a policy with a namespaceSelector match against no labels (and
-	// say so in a warning).
+	// makes a request a policy with a namespaceSelector matches by kind an
+	// *UnknownNamespaceError. An empty map is a namespace without labels.
 	NamespaceLabels map[string]string
 	UserInfo        authenticationv1.UserInfo
 	// DryRun requests are evaluated exactly like real ones.

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -164,6 +165,11 @@ func TestVAPParityGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, evalErr := engine.Evaluate(t.Context(), c.req)
+			// The API server always knows a namespace's labels: a case
+			// without them has nothing to compare a compiled policy with.
+			if unknown := (*UnknownNamespaceError)(nil); errors.As(evalErr, &unknown) {
+				return
+			}
 			for _, gp := range c.policies {
 				compiled, err := CompileVAP(gp, c.schemas)
 				if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
@@ -30,14 +31,15 @@ const (
 )
 
 type validateOptions struct {
-	crds           []string
-	policies       []string
-	old            []string
-	delete         bool
-	user           string
-	groups         []string
-	missingSchemas string
-	allowEmpty     bool
+	crds            []string
+	policies        []string
+	old             []string
+	delete          bool
+	user            string
+	groups          []string
+	missingSchemas  string
+	namespaceLabels []string
+	allowEmpty      bool
 	reportOptions
 	showPatches bool
 }
@@ -74,6 +76,7 @@ Standard input ("-") may be given to one flag or the inputs, not two.`,
 	f.BoolVar(&o.showPatches, "show-patches", false, "show the JSON patches the mutating webhook would apply")
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
+	f.StringArrayVar(&o.namespaceLabels, "namespace-labels", nil, `labels of a namespace, for policies with a namespaceSelector: "NAMESPACE=KEY=VALUE,..." ("NAMESPACE=" for none; repeatable). Namespace objects among the inputs give them too; an object in a namespace with unknown labels is an error`)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept a run that checks nothing: a --crds or --policies path without CRDs or GuardPolicies, inputs without objects, or objects no CRD or policy covers (default: exit 2)")
 	o.addReportFlags(f, "text output: print only objects with findings")
 	return cmd
@@ -106,8 +109,11 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 		return inputError(err)
 	}
 	run := &validationRun{registry: registry, engine: engine, olds: olds}
+	if run.namespaceLabels, err = parseNamespaceLabels(o.namespaceLabels); err != nil {
+		return err
+	}
 	if engine.UsesNamespaceSelector() {
-		if run.namespaceLabels, err = sources.namespaceLabels(); err != nil {
+		if err := sources.addNamespaceLabels(run.namespaceLabels); err != nil {
 			return inputError(err)
 		}
 	}
@@ -210,8 +216,9 @@ type validationRun struct {
 	registry *schema.Registry
 	engine   *policies.Engine
 	olds     map[objectKey]*unstructured.Unstructured
-	// namespaceLabels are the labels of the Namespaces among the inputs,
-	// for policies with a namespaceSelector.
+	// namespaceLabels are the labels of namespaces, from
+	// --namespace-labels and the Namespaces among the inputs, for policies
+	// with a namespaceSelector.
 	namespaceLabels map[string]map[string]string
 }
 
@@ -243,24 +250,40 @@ func (s *sourceSet) read(i int) ([]manifest.Document, error) {
 	return manifest.ReadFile(s.paths[i])
 }
 
-// namespaceLabels collects the labels of the Namespace objects among the
+// addNamespaceLabels adds the labels of the Namespace objects among the
 // inputs, for policies with a namespaceSelector. It reads every file once
 // more: only runs with such policies pay for it.
-func (s *sourceSet) namespaceLabels() (map[string]map[string]string, error) {
-	out := map[string]map[string]string{}
+func (s *sourceSet) addNamespaceLabels(known map[string]map[string]string) error {
 	for i := range s.paths {
 		docs, err := s.read(i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, d := range docs {
 			if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
-				out[d.Object.GetName()] = d.Object.GetLabels()
-				if out[d.Object.GetName()] == nil {
-					out[d.Object.GetName()] = map[string]string{}
+				known[d.Object.GetName()] = d.Object.GetLabels()
+				if known[d.Object.GetName()] == nil {
+					known[d.Object.GetName()] = map[string]string{}
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// parseNamespaceLabels reads --namespace-labels values, "NAMESPACE=KEY=VALUE,...".
+func parseNamespaceLabels(values []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, v := range values {
+		ns, list, ok := strings.Cut(v, "=")
+		if !ok || ns == "" {
+			return nil, usageError("--namespace-labels %q: want NAMESPACE=KEY=VALUE,... (NAMESPACE= for none)", v)
+		}
+		set, err := labels.ConvertSelectorToLabelsMap(list)
+		if err != nil {
+			return nil, usageError("--namespace-labels %q: %v", v, err)
+		}
+		out[ns] = set
 	}
 	return out, nil
 }
@@ -324,6 +347,9 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	out, err := run.engine.Evaluate(ctx, req)
 	if err != nil {
 		res.Error = err.Error()
+		if unknown := (*policies.UnknownNamespaceError)(nil); errors.As(err, &unknown) {
+			res.Error += fmt.Sprintf(": give them with a Namespace manifest among the inputs or --namespace-labels %s=KEY=VALUE,...", unknown.Namespace)
+		}
 		return res
 	}
 	noSchema := !out.Schema && req.Operation != v1alpha1.Delete

@@ -212,4 +212,23 @@ spec:
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("results\n got: %q\nwant: %q", got, want)
 	}
+
+	// Without the Namespace, the policy can neither match nor be skipped.
+	args := []string{"validate", "--crds", exampleCRD, "--policies", dir + "/policy.yaml", "--delete", "-o", "json"}
+	r = crdguard(t, "", append(args, goodYAML)...)
+	wantErr := "the labels of namespace shop are unknown, and GuardPolicy prod-only selects namespaces by label: give them with a Namespace manifest among the inputs or --namespace-labels shop=KEY=VALUE,..."
+	if res := decodeReport(t, r).Results[0]; r.code != ExitUsage || res.Error != wantErr {
+		t.Errorf("unknown namespace: exit %d, error %q; want exit 2, %q", r.code, res.Error, wantErr)
+	}
+	for _, tc := range []struct {
+		labels string
+		code   int
+	}{{"shop=tier=prod,team=db", ExitViolations}, {"shop=", ExitOK}} {
+		if r := crdguard(t, "", append(args, "--namespace-labels", tc.labels, goodYAML)...); r.code != tc.code {
+			t.Errorf("--namespace-labels %s: exit %d, want %d\n%s%s", tc.labels, r.code, tc.code, r.stdout, r.stder)
+		}
+	}
+	if r := crdguard(t, "", append(args, "--namespace-labels", "shop", goodYAML)...); r.code != ExitUsage || r.stder != "crdguard: --namespace-labels \"shop\": want NAMESPACE=KEY=VALUE,... (NAMESPACE= for none)\n" {
+		t.Errorf("malformed --namespace-labels: exit %d, stderr %q", r.code, r.stder)
+	}
 }

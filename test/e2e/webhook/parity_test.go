@@ -3,10 +3,15 @@ package webhook
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // users as the CLI is told about them: the same names and groups as the
@@ -64,6 +69,7 @@ func TestParity(t *testing.T) {
 				cli = append(cli, "--policies", p)
 			}
 			cli = append(cli, cliUsers[tc.user]...)
+			cli = append(cli, "--namespace-labels", namespaceLabels(t, ns))
 			var kubectlArgs []string
 			switch {
 			case tc.old != "":
@@ -133,4 +139,19 @@ func stderrOf(err error) string {
 		return string(exit.Stderr)
 	}
 	return fmt.Sprint(err)
+}
+
+// namespaceLabels are the labels of the namespace as stored, as
+// --namespace-labels takes them: what the webhook reads from the cluster.
+func namespaceLabels(t *testing.T, name string) string {
+	t.Helper()
+	var ns corev1.Namespace
+	if err := cluster.client.Get(t.Context(), client.ObjectKey{Name: name}, &ns); err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, k := range slices.Sorted(maps.Keys(ns.Labels)) {
+		labels = append(labels, k+"="+ns.Labels[k])
+	}
+	return name + "=" + strings.Join(labels, ",")
 }
