@@ -96,7 +96,7 @@ func (r *resourcesRule) checkRequirements(path *field.Path, value any, found boo
 	errs = append(errs, limitErrs...)
 
 	for _, name := range r.requireRequests {
-		if _, ok := requests.get(name); !ok {
+		if _, ok := effectiveRequest(requests, limits, name); !ok {
 			errs = append(errs, field.Required(path.Child("requests", name), fmt.Sprintf("no %s request; this policy requires requests for %s", name, strings.Join(r.requireRequests, ", "))))
 		}
 	}
@@ -106,15 +106,31 @@ func (r *resourcesRule) checkRequirements(path *field.Path, value any, found boo
 		}
 	}
 	for _, band := range r.ratios {
-		request, hasRequest := requests.get(band.resource)
-		limit, hasLimit := limits.get(band.resource)
-		if hasRequest && hasLimit {
+		request, _ := effectiveRequest(requests, limits, band.resource)
+		if limit, hasLimit := limits.get(band.resource); hasLimit {
 			if msg := band.violation(request, limit); msg != "" {
 				errs = append(errs, field.Invalid(path.Child("limits", band.resource), field.OmitValueType{}, msg))
 			}
 		}
 	}
 	return errs
+}
+
+// requestFromLimit is what a message says of a request Kubernetes set
+// from the limit.
+const requestFromLimit = " (not set: Kubernetes sets it to the limit)"
+
+// effectiveRequest is the request a container runs with: the one written,
+// else its limit, which is what Kubernetes sets a missing request to. A
+// policy that looked only at written requests would pass limits alone,
+// and deny the very same resources written out in full.
+func effectiveRequest(requests, limits namedQuantities, name string) (quantity, bool) {
+	if q, ok := requests.get(name); ok {
+		return q, true
+	}
+	q, ok := limits.get(name)
+	q.raw += requestFromLimit
+	return q, ok
 }
 
 // violation says how limit/request breaks the band, or "" when it does not.

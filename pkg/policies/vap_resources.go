@@ -93,7 +93,7 @@ func (r *resourcesRule) celRequirements(names *celNames, path celPath, value str
 		return fmt.Sprintf("(%[1]s in %[2]s && %[3]s)", celString(name), m, celIsQuantity(m+"["+celString(name)+"]"))
 	}
 	for _, name := range r.requireRequests {
-		out = append(out, fmt.Sprintf("(%s ? [] : [%s])", has(requests, name),
+		out = append(out, fmt.Sprintf("(%s || %s ? [] : [%s])", has(requests, name), has(limits, name),
 			celFinding(path.child("requests").child(name), celString(fmt.Sprintf("Required value: no %s request; this policy requires requests for %s", name, strings.Join(r.requireRequests, ", "))))))
 	}
 	for _, name := range r.requireLimits {
@@ -103,9 +103,12 @@ func (r *resourcesRule) celRequirements(names *celNames, path celPath, value str
 	if found {
 		for _, band := range r.ratios {
 			at := path.child("limits").child(band.resource)
-			req, lim := requests+"["+celString(band.resource)+"]", limits+"["+celString(band.resource)+"]"
-			out = append(out, fmt.Sprintf("(%s && %s ? %s : [])", has(requests, band.resource), has(limits, band.resource),
-				band.celViolation(names, at, req, lim)))
+			// The effective request: the one written, else the limit.
+			written, lim := requests+"["+celString(band.resource)+"]", limits+"["+celString(band.resource)+"]"
+			req := fmt.Sprintf("(%s ? %s : %s)", has(requests, band.resource), written, lim)
+			reqRaw := fmt.Sprintf("(%s ? %s : %s + %s)", has(requests, band.resource), celScalarString(written), celScalarString(lim), celString(requestFromLimit))
+			out = append(out, fmt.Sprintf("(%s ? %s : [])", has(limits, band.resource),
+				band.celViolation(names, at, req, lim, reqRaw)))
 		}
 	}
 	if len(out) == 0 {
@@ -155,8 +158,9 @@ func celQuantityErrors(names *celNames, obj, key string, path celPath) string {
 }
 
 // celViolation is ratioBand.violation in CEL for the quantities at req and
-// lim, as a list of at most one finding at path.
-func (b ratioBand) celViolation(names *celNames, path celPath, req, lim string) string {
+// lim, as a list of at most one finding at path; reqRaw is the request as
+// the message shows it.
+func (b ratioBand) celViolation(names *celNames, path celPath, req, lim, reqRaw string) string {
 	rq, lq, rraw, lraw := names.next("rq"), names.next("lq"), names.next("rraw"), names.next("lraw")
 	unbounded := celString("Invalid value: limits."+b.resource+" ") + " + " + lraw + ` + " over requests.` + b.resource + ` " + ` + rraw + ` + " is an unbounded ratio; allowed ` + b.describe() + `"`
 	var zero string
@@ -174,7 +178,7 @@ func (b ratioBand) celViolation(names *celNames, path celPath, req, lim string) 
 	msg := fmt.Sprintf(`cel.bind(%[1]s, "%%.2f".format([%[2]s.asApproximateFloat() / %[3]s.asApproximateFloat()]), %[4]s + " is " + (%[1]s.endsWith("0") ? %[1]s.substring(0, %[1]s.size() - 1) : %[1]s) + "× requests.%[5]s " + %[6]s + "; allowed %[7]s")`,
 		ratio, lq, rq, celString("Invalid value: limits."+b.resource+" ")+" + "+lraw, b.resource, rraw, b.describe())
 	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, cel.bind(%s, %s, sign(%s) == 0 ? %s : (%s ? [%s] : [])))))",
-		rq, celQuantity(req), lq, celQuantity(lim), rraw, celScalarString(req), lraw, celScalarString(lim),
+		rq, celQuantity(req), lq, celQuantity(lim), rraw, reqRaw, lraw, celScalarString(lim),
 		rq, zero, bad, celFinding(path, msg))
 }
 
@@ -267,7 +271,7 @@ func (r *resourcesRule) celPasses(names *celNames, value string, found bool) str
 	}
 	out := []string{fmt.Sprintf("type(%s) == map", value), valid("requests"), valid("limits")}
 	for _, name := range r.requireRequests {
-		out = append(out, has("requests", name))
+		out = append(out, fmt.Sprintf("(%s || %s)", has("requests", name), has("limits", name)))
 	}
 	for _, name := range r.requireLimits {
 		out = append(out, has("limits", name))
@@ -280,9 +284,10 @@ func (r *resourcesRule) celPasses(names *celNames, value string, found bool) str
 		} else {
 			within = fmt.Sprintf("(sign(%s) == 0 || %s)", rq, within)
 		}
-		req, lim := at("requests")+"["+celString(band.resource)+"]", at("limits")+"["+celString(band.resource)+"]"
-		out = append(out, fmt.Sprintf("(!(%s && %s) || %s || cel.bind(%s, %s, cel.bind(%s, %s, %s)))",
-			has("requests", band.resource), has("limits", band.resource), band.celClearlyWithin(names, req, lim),
+		lim := at("limits") + "[" + celString(band.resource) + "]"
+		req := fmt.Sprintf("(%s ? %s : %s)", has("requests", band.resource), at("requests")+"["+celString(band.resource)+"]", lim)
+		out = append(out, fmt.Sprintf("(!(%s) || %s || cel.bind(%s, %s, cel.bind(%s, %s, %s)))",
+			has("limits", band.resource), band.celClearlyWithin(names, req, lim),
 			rq, celQuantity(req), lq, celQuantity(lim), within))
 	}
 	return "(" + strings.Join(out, " && ") + ")"
