@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
@@ -23,12 +24,7 @@ func (p *policy) matchesOperation(req *Request) bool {
 func (p *policy) matchesObject(req *Request) (bool, error) {
 	m := &p.spec.Match
 	obj := req.subject()
-	gvk := obj.GroupVersionKind()
-	if !slices.ContainsFunc(m.Resources, func(r v1alpha1.ResourceMatch) bool {
-		return (r.Group == gvk.Group || r.Group == "*") &&
-			(len(r.Versions) == 0 || slices.Contains(r.Versions, "*") || slices.Contains(r.Versions, gvk.Version)) &&
-			(slices.Contains(r.Kinds, "*") || slices.Contains(r.Kinds, gvk.Kind))
-	}) {
+	if !matchesKind(m.Resources, obj.GroupVersionKind()) {
 		return false, nil
 	}
 	if req.Namespace != "" && slices.Contains(m.ExcludedNamespaces, req.Namespace) {
@@ -60,4 +56,13 @@ type UnknownNamespaceError struct {
 
 func (e *UnknownNamespaceError) Error() string {
 	return fmt.Sprintf("the labels of namespace %s are unknown, and GuardPolicy %s selects namespaces by label", e.Namespace, e.Policy)
+}
+
+// matchesKind tells whether resources select gvk.
+func matchesKind(resources []v1alpha1.ResourceMatch, gvk runtimeschema.GroupVersionKind) bool {
+	return slices.ContainsFunc(resources, func(r v1alpha1.ResourceMatch) bool {
+		return (r.Group == gvk.Group || r.Group == "*") &&
+			(len(r.Versions) == 0 || slices.Contains(r.Versions, "*") || slices.Contains(r.Versions, gvk.Version)) &&
+			(slices.Contains(r.Kinds, "*") || slices.Contains(r.Kinds, gvk.Kind))
+	})
 }

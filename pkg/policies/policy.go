@@ -39,6 +39,14 @@ func ValidateGuardPolicy(p *v1alpha1.GuardPolicy, schemas *schema.Registry) fiel
 }
 
 func compilePolicy(p *v1alpha1.GuardPolicy, env *compileEnv) (*policy, field.ErrorList) {
+	env = &compileEnv{schemas: env.schemas}
+	if env.schemas != nil {
+		for _, gvk := range env.schemas.Kinds() {
+			if matchesKind(p.Spec.Match.Resources, gvk) {
+				env.kinds = append(env.kinds, gvk)
+			}
+		}
+	}
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
 	compiled := &policy{name: p.Name, spec: &p.Spec}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"gomodules.xyz/jsonpatch/v2"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -49,6 +50,8 @@ func findings(errs ...*field.Error) []finding {
 type compileEnv struct {
 	// schemas answers list-map keys; nil when no CRDs are loaded.
 	schemas *schema.Registry
+	// kinds are the kinds of schemas the policy being compiled matches.
+	kinds []runtimeschema.GroupVersionKind
 }
 
 // ruleKind is one kind of rule: how to recognise its configuration in a

@@ -33,10 +33,12 @@ import (
 //   - An old value that cannot be read (not a quantity, not a version) is
 //     nothing sound to protect: any new value is allowed, so a bad value can
 //     be fixed. A new value that cannot be read is a finding.
-//   - "[*]" compares only list items present on both sides, matched by key:
-//     a new item has no old value, and a removed item is NoRemoval's
-//     business. Items lacking a key field are matched by position with an
-//     item at the same index that lacks one too.
+//   - "[*]" compares only list items present on both sides, matched by key
+//     (each list of the path has its own keys): a new item has no old
+//     value, and a removed item is NoRemoval's business. An object item
+//     lacking a key field is a finding, never matched by position instead:
+//     that would compare the wrong items. Lists that nothing identifies
+//     say matchBy: Index. Scalar items pair by position.
 //   - Immutable compares JSON values exactly (numbers by value): "1Gi" to
 //     "1024Mi" is a change, as for the API server's self == oldSelf.
 //   - MaxMinorSkip limits upgrades and forbids any change of the major
@@ -74,8 +76,9 @@ type transition struct {
 	path         objectPath
 	check        v1alpha1.TransitionCheck
 	maxMinorSkip uint64
-	// keys are the configured list keys; nil means the CRD's or "name".
-	keys []string
+	// lists say how the items of each list of the path pair: one per
+	// "[*]", outermost first, and one more for the list NoRemoval checks.
+	lists []listIdentity
 	// schemas is nil when no CRDs are loaded.
 	schemas listMapKeysSource
 	// schemaKeys caches the CRD's keys per kind and list. Kinds are known
@@ -95,12 +98,17 @@ func compileTransitions(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) 
 	seen := map[[2]string]int{}
 	for i, cfg := range spec.Transitions {
 		at := path.Index(i)
-		t := &transition{check: cfg.Check, keys: cfg.Keys, schemas: schemas}
+		t := &transition{check: cfg.Check, schemas: schemas}
 		p, err := parsePath(cfg.Path)
 		if err != nil {
 			errs = append(errs, field.Invalid(at.Child("path"), cfg.Path, err.Error()))
 		}
 		t.path = p
+		if err == nil {
+			var listErrs field.ErrorList
+			t.lists, listErrs = compileListIdentities(&cfg, p, at, env)
+			errs = append(errs, listErrs...)
+		}
 		if !slices.Contains(transitionChecks, cfg.Check) {
 			errs = append(errs, field.NotSupported(at.Child("check"), cfg.Check, transitionChecks))
 		}
@@ -113,15 +121,6 @@ func compileTransitions(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) 
 			t.maxMinorSkip = uint64(*cfg.MaxMinorSkip)
 		case cfg.MaxMinorSkip != nil:
 			errs = append(errs, field.Forbidden(at.Child("maxMinorSkip"), "may only be set for check MaxMinorSkip"))
-		}
-		// Keys that match nothing are a misunderstanding worth reporting.
-		if len(cfg.Keys) > 0 && err == nil && !p.hasWildcard() && cfg.Check != v1alpha1.NoRemoval {
-			errs = append(errs, field.Forbidden(at.Child("keys"), "keys match list items: they may only be set for a path with [*] or for check NoRemoval"))
-		}
-		for j, k := range cfg.Keys {
-			if k == "" {
-				errs = append(errs, field.Invalid(at.Child("keys").Index(j), k, "must not be empty"))
-			}
 		}
 		id := [2]string{cfg.Path, string(cfg.Check)}
 		if prev, ok := seen[id]; ok {
@@ -146,8 +145,8 @@ func (r *transitionsRule) check(_ context.Context, req *Request) ([]finding, err
 	for _, t := range r.transitions {
 		old := side{value: req.OldObject.Object, found: true}
 		cur := side{value: req.Object.Object, found: true}
-		t.walk(gvk, 0, old, cur, nil, func(old, cur side, schemaPath []string) {
-			errs = append(errs, t.judge(gvk, old, cur, schemaPath)...)
+		t.walk(gvk, 0, 0, old, cur, nil, &errs, func(old, cur side, list int, schemaPath []string) {
+			errs = append(errs, t.judge(gvk, old, cur, list, schemaPath)...)
 		})
 	}
 	return findings(errs...), nil
@@ -184,43 +183,49 @@ func (s side) index(i int) side {
 }
 
 // walk follows the path through the old and the new object together and
-// calls fn for each place it reaches in either. schemaPath is the place
-// without list indexes, for looking up list-map keys.
-func (t *transition) walk(gvk runtimeschema.GroupVersionKind, i int, old, cur side, schemaPath []string, fn func(old, cur side, schemaPath []string)) {
+// calls fn for each place it reaches in either. list counts the lists
+// passed, schemaPath is the place without list indexes (for list-map
+// keys), and new items nothing identifies are reported to errs.
+func (t *transition) walk(gvk runtimeschema.GroupVersionKind, i, list int, old, cur side, schemaPath []string, errs *field.ErrorList, fn func(old, cur side, list int, schemaPath []string)) {
 	if !old.found && !cur.found {
 		return
 	}
 	if i == len(t.path.steps) {
-		fn(old, cur, schemaPath)
+		fn(old, cur, list, schemaPath)
 		return
 	}
 	step := t.path.steps[i]
 	switch {
 	case step.field != "":
-		t.walk(gvk, i+1, old.child(step.field, false), cur.child(step.field, false), append(schemaPath[:len(schemaPath):len(schemaPath)], step.field), fn)
+		t.walk(gvk, i+1, list, old.child(step.field, false), cur.child(step.field, false), append(schemaPath[:len(schemaPath):len(schemaPath)], step.field), errs, fn)
 	case step.index >= 0:
-		t.walk(gvk, i+1, old.index(step.index), cur.index(step.index), schemaPath, fn)
+		t.walk(gvk, i+1, list, old.index(step.index), cur.index(step.index), schemaPath, errs, fn)
 	case step.each:
 		oldList, oldOK := old.value.([]any)
 		curList, curOK := cur.value.([]any)
 		if !old.found || !cur.found || !oldOK || !curOK {
 			return // items on one side only have nothing to compare
 		}
-		for _, m := range matchItems(oldList, curList, t.listKeys(gvk, schemaPath)) {
-			if m.old >= 0 && m.cur >= 0 {
-				t.walk(gvk, i+1, old.index(m.old), cur.index(m.cur), schemaPath, fn)
+		identity, keys := t.lists[list], t.listKeys(gvk, list, schemaPath)
+		for _, m := range matchItems(oldList, curList, keys, identity.byIndex) {
+			switch {
+			case m.old >= 0 && m.cur >= 0:
+				t.walk(gvk, i+1, list+1, old.index(m.old), cur.index(m.cur), schemaPath, errs, fn)
+			case m.cur >= 0 && m.keyless:
+				*errs = append(*errs, field.Required(cur.index(m.cur).path, fmt.Sprintf("has no %s, which identifies the items of %s for %s; give the items their keys, or set the transition's keys or matchBy: Index", strings.Join(keys, ", "), cur.path, t.check)))
 			}
 		}
 	default:
-		t.walk(gvk, i+1, old.child(step.key, true), cur.child(step.key, true), append(schemaPath[:len(schemaPath):len(schemaPath)], step.key), fn)
+		t.walk(gvk, i+1, list, old.child(step.key, true), cur.child(step.key, true), append(schemaPath[:len(schemaPath):len(schemaPath)], step.key), errs, fn)
 	}
 }
 
-// listKeys are the keys that identify the items of the list at
-// schemaPath: the rule's, else the CRD's list-map keys, else "name".
-func (t *transition) listKeys(gvk runtimeschema.GroupVersionKind, schemaPath []string) []string {
-	if len(t.keys) > 0 {
-		return t.keys
+// listKeys are the keys that identify the items of the path's list-th
+// list, at schemaPath: the rule's, else the CRD's list-map keys, else
+// "name".
+func (t *transition) listKeys(gvk runtimeschema.GroupVersionKind, list int, schemaPath []string) []string {
+	if keys := t.lists[list].keys; len(keys) > 0 {
+		return keys
 	}
 	if t.schemas == nil {
 		return defaultListKeys
@@ -243,15 +248,31 @@ type itemMatch struct {
 	old, cur int
 	// key describes the item's key (`name "app"`), "" when it has none.
 	key string
+	// keyless marks an object item without its keys: it pairs with none.
+	keyless bool
 }
 
-// matchItems matches list items by keys: items that have every key field
-// (with a scalar value) by key, the others by position with an item of the
-// same shape (object or scalar) that has no key either.
+// matchItems pairs list items: by index, or by keys. By keys, objects
+// that have every key field (with a scalar value) pair by key, objects
+// without pair with nothing (keyless), and scalar items by position.
 // Matches come in the new list's order, then the old items left over.
 // Items with the same key (which a list-map forbids, but a list keyed by
 // the rule may have) match in their order.
-func matchItems(oldList, curList []any, keys []string) []itemMatch {
+func matchItems(oldList, curList []any, keys []string, byIndex bool) []itemMatch {
+	var out []itemMatch
+	if byIndex {
+		for j := range curList {
+			m := itemMatch{old: -1, cur: j}
+			if j < len(oldList) {
+				m.old = j
+			}
+			out = append(out, m)
+		}
+		for i := len(curList); i < len(oldList); i++ {
+			out = append(out, itemMatch{old: i, cur: -1})
+		}
+		return out
+	}
 	oldByKey := map[string][]int{}
 	oldKeys := make([]string, len(oldList))
 	for i, item := range oldList {
@@ -262,14 +283,16 @@ func matchItems(oldList, curList []any, keys []string) []itemMatch {
 		}
 	}
 	used := make([]bool, len(oldList))
-	var out []itemMatch
 	for j, item := range curList {
 		m := itemMatch{old: -1, cur: j}
 		id, desc := itemKey(item, keys)
-		if same := oldByKey[id]; desc != "" && len(same) > 0 {
+		switch same := oldByKey[id]; {
+		case desc != "" && len(same) > 0:
 			m.old, m.key = same[0], desc
 			oldByKey[id] = same[1:]
-		} else if desc == "" && j < len(oldList) && oldKeys[j] == "" && !used[j] && isScalar(oldList[j]) == isScalar(item) {
+		case desc == "" && !isScalar(item):
+			m.keyless = true
+		case desc == "" && j < len(oldList) && !used[j] && isScalar(oldList[j]):
 			m.old = j
 		}
 		if m.old >= 0 {
@@ -279,7 +302,7 @@ func matchItems(oldList, curList []any, keys []string) []itemMatch {
 	}
 	for i := range oldList {
 		if !used[i] {
-			out = append(out, itemMatch{old: i, cur: -1, key: oldKeys[i]})
+			out = append(out, itemMatch{old: i, cur: -1, key: oldKeys[i], keyless: oldKeys[i] == "" && !isScalar(oldList[i])})
 		}
 	}
 	return out
@@ -295,7 +318,7 @@ func itemKey(item any, keys []string) (id, desc string) {
 	values := make([]any, len(keys))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		v, ok := m[k]
+		v, ok := keyValue(m, k)
 		if !ok || !isScalar(v) || v == nil {
 			return "", ""
 		}
@@ -306,12 +329,12 @@ func itemKey(item any, keys []string) (id, desc string) {
 }
 
 // judge applies the check to one place.
-func (t *transition) judge(gvk runtimeschema.GroupVersionKind, old, cur side, schemaPath []string) field.ErrorList {
+func (t *transition) judge(gvk runtimeschema.GroupVersionKind, old, cur side, list int, schemaPath []string) field.ErrorList {
 	if !old.found {
 		return nil // setting a value the first time is not a transition
 	}
 	if t.check == v1alpha1.NoRemoval {
-		return t.judgeRemoval(gvk, old, cur, schemaPath)
+		return t.judgeRemoval(gvk, old, cur, list, schemaPath)
 	}
 	if !cur.found {
 		return field.ErrorList{field.Required(cur.path, fmt.Sprintf("was %s; %s does not allow removing it", t.describe(old.value), t.check))}
@@ -423,7 +446,7 @@ func addSaturating(a, b uint64) string {
 
 // judgeRemoval reports each map key and list item of the old value that
 // the new one lacks, at its old path: it has no new one.
-func (t *transition) judgeRemoval(gvk runtimeschema.GroupVersionKind, old, cur side, schemaPath []string) field.ErrorList {
+func (t *transition) judgeRemoval(gvk runtimeschema.GroupVersionKind, old, cur side, list int, schemaPath []string) field.ErrorList {
 	var errs field.ErrorList
 	switch was := old.value.(type) {
 	case map[string]any:
@@ -443,17 +466,27 @@ func (t *transition) judgeRemoval(gvk runtimeschema.GroupVersionKind, old, cur s
 				removed[i] = "value " + showValue(item)
 			}
 		}
-		keys := t.listKeys(gvk, schemaPath)
-		for _, m := range matchItems(was, now, keys) {
+		keys := t.listKeys(gvk, list, schemaPath)
+		keyless := map[int]bool{}
+		for _, m := range matchItems(was, now, keys, t.lists[list].byIndex) {
 			switch {
-			case m.cur >= 0 || isScalar(was[m.old]):
+			case m.old < 0 || m.cur >= 0 || isScalar(was[m.old]):
+			case m.keyless:
+				keyless[m.old] = true
 			case m.key != "":
 				removed[m.old] = "item with " + m.key
 			default:
-				removed[m.old] = fmt.Sprintf("item %d (matched by position: it has no %s)", m.old, strings.Join(keys, ", "))
+				removed[m.old] = fmt.Sprintf("item %d", m.old)
 			}
 		}
+		for _, i := range slices.Sorted(maps.Keys(keyless)) {
+			removed[i] = ""
+		}
 		for _, i := range slices.Sorted(maps.Keys(removed)) {
+			if keyless[i] {
+				errs = append(errs, field.Forbidden(old.path.Index(i), fmt.Sprintf("item %d has no %s, which identifies the items of %s, so NoRemoval cannot tell whether it was removed; give the items their keys, or set the transition's keys or matchBy: Index", i, strings.Join(keys, ", "), old.path)))
+				continue
+			}
 			errs = append(errs, field.Forbidden(old.path.Index(i), fmt.Sprintf("%s was removed; NoRemoval keeps every item of %s", removed[i], old.path)))
 		}
 	default:

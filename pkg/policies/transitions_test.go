@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -86,7 +87,7 @@ func TestTransitionsCompileErrors(t *testing.T) {
 		},
 		want: []string{
 			`spec.rules[0].transitions[0].keys: Forbidden: keys match list items: they may only be set for a path with [*] or for check NoRemoval`,
-			`spec.rules[0].transitions[1].keys[1]: Invalid value: "": must not be empty`,
+			`spec.rules[0].transitions[1].keys[1]: Invalid value: "": must be a field path within an item, like "name" or "metadata.name"`,
 		},
 	}, {
 		name: "the same check twice on a path",
@@ -210,57 +211,73 @@ func TestMatchItems(t *testing.T) {
 		}
 		return m
 	}
+	nested := func(name string) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": name}, "size": name + "-size"}
+	}
 	tests := []struct {
 		name     string
 		old, cur []any
 		keys     []string
+		byIndex  bool
 		want     []itemMatch
 	}{{
 		name: "by key, reordered, one removed, one added",
 		old:  []any{obj("name", "a"), obj("name", "b"), obj("name", "c")},
 		cur:  []any{obj("name", "c"), obj("name", "a"), obj("name", "d")},
 		keys: []string{"name"},
-		want: []itemMatch{{2, 0, `name "c"`}, {0, 1, `name "a"`}, {-1, 2, ""}, {1, -1, `name "b"`}},
+		want: []itemMatch{{2, 0, `name "c"`, false}, {0, 1, `name "a"`, false}, {-1, 2, "", false}, {1, -1, `name "b"`, false}},
 	}, {
 		name: "two keys",
 		old:  []any{obj("name", "a", "ns", "x"), obj("name", "a", "ns", "y")},
 		cur:  []any{obj("name", "a", "ns", "y")},
 		keys: []string{"name", "ns"},
-		want: []itemMatch{{1, 0, `name "a" and ns "y"`}, {0, -1, `name "a" and ns "x"`}},
+		want: []itemMatch{{1, 0, `name "a" and ns "y"`, false}, {0, -1, `name "a" and ns "x"`, false}},
 	}, {
-		name: "items without the key match by position, among themselves",
+		name: "objects without the key pair with nothing, never by position",
 		old:  []any{obj("role", "r"), obj("name", "a"), obj("role", "w")},
 		cur:  []any{obj("role", "r2"), obj("role", "w"), obj("name", "a")},
 		keys: []string{"name"},
-		want: []itemMatch{{0, 0, ""}, {-1, 1, ""}, {1, 2, `name "a"`}, {2, -1, ""}},
+		want: []itemMatch{{-1, 0, "", true}, {-1, 1, "", true}, {1, 2, `name "a"`, false}, {0, -1, "", true}, {2, -1, "", true}},
+	}, {
+		name: "a dotted key: swapped and shrunk items pair by metadata.name",
+		old:  []any{nested("data"), nested("logs")},
+		cur:  []any{nested("logs"), nested("data")},
+		keys: []string{"metadata.name"},
+		want: []itemMatch{{1, 0, `metadata.name "logs"`, false}, {0, 1, `metadata.name "data"`, false}},
+	}, {
+		name:    "by index",
+		old:     []any{obj("role", "r"), obj("role", "w"), obj("role", "x")},
+		cur:     []any{obj("role", "w"), obj("role", "r")},
+		byIndex: true,
+		want:    []itemMatch{{0, 0, "", false}, {1, 1, "", false}, {2, -1, "", false}},
 	}, {
 		name: "duplicate keys match in order",
 		old:  []any{obj("name", "a", "v", "1"), obj("name", "b"), obj("name", "a", "v", "2")},
 		cur:  []any{obj("name", "a", "v", "1"), obj("name", "a", "v", "2")},
 		keys: []string{"name"},
-		want: []itemMatch{{0, 0, `name "a"`}, {2, 1, `name "a"`}, {1, -1, `name "b"`}},
+		want: []itemMatch{{0, 0, `name "a"`, false}, {2, 1, `name "a"`, false}, {1, -1, `name "b"`, false}},
 	}, {
 		name: "one of two duplicates removed",
 		old:  []any{obj("name", "a"), obj("name", "a")},
 		cur:  []any{obj("name", "a")},
 		keys: []string{"name"},
-		want: []itemMatch{{0, 0, `name "a"`}, {1, -1, `name "a"`}},
+		want: []itemMatch{{0, 0, `name "a"`, false}, {1, -1, `name "a"`, false}},
 	}, {
 		name: "scalars by position",
 		old:  []any{"x", "y"},
 		cur:  []any{"y"},
 		keys: []string{"name"},
-		want: []itemMatch{{0, 0, ""}, {1, -1, ""}},
+		want: []itemMatch{{0, 0, "", false}, {1, -1, "", false}},
 	}, {
 		name: "a key that is an object is no key",
 		old:  []any{map[string]any{"name": map[string]any{"first": "a"}}},
 		cur:  []any{map[string]any{"name": map[string]any{"first": "b"}}},
 		keys: []string{"name"},
-		want: []itemMatch{{0, 0, ""}},
+		want: []itemMatch{{-1, 0, "", true}, {0, -1, "", true}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := matchItems(tt.old, tt.cur, tt.keys); !slices.Equal(got, tt.want) {
+			if got := matchItems(tt.old, tt.cur, tt.keys, tt.byIndex); !slices.Equal(got, tt.want) {
 				t.Errorf("matchItems = %+v, want %+v", got, tt.want)
 			}
 		})
@@ -291,7 +308,7 @@ func TestTransitionListKeysFromSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &transitionsRule{transitions: []*transition{{path: p, check: v1alpha1.NoDecrease, schemas: schemas}}}
+	r := &transitionsRule{transitions: []*transition{{path: p, check: v1alpha1.NoDecrease, lists: make([]listIdentity, 2), schemas: schemas}}}
 	object := func(size string, users ...string) *unstructured.Unstructured {
 		var list []any
 		for _, u := range users {
@@ -325,5 +342,67 @@ func TestTransitionListKeysFromSchema(t *testing.T) {
 	}
 	if want := []string{"MySQLCluster:spec.users", "MySQLCluster:spec.users.volumes"}; !slices.Equal(schemas.asked, want) {
 		t.Errorf("lookups %q, want each list once: %q", schemas.asked, want)
+	}
+}
+
+// TestTransitionListKeysAgainstSchema checks keys against the CRD of the
+// kinds the policy matches when it loads: a key no item has, a list whose
+// items nothing identifies, and keys given for more than one list are
+// errors at their fields; nothing falls back to pairing by position.
+func TestTransitionListKeysAgainstSchema(t *testing.T) {
+	schemas, err := schema.RegistryFromFiles(t.Context(), filepath.Join("testdata", "transitions", "volume-claim-templates", "crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		ts   []v1alpha1.FieldTransition
+		want []string
+	}{{
+		name: "keys the items have",
+		ts: []v1alpha1.FieldTransition{
+			{Path: "spec.volumeClaimTemplates[*].spec.storage", Check: v1alpha1.NoDecrease, Keys: []string{"metadata.name"}},
+			{Path: "spec.shards[*].nodes[*].disk", Check: v1alpha1.NoDecrease, ListKeys: []v1alpha1.ListKeys{{Keys: []string{"shard"}}, {Keys: []string{"id"}}}},
+			{Path: "spec.hosts", Check: v1alpha1.NoRemoval, MatchBy: v1alpha1.MatchByIndex},
+		},
+	}, {
+		name: "a key no item has",
+		ts:   []v1alpha1.FieldTransition{{Path: "spec.volumeClaimTemplates[*].spec.storage", Check: v1alpha1.NoDecrease, Keys: []string{"metadata.nam"}}},
+		want: []string{`spec.rules[0].transitions[0].keys[0]: Invalid value: "metadata.nam": the items of spec.volumeClaimTemplates in MySQLCluster have no field metadata.nam`},
+	}, {
+		name: "items nothing identifies",
+		ts: []v1alpha1.FieldTransition{
+			{Path: "spec.volumeClaimTemplates[*].spec.storage", Check: v1alpha1.NoDecrease},
+			{Path: "spec.shards[*].nodes[*].disk", Check: v1alpha1.NoDecrease, ListKeys: []v1alpha1.ListKeys{{Keys: []string{"shard"}}, {}}},
+		},
+		want: []string{
+			`spec.rules[0].transitions[0].path: Invalid value: "spec.volumeClaimTemplates[*].spec.storage": nothing identifies the items of spec.volumeClaimTemplates in MySQLCluster: they have no list-map keys and no name field; set keys (like metadata.name), or matchBy: Index`,
+			`spec.rules[0].transitions[1].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards[*].nodes in MySQLCluster: they have no list-map keys and no name field; set keys (like metadata.name), or matchBy: Index`,
+		},
+	}, {
+		name: "one keys list for two lists",
+		ts:   []v1alpha1.FieldTransition{{Path: "spec.shards[*].nodes[*].disk", Check: v1alpha1.NoDecrease, Keys: []string{"id"}}},
+		want: []string{`spec.rules[0].transitions[0].keys: Forbidden: keys identify the items of one list, and path spec.shards[*].nodes[*].disk has 2 (spec.shards, spec.shards[*].nodes): set listKeys, one entry per list`},
+	}, {
+		name: "listKeys of the wrong length, and keys with matchBy Index",
+		ts: []v1alpha1.FieldTransition{
+			{Path: "spec.shards[*].nodes[*].disk", Check: v1alpha1.NoDecrease, ListKeys: []v1alpha1.ListKeys{{Keys: []string{"shard"}}}},
+			{Path: "spec.hosts[*].address", Check: v1alpha1.Immutable, Keys: []string{"address"}, MatchBy: v1alpha1.MatchByIndex},
+		},
+		want: []string{
+			`spec.rules[0].transitions[0].listKeys: Invalid value: 1: has 1 entries; path spec.shards[*].nodes[*].disk has 2 lists (spec.shards, spec.shards[*].nodes)`,
+			`spec.rules[0].transitions[1].keys: Forbidden: items matched by index have no keys`,
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range ValidateGuardPolicy(transitionsPolicy(tt.ts...), schemas) {
+				got = append(got, e.Error())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("errors:\n%q\nwant:\n%q", got, tt.want)
+			}
+		})
 	}
 }

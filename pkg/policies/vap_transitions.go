@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
@@ -29,6 +28,14 @@ func vapTransitions(r rule, c *vapCompiler) ([]vapCheck, error) {
 		if t.check == v1alpha1.NoRemoval && t.path.hasWildcard() {
 			return nil, needsWebhook("transitions[%d] path %s: NoRemoval below [*] is not compiled", i, t.path)
 		}
+		for _, l := range t.lists {
+			if l.byIndex {
+				return nil, needsWebhook("transitions[%d] path %s: matchBy Index is not compiled", i, t.path)
+			}
+			if slices.ContainsFunc(l.keys, func(k string) bool { return strings.Contains(k, ".") }) {
+				return nil, needsWebhook("transitions[%d] path %s: keys below an item's top level are not compiled", i, t.path)
+			}
+		}
 		expr, err := t.celPairs(c, t.path, nil, "oldObject", "object", celPath{})
 		if err != nil {
 			return nil, fmt.Errorf("transitions[%d]: %w", i, err)
@@ -46,8 +53,14 @@ func vapTransitions(r rule, c *vapCompiler) ([]vapCheck, error) {
 // the CRD's list-map keys for the kinds the policy matches, else "name",
 // as transition.listKeys decides per request.
 func (c *vapCompiler) listKeys(t *transition, list objectPath) ([]string, error) {
-	if len(t.keys) > 0 {
-		return t.keys, nil
+	level := 0
+	for _, s := range list.steps {
+		if s.each {
+			level++
+		}
+	}
+	if keys := t.lists[level].keys; len(keys) > 0 {
+		return keys, nil
 	}
 	if c.schemas == nil {
 		return defaultListKeys, nil
@@ -64,7 +77,7 @@ func (c *vapCompiler) listKeys(t *transition, list objectPath) ([]string, error)
 	var found []string
 	seen := false
 	for _, gvk := range c.schemas.Kinds() {
-		if !c.matchesKind(gvk) {
+		if !matchesKind(c.match.Resources, gvk) {
 			continue
 		}
 		keys := c.schemas.ListMapKeys(gvk, schemaPath...)
@@ -80,15 +93,6 @@ func (c *vapCompiler) listKeys(t *transition, list objectPath) ([]string, error)
 		return defaultListKeys, nil
 	}
 	return found, nil
-}
-
-// matchesKind tells whether the policy's resources select gvk.
-func (c *vapCompiler) matchesKind(gvk runtimeschema.GroupVersionKind) bool {
-	return slices.ContainsFunc(c.match.Resources, func(r v1alpha1.ResourceMatch) bool {
-		return (r.Group == gvk.Group || r.Group == "*") &&
-			(len(r.Versions) == 0 || slices.Contains(r.Versions, "*") || slices.Contains(r.Versions, gvk.Version)) &&
-			(slices.Contains(r.Kinds, "*") || slices.Contains(r.Kinds, gvk.Kind))
-	})
 }
 
 // celGet is the value at p (no [*]) in root as a CEL optional: none when a
@@ -244,9 +248,12 @@ func (t *transition) celPairs(c *vapCompiler, p objectPath, above []pathStep, ol
 	if err != nil {
 		return "", err
 	}
-	perItem := fmt.Sprintf(`(%[1]s ? cel.bind(%[2]s, %[3]s.filter(%[4]s, %[5]s), size(%[2]s) > 0 ? %[6]s : []) : (%[7]s < size(%[3]s) && !%[8]s && %[9]s == %[10]s ? %[11]s : []))`,
+	// An object without its keys is a finding; scalars pair by position.
+	keyless := celFinding(listAt.indexVar(j), fmt.Sprintf(`"Required value: has no %s, which identifies the items of " + %s + %s`,
+		strings.Join(keys, ", "), listAt.expr(), celString(" for "+string(t.check)+"; give the items their keys, or set the transition's keys or matchBy: Index")))
+	perItem := fmt.Sprintf(`(%[1]s ? cel.bind(%[2]s, %[3]s.filter(%[4]s, %[5]s), size(%[2]s) > 0 ? %[6]s : []) : !%[7]s ? [%[8]s] : (%[9]s < size(%[3]s) && %[10]s ? %[11]s : []))`,
 		celHasKeys(item, keys), match, olv, oi, celSameKeys(oi, item, keys), keyed,
-		j, celHasKeys(olv+"["+j+"]", keys), celIsScalar(olv+"["+j+"]"), celIsScalar(item), positional)
+		celIsScalar(item), keyless, j, celIsScalar(olv+"["+j+"]"), positional)
 	return fmt.Sprintf(`cel.bind(%[1]s, %[3]s, cel.bind(%[2]s, %[4]s, %[1]s.hasValue() && %[2]s.hasValue() && type(%[1]s.value()) == list && type(%[2]s.value()) == list ? cel.bind(%[8]s, %[1]s.value(), %[2]s.value().transformList(%[5]s, %[6]s, %[7]s)).flatten() : []))`,
 		oldList, newList, celGet(names, list, oldRoot), celGet(names, list, newRoot), j, item, perItem, olv), nil
 }
@@ -298,11 +305,13 @@ func (t *transition) celRemoval(names *celNames, path celPath, pathText, ov, n s
 	removed := func(what string) string {
 		return fmt.Sprintf(`[%s + "[" + string(%s) + "]: Forbidden: " + %s + %s]`, celString(pathText), i, what, celString(" was removed; NoRemoval keeps every item of "+pathText))
 	}
-	perItem := fmt.Sprintf(`(%[1]s ? (%[2]s.exists(%[3]s, %[3]s == %[4]s) ? [] : %[5]s) : %[6]s ? (%[2]s.exists(%[3]s, %[7]s) ? [] : %[8]s) : (%[9]s < size(%[2]s) && !%[10]s && !%[11]s ? [] : %[12]s))`,
+	// An old object without its keys cannot be told removed or kept.
+	keyless := fmt.Sprintf(`[%[1]s + "[" + string(%[2]s) + "]: Forbidden: item " + string(%[2]s) + %[3]s]`, celString(pathText), i,
+		celString(" has no "+strings.Join(keys, ", ")+", which identifies the items of "+pathText+", so NoRemoval cannot tell whether it was removed; give the items their keys, or set the transition's keys or matchBy: Index"))
+	perItem := fmt.Sprintf(`(%[1]s ? (%[2]s.exists(%[3]s, %[3]s == %[4]s) ? [] : %[5]s) : %[6]s ? (%[2]s.exists(%[3]s, %[7]s) ? [] : %[8]s) : %[9]s)`,
 		celIsScalar(item), nl, x, item, removed(`"value " + `+celShowValue(item)),
 		celHasKeys(item, keys), celSameKeys(x, item, keys), removed(`"item with " + `+strings.Join(desc, ` + " and " + `)),
-		i, celIsScalar(nl+"["+i+"]"), celHasKeys(nl+"["+i+"]", keys),
-		removed(fmt.Sprintf(`"item " + string(%s) + %s`, i, celString(" (matched by position: it has no "+strings.Join(keys, ", ")+")"))))
+		keyless)
 	listCase := fmt.Sprintf(`cel.bind(%[1]s, %[2]s.hasValue() && type(%[2]s.value()) == list ? %[2]s.value() : [], %[3]s.transformList(%[4]s, %[5]s, %[6]s).flatten())`,
 		nl, n, ov, i, item, perItem)
 	scalarCase := fmt.Sprintf(`(%s.hasValue() ? [] : [%s])`, n, celFinding(path, fmt.Sprintf(`"Forbidden: was " + %s + "; NoRemoval does not allow removing it"`, celShowValue(ov))))

@@ -48,3 +48,40 @@ func (v *Validator) ListMapKeys(path ...string) []string {
 func isListMap(s *structuralschema.Structural) bool {
 	return s.Type == "array" && s.XListType != nil && *s.XListType == "map"
 }
+
+// ItemHasField tells whether the items of the list at path (as for
+// ListMapKeys) declare the field at fieldPath, a path of object fields
+// within an item. known is false when the schema does not say: gvk has no
+// schema, or the list or an object on the way preserves unknown fields.
+func (r *Registry) ItemHasField(gvk schema.GroupVersionKind, path, fieldPath []string) (has, known bool) {
+	v, err := r.Validator(gvk)
+	if err != nil {
+		return false, false
+	}
+	s := v.structural
+	for _, name := range path {
+		for s.Items != nil {
+			s = s.Items
+		}
+		if p, ok := s.Properties[name]; ok {
+			s = &p
+			continue
+		}
+		if s.AdditionalProperties == nil || s.AdditionalProperties.Structural == nil {
+			return false, false // no such list here: not this check's to say
+		}
+		s = s.AdditionalProperties.Structural
+	}
+	if s.Type != "array" || s.Items == nil || s.Items.Type != "object" {
+		return false, false // keys identify objects only
+	}
+	s = s.Items
+	for _, name := range fieldPath {
+		if p, ok := s.Properties[name]; ok {
+			s = &p
+			continue
+		}
+		return false, !s.XPreserveUnknownFields && !s.XEmbeddedResource
+	}
+	return true, true
+}

@@ -353,12 +353,49 @@ type FieldTransition struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MaxMinorSkip *int32 `json:"maxMinorSkip,omitempty"`
-	// Keys identify list items for "[*]" and NoRemoval. Default: the
-	// list's x-kubernetes-list-map-keys in the CRD, else "name".
+	// Keys identify the items of the path's one list: its "[*]", or the
+	// list NoRemoval checks. Each is a field path within an item: "name",
+	// "metadata.name". A path through more than one list sets ListKeys
+	// instead. Default: the list's x-kubernetes-list-map-keys in the CRD,
+	// else "name".
 	// +listType=set
 	// +optional
 	Keys []string `json:"keys,omitempty"`
+	// MatchBy says how the items of the path's one list pair, as
+	// ListKeys' matchBy does. Default: Key.
+	// +optional
+	MatchBy ListMatch `json:"matchBy,omitempty"`
+	// ListKeys identify the items of each list of the path, outermost
+	// first: one entry per "[*]", and for NoRemoval of a list one more for
+	// that list. An entry without keys takes the default of Keys.
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	ListKeys []ListKeys `json:"listKeys,omitempty"`
 }
+
+// ListKeys identify the items of one list of a transition's path.
+type ListKeys struct {
+	// Keys are field paths within an item, as FieldTransition.Keys.
+	// +listType=set
+	// +optional
+	Keys []string `json:"keys,omitempty"`
+	// MatchBy says how old and new items pair. Default: Key.
+	// +optional
+	MatchBy ListMatch `json:"matchBy,omitempty"`
+}
+
+// ListMatch says how the items of an old and a new list pair.
+// +kubebuilder:validation:Enum=Key;Index
+type ListMatch string
+
+const (
+	// MatchByKey pairs items with equal keys. An object item without its
+	// keys is a finding: it is never paired by position instead.
+	MatchByKey ListMatch = "Key"
+	// MatchByIndex pairs items by position, for lists whose items nothing
+	// identifies; an item beyond the other list's end has no pair.
+	MatchByIndex ListMatch = "Index"
+)
 
 // DeletionRule protects objects from DELETE.
 type DeletionRule struct {
