@@ -2,7 +2,9 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,6 +28,9 @@ type PolicyValidator struct {
 	// ones the engine would compile it with; with no engine yet, it is
 	// checked without schemas.
 	Engines *EngineHolder
+	// Routing names, in a warning, the kinds a valid policy matches that
+	// no webhook configuration sends to crdguard; nil checks nothing.
+	Routing *Routing
 }
 
 var _ admission.Handler = (*PolicyValidator)(nil)
@@ -44,9 +49,9 @@ func (v *PolicyValidator) Handle(ctx context.Context, req admission.Request) adm
 	if engine := v.Engines.Load(); engine != nil {
 		schemas = engine.Schemas()
 	}
-	_, errs := policies.PolicyFromObject(ctx, obj, schemas)
+	gp, errs := policies.PolicyFromObject(ctx, obj, schemas)
 	if len(errs) == 0 {
-		return admission.Allowed("")
+		return admission.Allowed("").WithWarnings(v.routingWarnings(ctx, gp)...)
 	}
 	for _, e := range errs {
 		// crdguard failing is not the policy's fault: a 500, so the
@@ -62,4 +67,21 @@ func (v *PolicyValidator) Handle(ctx context.Context, req admission.Request) adm
 	resp.Allowed = false
 	resp.Result = &status
 	return resp
+}
+
+// routingWarnings say what of the policy's match no webhook configuration
+// routes to crdguard. Not knowing is said too, and is no reason to deny.
+func (v *PolicyValidator) routingWarnings(ctx context.Context, gp *v1alpha1.GuardPolicy) []string {
+	if v.Routing == nil {
+		return nil
+	}
+	unrouted, err := v.Routing.Unrouted(ctx, gp.Spec.Match)
+	switch {
+	case err != nil:
+		return []string{fmt.Sprintf("cannot tell whether the kinds of GuardPolicy %s reach crdguard: %v", gp.Name, err)}
+	case len(unrouted) > 0:
+		return []string{fmt.Sprintf("GuardPolicy %s is not enforced on %s: ValidatingWebhookConfiguration %s sends no such requests to crdguard; add them to its rules (the chart's webhook.rules)",
+			gp.Name, strings.Join(unrouted, ", "), strings.Join(v.Routing.Configurations, ", "))}
+	}
+	return nil
 }

@@ -24,6 +24,9 @@ type Config struct {
 	// NamespaceLabels looks up labels for namespaceSelectors; nil leaves
 	// them unknown.
 	NamespaceLabels NamespaceLabelsFunc
+	// Routing makes /validate-policy name the kinds of a policy no
+	// configuration sends to crdguard; nil checks nothing.
+	Routing *Routing
 	// CRDGuard enables ValidateCRDPath; nil leaves it unserved (opt-in:
 	// it needs list on the guarded kinds).
 	CRDGuard *CRDGuard
@@ -40,7 +43,7 @@ func Webhooks(cfg Config) map[string]reviewServer {
 	hooks := map[string]reviewServer{
 		ValidatePath:       serveReviews(&Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}),
 		MutatePath:         serveReviews(&Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}),
-		ValidatePolicyPath: serveReviews(&PolicyValidator{Engines: cfg.Engines}),
+		ValidatePolicyPath: serveReviews(&PolicyValidator{Engines: cfg.Engines, Routing: cfg.Routing}),
 	}
 	if cfg.CRDGuard != nil {
 		hooks[ValidateCRDPath] = serveRawReviews(&CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics})

@@ -57,6 +57,16 @@ func NewEngine(schemas *schema.Registry, guardPolicies ...*v1alpha1.GuardPolicy)
 // gives it the verdict the engine would give it when compiling.
 func (e *Engine) Schemas() *schema.Registry { return e.schemas }
 
+// Matches are the match of each policy, by name: what requests must reach
+// the engine for the policy to be enforced.
+func (e *Engine) Matches() map[string]v1alpha1.Match {
+	out := make(map[string]v1alpha1.Match, len(e.policies))
+	for _, p := range e.policies {
+		out[p.name] = p.spec.Match
+	}
+	return out
+}
+
 // UsesNamespaceSelector tells whether any policy selects namespaces by
 // label, so callers know whether Request.NamespaceLabels matter.
 func (e *Engine) UsesNamespaceSelector() bool {

@@ -103,8 +103,8 @@ func TestTemplate(t *testing.T) {
 			if r.get("Service", "r-crdguard-metrics") == nil {
 				t.Error("no metrics Service")
 			}
-			if got := r.clusterRole(t).Rules; len(got) != 3 {
-				t.Errorf("ClusterRole has %d rules, want 3 (guardpolicies, CRDs, namespaces): %v", len(got), got)
+			if got := r.clusterRole(t).Rules; len(got) != 4 {
+				t.Errorf("ClusterRole has %d rules, want 4 (guardpolicies, CRDs, namespaces, its ValidatingWebhookConfiguration): %v", len(got), got)
 			}
 			if args := r.args(t); slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--guard-crd") }) {
 				t.Errorf("CRD guard flags without guardCRDs.enabled: %v", args)
@@ -220,11 +220,11 @@ func TestTemplate(t *testing.T) {
 				{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"httproutes"}, Verbs: []string{"list"}},
 			}
 			got := r.clusterRole(t).Rules
-			if len(got) != 3+len(want) {
+			if len(got) != 4+len(want) {
 				t.Fatalf("ClusterRole rules %v", got)
 			}
 			for i, w := range want {
-				g := got[3+i]
+				g := got[4+i]
 				if !slices.Equal(g.APIGroups, w.APIGroups) || !slices.Equal(g.Resources, w.Resources) || !slices.Equal(g.Verbs, w.Verbs) {
 					t.Errorf("ClusterRole rule %d = %v, want %v", 3+i, g, w)
 				}

@@ -70,6 +70,13 @@ type Options struct {
 	// webhook Service's (--self-signed-dns-names). Required with
 	// self-signed.
 	SelfSignedDNSNames []string
+	// ValidatingConfigurations are the ValidatingWebhookConfigurations
+	// that send requests to /validate (--validating-configurations). A
+	// GuardPolicy matching kinds none of them routes is named in a
+	// /validate-policy warning and the crdguard_policy_unrouted_kinds
+	// metric. Default: none, and routing is not checked.
+	ValidatingConfigurations []string
+
 	// SelfSignedValidatingConfigurations and
 	// SelfSignedMutatingConfigurations name the webhook configurations
 	// whose caBundle is kept equal to the Secret's ca.crt
@@ -214,6 +221,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSMode, "tls-mode", o.TLSMode, "where the serving certificate comes from: "+strings.Join(tlsModes, " or "))
 	fs.StringVar(&o.SelfSignedSecret, "self-signed-secret", o.SelfSignedSecret, "namespace/name of the Secret holding the self-signed CAs and serving certificate; created when missing")
 	fs.StringSliceVar(&o.SelfSignedDNSNames, "self-signed-dns-names", o.SelfSignedDNSNames, "DNS names of the self-signed serving certificate, comma-separated")
+	fs.StringSliceVar(&o.ValidatingConfigurations, "validating-configurations", o.ValidatingConfigurations, "ValidatingWebhookConfigurations that send requests to /validate, comma-separated: GuardPolicies matching kinds they do not route get a warning and the crdguard_policy_unrouted_kinds metric (needs get on them); default none: not checked")
 	fs.StringSliceVar(&o.SelfSignedValidatingConfigurations, "self-signed-validating-configurations", o.SelfSignedValidatingConfigurations, "ValidatingWebhookConfigurations whose caBundle is kept current, comma-separated")
 	fs.StringSliceVar(&o.SelfSignedMutatingConfigurations, "self-signed-mutating-configurations", o.SelfSignedMutatingConfigurations, "MutatingWebhookConfigurations whose caBundle is kept current, comma-separated")
 	fs.DurationVar(&o.SelfSignedCADuration, "self-signed-ca-duration", o.SelfSignedCADuration, "lifetime of a self-signed CA; rotated with overlaps at two thirds")

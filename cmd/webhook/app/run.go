@@ -145,10 +145,20 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
+	var routing *webhook.Routing
+	if len(o.ValidatingConfigurations) > 0 {
+		// Read live, by name: a get of the named configurations is all
+		// the RBAC it needs, where a cache would list and watch them all.
+		routing = &webhook.Routing{Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Configurations: o.ValidatingConfigurations}
+		if err := ctrlmetrics.Registry.Register(&webhook.RoutingCollector{Routing: routing, Engines: engines}); err != nil {
+			return fmt.Errorf("registering metrics: %w", err)
+		}
+	}
 	webhook.Register(mgr.GetWebhookServer(), webhook.Config{
 		Engines:         engines,
 		Metrics:         metrics,
 		NamespaceLabels: namespaceLabels(mgr.GetClient(), mgr.GetAPIReader()),
+		Routing:         routing,
 		CRDGuard:        guard,
 		// Done when the shutdown starts, before the server's own context
 		// ends: requests in flight still finish.

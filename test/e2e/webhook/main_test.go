@@ -150,6 +150,8 @@ func run(m *testing.M) (code int) {
 		// /validate-crd, for the CRDs crd_guard_test.go labels; alice approves.
 		o.GuardCRDs, o.GuardCRDsSelector = true, guardedCRDLabel+"=true"
 		o.CRDApproverUsers = []string{"alice"}
+		// register's configuration: the kinds it routes to /validate.
+		o.ValidatingConfigurations = []string{"crdguard"}
 		return nil
 	})
 	if err != nil {
