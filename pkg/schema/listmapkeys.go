@@ -25,6 +25,16 @@ func (r *Registry) ListMapKeys(gvk schema.GroupVersionKind, path ...string) []st
 // ("spec", "users", "volumes"). A name is a field where the schema has
 // that property, else a key of a map (additionalProperties).
 func (v *Validator) ListMapKeys(path ...string) []string {
+	s := v.schemaAt(path)
+	if s == nil || !isListMap(s) {
+		return nil
+	}
+	return slices.Clone(s.XListMapKeys)
+}
+
+// schemaAt is the schema at path, as ListMapKeys takes it; nil when the
+// schema has no such place.
+func (v *Validator) schemaAt(path []string) *structuralschema.Structural {
 	s := v.structural
 	for _, name := range path {
 		for s.Items != nil {
@@ -39,10 +49,7 @@ func (v *Validator) ListMapKeys(path ...string) []string {
 		}
 		s = s.AdditionalProperties.Structural
 	}
-	if !isListMap(s) {
-		return nil
-	}
-	return slices.Clone(s.XListMapKeys)
+	return s
 }
 
 func isListMap(s *structuralschema.Structural) bool {
@@ -58,22 +65,9 @@ func (r *Registry) ItemHasField(gvk schema.GroupVersionKind, path, fieldPath []s
 	if err != nil {
 		return false, false
 	}
-	s := v.structural
-	for _, name := range path {
-		for s.Items != nil {
-			s = s.Items
-		}
-		if p, ok := s.Properties[name]; ok {
-			s = &p
-			continue
-		}
-		if s.AdditionalProperties == nil || s.AdditionalProperties.Structural == nil {
-			return false, false // no such list here: not this check's to say
-		}
-		s = s.AdditionalProperties.Structural
-	}
-	if s.Type != "array" || s.Items == nil || s.Items.Type != "object" {
-		return false, false // keys identify objects only
+	s := v.schemaAt(path)
+	if s == nil || s.Type != "array" || s.Items == nil || s.Items.Type != "object" {
+		return false, false // no list of objects here: not this check's to say
 	}
 	s = s.Items
 	for _, name := range fieldPath {

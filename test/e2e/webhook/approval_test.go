@@ -61,8 +61,10 @@ func TestPlantedApproval(t *testing.T) {
 	}
 }
 
-// TestApprovalOnDelete: a DELETE may use the approval on the stored object
-// only with the record crdguard wrote when it admitted it from an approver.
+// TestApprovalOnDelete: a DELETE may use the approval on the stored object,
+// from an approver, and only with the record crdguard wrote when it
+// admitted it from an approver. The update that writes it lifts nothing,
+// so it stays for the delete.
 func TestApprovalOnDelete(t *testing.T) {
 	ns := namespace(t)
 	scratch := example(t, "delete/ephemeral.yaml", ns)
@@ -77,6 +79,9 @@ func TestApprovalOnDelete(t *testing.T) {
 	record := approvalRecord(t, stored(t, scratch))
 	if record.User != "alice" || !slices.Equal(record.Rules, []string{"mysql-safety/protect-data"}) || record.Reason != "scratch cluster, ticket DB-99" {
 		t.Fatalf("record of the DELETE approval: %+v", record)
+	}
+	if res := runKubectl(t, "bob", "delete", "-n", ns, "mysqlcluster", name); res.ok {
+		t.Fatalf("a non-approver deleted with a dba's approval on the object:\n%s", res)
 	}
 
 	// Without the record, the approval on the stored object approves nothing.
