@@ -72,6 +72,13 @@ var reviewV1 = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String
 
 func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	// The API server only POSTs reviews; answering anything else with a
+	// review would make a probe or a crawler look like a caller.
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "only POST is served", http.StatusMethodNotAllowed)
+		return
+	}
 	review, err := readReview(w, r, s.rawObjects)
 	if err != nil {
 		logf.FromContext(ctx).Error(err, "Cannot read the AdmissionReview")

@@ -85,6 +85,21 @@ func TestMalformedReviews(t *testing.T) {
 	}
 }
 
+// Only POST carries a review: any other method is a 405 with Allow: POST,
+// and no review at all.
+func TestReviewServerServesOnlyPOST(t *testing.T) {
+	hook := serveReviews(fixedHandler(admission.Allowed("")))
+	for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodHead} {
+		req := httptest.NewRequest(method, ValidatePath, strings.NewReader(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		hook.ServeHTTP(rec, req)
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != http.MethodPost || strings.Contains(rec.Body.String(), "AdmissionReview") {
+			t.Errorf("%s: HTTP %d, Allow %q, body %q; want 405, POST and no review", method, rec.Code, rec.Header().Get("Allow"), rec.Body.String())
+		}
+	}
+}
+
 // TestReviewVersions: a review is answered in its own version, v1 or
 // v1beta1, and one without apiVersion and kind as v1; the response carries
 // the request's UID.
