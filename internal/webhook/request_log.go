@@ -33,11 +33,13 @@ type requestIdentity struct {
 }
 
 func (r *requestIdentity) values() []any {
+	namespace, name := bounded(r.namespace), bounded(r.name)
+	resource := metav1.GroupVersionResource{Group: bounded(r.resource.Group), Version: bounded(r.resource.Version), Resource: bounded(r.resource.Resource)}
 	return []any{
-		"object", klog.KRef(r.namespace, r.name),
-		"namespace", r.namespace, "name", r.name,
-		"resource", r.resource, "user", r.user,
-		"requestID", r.uid,
+		"object", klog.KRef(namespace, name),
+		"namespace", namespace, "name", name,
+		"resource", resource, "user", bounded(r.user),
+		"requestID", types.UID(bounded(string(r.uid))),
 	}
 }
 
@@ -56,12 +58,13 @@ func (d *deferredValues) Init(logr.RuntimeInfo) {}
 
 func (d *deferredValues) Enabled(level int) bool { return d.sink.Enabled(level) }
 
+// Info and Error bound every value they write: it may come from the request.
 func (d *deferredValues) Info(level int, msg string, keysAndValues ...any) {
-	d.writer().Info(level, msg, keysAndValues...)
+	d.writer().Info(level, msg, boundValues(keysAndValues)...)
 }
 
 func (d *deferredValues) Error(err error, msg string, keysAndValues ...any) {
-	d.writer().Error(err, msg, keysAndValues...)
+	d.writer().Error(boundError(err), msg, boundValues(keysAndValues)...)
 }
 
 func (d *deferredValues) WithValues(keysAndValues ...any) logr.LogSink {
@@ -79,7 +82,7 @@ func (d *deferredValues) WithCallDepth(depth int) logr.LogSink {
 // writer is the sink with the values, reporting the caller one frame
 // further out: Info and Error here are a frame of their own.
 func (d *deferredValues) writer() logr.LogSink {
-	values := d.values
+	values := boundValues(d.values)
 	if d.request != nil {
 		values = append(d.request.values(), values...)
 	}

@@ -3,7 +3,10 @@ package webhook
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -107,5 +110,39 @@ func TestDecisionLog(t *testing.T) {
 				t.Errorf("%s: %s = %#v, want %#v", tt.object, key, fields[key], want)
 			}
 		}
+	}
+}
+
+// TestLogLinesAreBounded: a value taken from the request reaches a log
+// line cut to maxLoggedValue, never whole: a 6 MiB apiVersion, a 1 MiB
+// name or kind.
+func TestLogLinesAreBounded(t *testing.T) {
+	core, lines := observer.New(zapcore.InfoLevel)
+	base := zapr.NewLogger(zap.New(core))
+	huge := strings.Repeat("v", 6<<20)
+
+	body := `{"apiVersion":"` + huge + `","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE"}}`
+	req := httptest.NewRequest(http.MethodPost, ValidatePath, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	serveReviews(fixedHandler(admission.Allowed(""))).ServeHTTP(httptest.NewRecorder(), req.WithContext(logf.IntoContext(req.Context(), base)))
+
+	review := request(admissionv1.Create, bob, example(t, "good.yaml"), nil)
+	review.Name = strings.Repeat("n", 1<<20)
+	log := requestLogger(base, &review).WithValues("kind", strings.Repeat("k", 1<<20))
+	log.Info("Denied", "policies", []string{strings.Repeat("p", 1<<20)})
+	log.Error(errors.New(huge), "Cannot evaluate the request")
+
+	entries := lines.All()
+	if len(entries) != 3 {
+		t.Fatalf("got %d lines, want 3", len(entries))
+	}
+	for _, e := range entries {
+		size := len(fmt.Sprint(e.ContextMap()))
+		if size > 8*maxLoggedValue {
+			t.Errorf("%q: %d bytes of values, want at most %d", e.Message, size, 8*maxLoggedValue)
+		}
+	}
+	if got, _ := entries[0].ContextMap()["error"].(string); !strings.HasPrefix(got, `the body is a "AdmissionReview" of "vvv`) || !strings.HasSuffix(got, "bytes)") {
+		t.Errorf("error = %.200q…, want the reason with the apiVersion cut", got)
 	}
 }

@@ -81,7 +81,7 @@ func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	review, err := readReview(w, r, s.rawObjects)
 	if err != nil {
-		logf.FromContext(ctx).Error(err, "Cannot read the AdmissionReview")
+		logf.FromContext(ctx).Error(boundError(err), "Cannot read the AdmissionReview")
 		code := int32(http.StatusBadRequest)
 		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
 			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewSize)
@@ -120,7 +120,7 @@ func readReview(w http.ResponseWriter, r *http.Request, rawObjects bool) (*admis
 		review.TypeMeta = reviewV1
 	}
 	if !reviewVersions[review.APIVersion] || review.Kind != "AdmissionReview" {
-		return nil, fmt.Errorf("the body is a %q of %q, not an AdmissionReview", review.Kind, review.APIVersion)
+		return nil, fmt.Errorf("the body is a %q of %q, not an AdmissionReview", bounded(review.Kind), bounded(review.APIVersion))
 	}
 	return review, nil
 }
