@@ -98,7 +98,11 @@ var _ admission.Handler = (*CRDValidator)(nil)
 func (v *CRDValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	start := time.Now()
 	resp := v.decide(ctx, req)
-	v.Metrics.observe(string(req.Operation), req.Kind.Kind, decisionOf(resp), time.Since(start), nil)
+	kind := otherKind
+	if req.Kind.Kind == "CustomResourceDefinition" {
+		kind = req.Kind.Kind
+	}
+	v.Metrics.observe(string(req.Operation), kind, decisionOf(resp), time.Since(start), nil)
 	return resp
 }
 

@@ -103,6 +103,20 @@ func (m *Metrics) Register(reg prometheus.Registerer) error {
 	return errors.Join(errs...)
 }
 
+// otherKind is the kind label of a request for a kind crdguard does not
+// know. Labels take their values from a bounded set: a kind taken from the
+// request as it came would let any caller mint series, and a large one
+// grow every scrape.
+const otherKind = "other"
+
+// knownKind is kind when the engine knows it, else otherKind.
+func knownKind(engine *policies.Engine, kind string) string {
+	if engine != nil && engine.KnowsKind(kind) {
+		return kind
+	}
+	return otherKind
+}
+
 // observe records one decision of /validate.
 func (m *Metrics) observe(op, kind, decision string, took time.Duration, res *policies.Result) {
 	if m == nil {

@@ -26,6 +26,8 @@ func TestMetrics(t *testing.T) {
 		request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil),
 		request(admissionv1.Update, alice, example(t, "update/approved.yaml"), old),
 		request(admissionv1.Create, bob, []byte("{"), nil),
+		withKind(request(admissionv1.Create, bob, example(t, "good.yaml"), nil), "Random"+strings.Repeat("x", 1<<20)),
+		withKind(request(admissionv1.Create, bob, example(t, "good.yaml"), nil), "Another"),
 	} {
 		v.Handle(t.Context(), req)
 	}
@@ -39,6 +41,7 @@ crdguard_admission_requests_total{decision="allowed",kind="MySQLCluster",operati
 crdguard_admission_requests_total{decision="allowed",kind="MySQLCluster",operation="UPDATE"} 1
 crdguard_admission_requests_total{decision="denied",kind="MySQLCluster",operation="CREATE"} 1
 crdguard_admission_requests_total{decision="error",kind="MySQLCluster",operation="CREATE"} 1
+crdguard_admission_requests_total{decision="allowed",kind="other",operation="CREATE"} 2
 # HELP crdguard_approvals_total Requests /validate allowed because an approver lifted a denial.
 # TYPE crdguard_approvals_total counter
 crdguard_approvals_total 1
@@ -63,9 +66,16 @@ crdguard_serving_certificate_expiry_timestamp_seconds 1.8e+09
 		"crdguard_schemas", "crdguard_serving_certificate_expiry_timestamp_seconds"); err != nil {
 		t.Error(err)
 	}
-	if n := testutil.CollectAndCount(m.duration); n != 2 {
-		t.Errorf("duration series = %d, want 2 (CREATE and UPDATE)", n)
+	if n := testutil.CollectAndCount(m.duration); n != 3 {
+		t.Errorf("duration series = %d, want 3 (CREATE and UPDATE of MySQLClusters, CREATE of other kinds)", n)
 	}
+}
+
+// withKind is req for another kind, as a caller may send any.
+func withKind(req admission.Request, kind string) admission.Request {
+	req.Kind.Kind = kind
+	req.RequestKind = &req.Kind
+	return req
 }
 
 // TestMetricsNil: handlers without metrics record nothing and do not

@@ -37,7 +37,7 @@ var _ admission.Handler = (*Validator)(nil)
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	start := time.Now()
 	resp, res := v.decide(ctx, req)
-	v.Metrics.observe(string(req.Operation), req.Kind.Kind, decisionOf(resp), time.Since(start), res)
+	v.Metrics.observe(string(req.Operation), knownKind(v.Engines.Load(), req.Kind.Kind), decisionOf(resp), time.Since(start), res)
 	return resp
 }
 

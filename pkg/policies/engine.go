@@ -32,6 +32,8 @@ func (e *InvalidPolicyError) Error() string {
 type Engine struct {
 	schemas  *schema.Registry
 	policies []*policy
+	// kinds are the kinds the policies name and the CRDs define.
+	kinds map[string]bool
 }
 
 // NewEngine compiles the policies. schemas may be nil: then only policies
@@ -49,8 +51,25 @@ func NewEngine(schemas *schema.Registry, guardPolicies ...*v1alpha1.GuardPolicy)
 	// Policies run in name order, so findings come out in the same order
 	// whatever order the policies were loaded in.
 	slices.SortFunc(e.policies, func(a, b *policy) int { return cmp.Compare(a.name, b.name) })
+	e.kinds = map[string]bool{}
+	for _, p := range e.policies {
+		for _, r := range p.spec.Match.Resources {
+			for _, k := range r.Kinds {
+				e.kinds[k] = k != "*"
+			}
+		}
+	}
+	if schemas != nil {
+		for _, gvk := range schemas.Kinds() {
+			e.kinds[gvk.Kind] = true
+		}
+	}
 	return e, nil
 }
+
+// KnowsKind tells whether a policy names kind or a CRD defines it: a
+// bounded set, for labels that must not take any value a caller sends.
+func (e *Engine) KnowsKind(kind string) bool { return e.kinds[kind] }
 
 // Schemas returns the registry the engine validates objects against, nil
 // when it has none. Validating a new GuardPolicy against the same registry
