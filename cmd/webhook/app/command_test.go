@@ -101,7 +101,7 @@ func TestCommandInvalid(t *testing.T) {
 		args: []string{
 			"--policies", "does-not-exist.yaml", "--crds", exampleCRD, "--crds", "missing-crds/",
 			"--port", "0", "--cert-dir", "", "--cert-name", "", "--key-name", "",
-			"--tls-min-version", "VersionTLS10", "--tls-cipher-suites", "TLS_RSA_WITH_RC4_128_SHA",
+			"--tls-min-version", "VersionTLS10", "--tls-cipher-suites", "TLS_RSA_WITH_RC4_128_SHA,TLS_AES_128_GCM_SHA256",
 			"--shutdown-timeout", "0s", "--source-debounce", "0s",
 		},
 		want: `[cert-dir: Required value, cert-name: Required value, crds[1]: Invalid value: "missing-crds/": cannot be read: no such file or directory, ` +
@@ -109,6 +109,7 @@ func TestCommandInvalid(t *testing.T) {
 			`port: Invalid value: 0: must be between 1 and 65535, shutdown-timeout: Invalid value: "0s": must be positive, ` +
 			`source-debounce: Invalid value: "0s": must be positive, ` +
 			`tls-cipher-suites[0]: Invalid value: "TLS_RSA_WITH_RC4_128_SHA": not a secure crypto/tls cipher suite, ` +
+			`tls-cipher-suites[1]: Invalid value: "TLS_AES_128_GCM_SHA256": a TLS 1.3 cipher suite, which is not configurable: list TLS 1.2 suites only, ` +
 			`tls-min-version: Unsupported value: "VersionTLS10": supported values: "VersionTLS12", "VersionTLS13"]`,
 	}, {
 		name: "arguments",

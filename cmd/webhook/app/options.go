@@ -270,15 +270,24 @@ func (o *Options) Complete() {
 	}
 }
 
-// cipherSuite looks up a secure cipher suite by name; Go's insecure ones
-// are not accepted at all.
+// cipherSuite looks up a secure TLS 1.2 cipher suite by name. Go's
+// insecure ones are not accepted at all, and TLS 1.3 ones are not
+// configurable: given as the only suite, one would fail every TLS 1.2
+// handshake.
 func cipherSuite(name string) (uint16, bool) {
 	for _, s := range tls.CipherSuites() {
-		if s.Name == name {
+		if s.Name == name && slices.Contains(s.SupportedVersions, tls.VersionTLS12) {
 			return s.ID, true
 		}
 	}
 	return 0, false
+}
+
+// isTLS13Suite tells whether name is a TLS 1.3 cipher suite.
+func isTLS13Suite(name string) bool {
+	return slices.ContainsFunc(tls.CipherSuites(), func(s *tls.CipherSuite) bool {
+		return s.Name == name && !slices.Contains(s.SupportedVersions, tls.VersionTLS12)
+	})
 }
 
 // Validate reports every invalid option, not only the first, each at the
@@ -308,7 +317,10 @@ func (o *Options) Validate() field.ErrorList {
 		errs = append(errs, field.NotSupported(field.NewPath("tls-min-version"), o.TLSMinVersion, slices.Sorted(maps.Keys(tlsVersions))))
 	}
 	for i, name := range o.TLSCipherSuites {
-		if _, ok := cipherSuite(name); !ok {
+		switch _, ok := cipherSuite(name); {
+		case isTLS13Suite(name):
+			errs = append(errs, field.Invalid(field.NewPath("tls-cipher-suites").Index(i), name, "a TLS 1.3 cipher suite, which is not configurable: list TLS 1.2 suites only"))
+		case !ok:
 			errs = append(errs, field.Invalid(field.NewPath("tls-cipher-suites").Index(i), name, "not a secure crypto/tls cipher suite"))
 		}
 	}
