@@ -30,6 +30,9 @@ type Config struct {
 	// CRDGuard enables ValidateCRDPath; nil leaves it unserved (opt-in:
 	// it needs list on the guarded kinds).
 	CRDGuard *CRDGuard
+	// BodyBudget bounds the request bodies read and handled at once, over
+	// every path; nil bounds none.
+	BodyBudget *BodyBudget
 	// Shutdown is done once the server starts shutting down (the context
 	// the manager runs with): requests in flight then still finish. nil:
 	// they are canceled with the server's context.
@@ -47,6 +50,10 @@ func Webhooks(cfg Config) map[string]reviewServer {
 	}
 	if cfg.CRDGuard != nil {
 		hooks[ValidateCRDPath] = serveRawReviews(&CRDValidator{Guard: cfg.CRDGuard, Metrics: cfg.Metrics})
+	}
+	for path, hook := range hooks {
+		hook.budget = cfg.BodyBudget
+		hooks[path] = hook
 	}
 	return hooks
 }

@@ -1,12 +1,13 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,7 +43,16 @@ type reviewServer struct {
 	// decodes them into a type of its own; otherwise they are decoded as
 	// unstructured content with the review, in one pass.
 	rawObjects bool
+	// budget bounds the bodies read and handled at once; nil bounds none.
+	budget *BodyBudget
+	// readTimeout bounds reading a body; 0 is bodyReadTimeout.
+	readTimeout time.Duration
 }
+
+// bodyReadTimeout bounds reading a body. kube-apiserver waits at most 30 s
+// for an answer: a body that takes longer comes from no API server, and
+// only holds a connection open.
+const bodyReadTimeout = 30 * time.Second
 
 // serveReviews serves handler's decisions, refusing reviews without a
 // request or with an operation admission does not define. The handler
@@ -79,7 +89,18 @@ func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "only POST is served", http.StatusMethodNotAllowed)
 		return
 	}
-	review, err := readReview(w, r, s.rawObjects)
+	// The read deadline is the connection's; ResponseRecorder has none.
+	deadline := time.Now().Add(cmp.Or(s.readTimeout, bodyReadTimeout))
+	_ = http.NewResponseController(w).SetReadDeadline(deadline)
+	readCtx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	review, release, err := readReview(readCtx, w, r, s.rawObjects, s.budget)
+	if errors.Is(err, errBodyBudget) {
+		// Not the request's fault: a 503, so failurePolicy decides.
+		logf.FromContext(ctx).Error(err, "Cannot read the AdmissionReview")
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
 	if err != nil {
 		logf.FromContext(ctx).Error(boundError(err), "Cannot read the AdmissionReview")
 		code := int32(http.StatusBadRequest)
@@ -89,6 +110,7 @@ func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeResponse(ctx, w, reviewV1, admission.Errored(code, err))
 		return
 	}
+	defer release()
 	var req admission.Request
 	if review.Request != nil {
 		req.AdmissionRequest = *review.Request
@@ -96,17 +118,32 @@ func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeResponse(ctx, w, review.TypeMeta, s.Handle(ctx, req))
 }
 
-// readReview reads and decodes the body: JSON, within maxReviewSize, an
-// AdmissionReview, with its objects decoded unless rawObjects.
-func readReview(w http.ResponseWriter, r *http.Request, rawObjects bool) (*admissionv1.AdmissionReview, error) {
+// readReview reads the body within maxReviewSize and the budget, and
+// decodes it: JSON, an AdmissionReview, with its objects decoded unless
+// rawObjects. release gives the body's bytes back to the budget.
+func readReview(ctx context.Context, w http.ResponseWriter, r *http.Request, rawObjects bool, budget *BodyBudget) (*admissionv1.AdmissionReview, func(), error) {
 	if r.Body == nil || r.Body == http.NoBody {
-		return nil, errors.New("request body is empty")
+		return nil, nil, errors.New("request body is empty")
 	}
 	defer r.Body.Close()
-	body, err := readBody(http.MaxBytesReader(w, r.Body, maxReviewSize), r.ContentLength)
-	if err != nil {
-		return nil, err
+	// A declared length over the bound is refused unread.
+	if r.ContentLength > maxReviewSize {
+		return nil, nil, &http.MaxBytesError{Limit: maxReviewSize}
 	}
+	body, release, err := budget.read(ctx, http.MaxBytesReader(w, r.Body, maxReviewSize), r.ContentLength)
+	if err != nil {
+		return nil, nil, err
+	}
+	review, err := parseReview(r, body, rawObjects)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return review, release, nil
+}
+
+// parseReview decodes a body read: JSON, an AdmissionReview.
+func parseReview(r *http.Request, body []byte, rawObjects bool) (*admissionv1.AdmissionReview, error) {
 	if contentType := r.Header.Get("Content-Type"); contentType != "application/json" {
 		return nil, fmt.Errorf("contentType=%s, expected application/json", contentType)
 	}
@@ -178,21 +215,6 @@ func asRawExtension(content map[string]any) runtime.RawExtension {
 		return runtime.RawExtension{}
 	}
 	return runtime.RawExtension{Object: &unstructured.Unstructured{Object: content}}
-}
-
-// readBody reads all of body, in one allocation when the request said its
-// length, as kube-apiserver does: io.ReadAll grows its buffer from 512
-// bytes, and a review's copies were a tenth of what the webhook allocated.
-// The server ends the body after contentLength bytes.
-func readBody(body io.Reader, contentLength int64) ([]byte, error) {
-	if contentLength <= 0 || contentLength > maxReviewSize {
-		return io.ReadAll(body)
-	}
-	out := make([]byte, contentLength)
-	if _, err := io.ReadFull(body, out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // writeResponse sends resp in a review of the given version, or as an HTTP

@@ -70,6 +70,12 @@ type Options struct {
 	// webhook Service's (--self-signed-dns-names). Required with
 	// self-signed.
 	SelfSignedDNSNames []string
+	// MaxInFlightRequestBytes bounds the bytes of the request bodies read
+	// and handled at once (--max-in-flight-request-bytes): a body waits
+	// for room until its deadline, then gets a 503. Default: 64 MiB, at
+	// least twice the 7 MiB bound of one body.
+	MaxInFlightRequestBytes int64
+
 	// ValidatingConfigurations are the ValidatingWebhookConfigurations
 	// that send requests to /validate (--validating-configurations). A
 	// GuardPolicy matching kinds none of them routes is named in a
@@ -184,26 +190,27 @@ type Options struct {
 // NewOptions returns the defaults.
 func NewOptions() *Options {
 	return &Options{
-		Port:                   9443,
-		CertDir:                "/tmp/k8s-webhook-server/serving-certs",
-		CertName:               "tls.crt",
-		KeyName:                "tls.key",
-		TLSMode:                TLSModeFiles,
-		SelfSignedCADuration:   selfsigned.DefaultCADuration,
-		SelfSignedDuration:     selfsigned.DefaultDuration,
-		SelfSignedCAOverlap:    selfsigned.DefaultOverlap,
-		TLSMinVersion:          "VersionTLS12",
-		HealthProbeBindAddress: ":8081",
-		MetricsBindAddress:     ":8080",
-		ShutdownTimeout:        30 * time.Second,
-		SourceDebounce:         500 * time.Millisecond,
-		Enforcement:            string(webhook.EnforceWebhook),
-		CRDReplayMaxObjects:    10000,
-		CRDReplayPageSize:      500,
-		CRDReplayTimeout:       8 * time.Second,
-		AuditInterval:          time.Hour,
-		AuditQPS:               20,
-		AuditPageSize:          250,
+		Port:                    9443,
+		CertDir:                 "/tmp/k8s-webhook-server/serving-certs",
+		CertName:                "tls.crt",
+		KeyName:                 "tls.key",
+		TLSMode:                 TLSModeFiles,
+		SelfSignedCADuration:    selfsigned.DefaultCADuration,
+		SelfSignedDuration:      selfsigned.DefaultDuration,
+		SelfSignedCAOverlap:     selfsigned.DefaultOverlap,
+		TLSMinVersion:           "VersionTLS12",
+		HealthProbeBindAddress:  ":8081",
+		MetricsBindAddress:      ":8080",
+		ShutdownTimeout:         30 * time.Second,
+		SourceDebounce:          500 * time.Millisecond,
+		MaxInFlightRequestBytes: 64 << 20,
+		Enforcement:             string(webhook.EnforceWebhook),
+		CRDReplayMaxObjects:     10000,
+		CRDReplayPageSize:       500,
+		CRDReplayTimeout:        8 * time.Second,
+		AuditInterval:           time.Hour,
+		AuditQPS:                20,
+		AuditPageSize:           250,
 	}
 }
 
@@ -221,6 +228,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSMode, "tls-mode", o.TLSMode, "where the serving certificate comes from: "+strings.Join(tlsModes, " or "))
 	fs.StringVar(&o.SelfSignedSecret, "self-signed-secret", o.SelfSignedSecret, "namespace/name of the Secret holding the self-signed CAs and serving certificate; created when missing")
 	fs.StringSliceVar(&o.SelfSignedDNSNames, "self-signed-dns-names", o.SelfSignedDNSNames, "DNS names of the self-signed serving certificate, comma-separated")
+	fs.Int64Var(&o.MaxInFlightRequestBytes, "max-in-flight-request-bytes", o.MaxInFlightRequestBytes, "bytes of request bodies read and handled at once, at least 14680064 (twice the 7 MiB bound of one body); a body that finds no room before its deadline gets a 503, and failurePolicy decides")
 	fs.StringSliceVar(&o.ValidatingConfigurations, "validating-configurations", o.ValidatingConfigurations, "ValidatingWebhookConfigurations that send requests to /validate, comma-separated: GuardPolicies matching kinds they do not route get a warning and the crdguard_policy_unrouted_kinds metric (needs get on them); default none: not checked")
 	fs.StringSliceVar(&o.SelfSignedValidatingConfigurations, "self-signed-validating-configurations", o.SelfSignedValidatingConfigurations, "ValidatingWebhookConfigurations whose caBundle is kept current, comma-separated")
 	fs.StringSliceVar(&o.SelfSignedMutatingConfigurations, "self-signed-mutating-configurations", o.SelfSignedMutatingConfigurations, "MutatingWebhookConfigurations whose caBundle is kept current, comma-separated")
@@ -326,6 +334,9 @@ func (o *Options) Validate() field.ErrorList {
 	}
 	if !slices.Contains(webhook.Enforcements, webhook.Enforcement(o.Enforcement)) {
 		errs = append(errs, field.NotSupported(field.NewPath("enforcement"), o.Enforcement, webhook.Enforcements))
+	}
+	if o.MaxInFlightRequestBytes < webhook.MinBodyBudget {
+		errs = append(errs, field.Invalid(field.NewPath("max-in-flight-request-bytes"), o.MaxInFlightRequestBytes, fmt.Sprintf("must be at least %d, twice the bound of one body", webhook.MinBodyBudget)))
 	}
 	if o.SourceDebounce <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("source-debounce"), o.SourceDebounce.String(), "must be positive"))

@@ -159,6 +159,7 @@ func Run(ctx context.Context, o *Options) error {
 		Metrics:         metrics,
 		NamespaceLabels: namespaceLabels(mgr.GetClient(), mgr.GetAPIReader()),
 		Routing:         routing,
+		BodyBudget:      webhook.NewBodyBudget(o.MaxInFlightRequestBytes),
 		CRDGuard:        guard,
 		// Done when the shutdown starts, before the server's own context
 		// ends: requests in flight still finish.
