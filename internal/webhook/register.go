@@ -33,6 +33,9 @@ type Config struct {
 	// BodyBudget bounds the request bodies read and handled at once, over
 	// every path; nil bounds none.
 	BodyBudget *BodyBudget
+	// Draining tells that the server is about to shut down: answers then
+	// ask their clients to close the connection. nil: never.
+	Draining func() bool
 	// Shutdown is done once the server starts shutting down (the context
 	// the manager runs with): requests in flight then still finish. nil:
 	// they are canceled with the server's context.
@@ -61,6 +64,6 @@ func Webhooks(cfg Config) map[string]reviewServer {
 // Register serves the webhooks on server.
 func Register(server webhook.Server, cfg Config) {
 	for path, hook := range Webhooks(cfg) {
-		server.Register(path, survivesShutdown(cfg.Shutdown, hook))
+		server.Register(path, closesWhenDraining(cfg.Draining, survivesShutdown(cfg.Shutdown, hook)))
 	}
 }

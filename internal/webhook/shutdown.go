@@ -33,3 +33,20 @@ func survivesShutdown(shutdown context.Context, next http.Handler) http.Handler 
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// closesWhenDraining asks the client of every answer to close its
+// connection once draining says the server is about to shut down, so that
+// no keep-alive connection is idle, and about to be used, when the
+// listener closes. HTTP/2 has no such header: its connections get a
+// GOAWAY when the shutdown starts. nil changes nothing.
+func closesWhenDraining(draining func() bool, next http.Handler) http.Handler {
+	if draining == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if draining() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -47,3 +47,18 @@ func TestSurvivesShutdown(t *testing.T) {
 		})
 	}
 }
+
+// TestClosesWhenDraining: once draining, every answer asks its client to
+// close the connection; before, none does.
+func TestClosesWhenDraining(t *testing.T) {
+	var draining bool
+	h := closesWhenDraining(func() bool { return draining }, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	for _, d := range []bool{false, true} {
+		draining = d
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, ValidatePath, nil))
+		if got := rec.Header().Get("Connection") == "close"; got != d {
+			t.Errorf("draining %v: Connection %q", d, rec.Header().Get("Connection"))
+		}
+	}
+}

@@ -457,8 +457,17 @@ func checkCommon(t *testing.T, r *rendered) {
 	if errs := opts.Validate(); len(errs) > 0 {
 		t.Errorf("crdguard-webhook rejects the rendered args %v: %v", c.Args, errs.ToAggregate())
 	}
-	if pod.TerminationGracePeriodSeconds == nil || *pod.TerminationGracePeriodSeconds <= int64(opts.ShutdownTimeout.Seconds()) {
-		t.Errorf("terminationGracePeriodSeconds %v not above --shutdown-timeout %s", pod.TerminationGracePeriodSeconds, opts.ShutdownTimeout)
+	// The kubelet kills the pod at the grace period: it must cover the
+	// preStop sleep, the delay after SIGTERM and the drain.
+	var preStop int64
+	if c.Lifecycle != nil && c.Lifecycle.PreStop != nil && c.Lifecycle.PreStop.Sleep != nil {
+		preStop = c.Lifecycle.PreStop.Sleep.Seconds
+	}
+	if need := preStop + int64((opts.ShutdownDelay + opts.ShutdownTimeout).Seconds()); pod.TerminationGracePeriodSeconds == nil || *pod.TerminationGracePeriodSeconds <= need {
+		t.Errorf("terminationGracePeriodSeconds %v not above the preStop sleep %ds, --shutdown-delay %s and --shutdown-timeout %s", pod.TerminationGracePeriodSeconds, preStop, opts.ShutdownDelay, opts.ShutdownTimeout)
+	}
+	if preStop == 0 || opts.ShutdownDelay == 0 {
+		t.Errorf("preStop sleep %ds, --shutdown-delay %s: want both, so no request is sent to a closing connection", preStop, opts.ShutdownDelay)
 	}
 	ports := map[string]int32{}
 	for _, p := range c.Ports {

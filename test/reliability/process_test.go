@@ -19,8 +19,9 @@ import (
 // webhookProcess is crdguard-webhook running as its own process, as the
 // kubelet runs it: signals and stderr are the real ones.
 type webhookProcess struct {
-	cmd  *exec.Cmd
-	addr string // the webhook server's host:port
+	cmd   *exec.Cmd
+	addr  string // the webhook server's host:port
+	probe string // the health probes' host:port
 	// stderr is everything it logged.
 	stderr *lockedBuffer
 	// exited is closed once it has exited; then cmd.ProcessState is set.
@@ -39,6 +40,7 @@ func startWebhook(t *testing.T, args ...string) *webhookProcess {
 	}
 	p := &webhookProcess{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
+	p.probe = probe
 	p.cmd = exec.Command(cluster.binary, append([]string{
 		"--policies", filepath.Join(cluster.examples, "policy.yaml"),
 		"--crds", filepath.Join(cluster.examples, "crd.yaml"),

@@ -3,10 +3,15 @@ package reliability
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -163,4 +168,96 @@ func (h *heldRequest) finish(t *testing.T) (answer, error) {
 // abandon gives up on the request.
 func (h *heldRequest) abandon() {
 	h.pipe.CloseWithError(io.ErrUnexpectedEOF)
+}
+
+// TestShutdownUnderKeepAliveLoad: with --shutdown-delay, SIGTERM under
+// keep-alive load, HTTP/1.1 and HTTP/2, fails no request. /readyz fails at
+// once and requests are still served for the delay (HTTP/1.1 answers
+// close their connections), then the drain. The callers stop sending
+// half a second after /readyz fails, as the API server does once the
+// endpoints drop the pod: every request they sent is answered.
+func TestShutdownUnderKeepAliveLoad(t *testing.T) {
+	good, err := readExample("good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good.SetNamespace(shopNamespace)
+	body := review("keep-alive", admissionv1.Create, good, nil)
+	for _, http2 := range []bool{false, true} {
+		t.Run(map[bool]string{false: "HTTP/1.1", true: "HTTP/2"}[http2], func(t *testing.T) {
+			args := []string{"--shutdown-delay", "2s"}
+			transport := &http.Transport{TLSClientConfig: trustingClientTLS(), MaxIdleConnsPerHost: 16, ForceAttemptHTTP2: http2}
+			if http2 {
+				args = append(args, "--enable-http2")
+			} else {
+				transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+			}
+			p := startWebhook(t, args...)
+			client := &http.Client{Transport: transport}
+			defer client.CloseIdleConnections()
+
+			var signaled, stopped atomic.Bool
+			var afterSignal atomic.Int64
+			failures := make(chan string, 100)
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Go(func() {
+					for !stopped.Load() {
+						a, err := post(t.Context(), client, p.addr, "/validate", "application/json", bytes.NewReader(body))
+						if err != nil || a.status != http.StatusOK || a.response() == nil || !a.response().Allowed {
+							failures <- fmt.Sprintf("%v %s", err, a)
+							return
+						}
+						if signaled.Load() {
+							afterSignal.Add(1)
+						}
+					}
+				})
+			}
+			time.Sleep(500 * time.Millisecond)
+			signaled.Store(true)
+			p.signal(t, syscall.SIGTERM)
+			if err := waitNotReady(t.Context(), p.probe); err != nil {
+				t.Fatalf("/readyz: %v", err)
+			}
+			time.Sleep(500 * time.Millisecond) // the endpoints dropping the pod
+			stopped.Store(true)
+			wg.Wait()
+			close(failures)
+			for f := range failures {
+				t.Errorf("a request failed during the shutdown: %s", f)
+			}
+			if afterSignal.Load() == 0 {
+				t.Error("no request was served after SIGTERM: the delay did not keep serving")
+			}
+			if code := p.wait(t, 30*time.Second); code != 0 {
+				t.Errorf("exit code %d\n%s", code, p.stderr)
+			}
+		})
+	}
+}
+
+// waitNotReady waits until /readyz at probe answers other than 200.
+func waitNotReady(ctx context.Context, probe string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+probe+"/readyz", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.New("still ready")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

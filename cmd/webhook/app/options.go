@@ -125,6 +125,11 @@ type Options struct {
 	// Kubeconfig is the kubeconfig file of the cluster (--kubeconfig).
 	// Default "": $KUBECONFIG, the in-cluster config, or ~/.kube/config.
 	Kubeconfig string
+	// ShutdownDelay is how long the server keeps serving after SIGTERM,
+	// with /readyz failing and each answer asking its client to close the
+	// connection, before the graceful shutdown starts (--shutdown-delay).
+	// Default: 0.
+	ShutdownDelay time.Duration
 	// ShutdownTimeout bounds the graceful shutdown that lets in-flight
 	// requests finish (--shutdown-timeout). Default 30s: the API server's
 	// longest webhook timeout. Set the pod's terminationGracePeriodSeconds
@@ -242,6 +247,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `address of /metrics; "0" disables it`)
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, `address of /debug/pprof; empty disables it`)
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, in-cluster, or ~/.kube/config")
+	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "how long to keep serving after SIGTERM, with /readyz failing and answers asking clients to close their connections, before the graceful shutdown; keep terminationGracePeriodSeconds above it plus --shutdown-timeout")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long a graceful shutdown waits for in-flight requests")
 	fs.BoolVar(&o.GuardCRDs, "guard-crds", o.GuardCRDs, "serve /validate-crd, the CRD upgrade guard; needs list on the guarded kinds")
 	fs.StringVar(&o.GuardCRDsSelector, "guard-crds-selector", o.GuardCRDsSelector, "label selector of the CRDs /validate-crd guards")
@@ -340,6 +346,9 @@ func (o *Options) Validate() field.ErrorList {
 	}
 	if o.SourceDebounce <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("source-debounce"), o.SourceDebounce.String(), "must be positive"))
+	}
+	if o.ShutdownDelay < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("shutdown-delay"), o.ShutdownDelay.String(), "must not be negative"))
 	}
 	if o.ShutdownTimeout <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("shutdown-timeout"), o.ShutdownTimeout.String(), "must be positive"))

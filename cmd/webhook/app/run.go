@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -44,6 +45,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// controller-runtime's packages log through its global logger.
 	ctrl.SetLogger(log)
+	// From SIGTERM on, ctx ends only after --shutdown-delay.
+	draining := &atomic.Bool{}
+	ctx = delayShutdown(ctx, o.ShutdownDelay, draining, log)
 
 	metrics := webhook.NewMetrics()
 	if err := metrics.Register(ctrlmetrics.Registry); err != nil {
@@ -160,6 +164,7 @@ func Run(ctx context.Context, o *Options) error {
 		NamespaceLabels: namespaceLabels(mgr.GetClient(), mgr.GetAPIReader()),
 		Routing:         routing,
 		BodyBudget:      webhook.NewBodyBudget(o.MaxInFlightRequestBytes),
+		Draining:        draining.Load,
 		CRDGuard:        guard,
 		// Done when the shutdown starts, before the server's own context
 		// ends: requests in flight still finish.
@@ -171,6 +176,14 @@ func Run(ctx context.Context, o *Options) error {
 	// Ready only when the TLS port answers and the sources have produced
 	// an engine: the API server should not be sent here before both.
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("shutdown", func(*http.Request) error {
+		if draining.Load() {
+			return errors.New("shutting down")
+		}
+		return nil
+	}); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("sources", func(*http.Request) error {
