@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -51,8 +52,9 @@ const maxDetailRunes = 300
 
 // The replay bounds of a CRDGuard that sets none, as the flags' defaults.
 const (
-	defaultReplayMaxObjects = 10000
-	defaultReplayTimeout    = 8 * time.Second
+	defaultReplayMaxObjects  = 10000
+	defaultReplayTimeout     = 8 * time.Second
+	defaultReplayConcurrency = 4
 )
 
 // ListFunc lists one page of stored objects of a resource, all namespaces.
@@ -75,9 +77,16 @@ type CRDGuard struct {
 	// MaxObjects bounds the stored objects replayed for one request; 0:
 	// 10000.
 	MaxObjects int
-	// Timeout bounds listing and replaying for one request; it must be
-	// below the webhook configuration's timeoutSeconds. 0: 8s.
+	// Timeout bounds listing and replaying for one request, waiting for a
+	// replay slot included; it must be below the webhook configuration's
+	// timeoutSeconds. 0: 8s.
 	Timeout time.Duration
+	// Concurrency bounds the replays run at once; the others wait for a
+	// slot within Timeout. 0: 4.
+	Concurrency int
+	// slots holds a token per running replay.
+	slots     chan struct{}
+	slotsOnce sync.Once
 	// Now is the clock waivers are judged by; nil: time.Now.
 	Now func() time.Time
 }
@@ -153,8 +162,11 @@ func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admiss
 		}
 	}
 
+	// Only a breaking change can strand a stored object: a schema that
+	// accepts all the old one did keeps what it stored, so a safe update
+	// is answered without listing anything.
 	var invalid []invalidObject
-	if !approved[StoredObjectsCheck] {
+	if !approved[StoredObjectsCheck] && len(breaking)+len(lifted) > 0 {
 		invalid, err = v.Guard.replay(ctx, old, crd)
 		if err != nil {
 			// A known breaking change is a verdict without the objects; an
@@ -292,6 +304,13 @@ func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomR
 	}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(g.Timeout, defaultReplayTimeout))
 	defer cancel()
+	g.slotsOnce.Do(func() { g.slots = make(chan struct{}, cmp.Or(g.Concurrency, defaultReplayConcurrency)) })
+	select {
+	case g.slots <- struct{}{}:
+		defer func() { <-g.slots }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for a replay slot: %w (raise --crd-replay-concurrency)", ctx.Err())
+	}
 	var invalid []invalidObject
 	seen := 0
 	for _, i := range changed {

@@ -325,7 +325,11 @@ func TestCRDGuardSafeAllowed(t *testing.T) {
 	store := &fakeStore{objects: []map[string]any{storedWidget("a", 3)}}
 	v := &CRDValidator{Guard: guard(store)}
 	old := widget(t)
+	// A new optional field strands nothing: answered without listing.
 	wantAllowed(t, v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, addColor(old), old)))
+	if len(store.calls) != 0 {
+		t.Errorf("listed %d times for an update without a breaking change", len(store.calls))
+	}
 	// Only a label: no schema changed, nothing to list.
 	relabelled := old.DeepCopy()
 	relabelled.Labels["team"] = "a"
@@ -533,4 +537,40 @@ func TestCRDGuardBounds(t *testing.T) {
 			t.Fatalf("response %+v, want a 500 at the deadline", resp.Result)
 		}
 	})
+}
+
+// TestCRDGuardReplaySlots: replays beyond --crd-replay-concurrency wait
+// for a slot within the replay timeout, then fail, so failurePolicy
+// decides; a slot freed lets the next one run.
+func TestCRDGuardReplaySlots(t *testing.T) {
+	old := widget(t)
+	store := &fakeStore{objects: []map[string]any{storedWidget("a", 3)}}
+	listing, unblock := make(chan struct{}), make(chan struct{})
+	g := guard(store)
+	g.Concurrency, g.Timeout = 1, 200*time.Millisecond
+	// The first list call holds its slot until unblocked.
+	g.List = func(ctx context.Context, gvr k8sschema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+		select {
+		case listing <- struct{}{}:
+			<-unblock
+		default:
+		}
+		return store.list(ctx, gvr, opts)
+	}
+	v := &CRDValidator{Guard: g}
+	req := crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 5), "maximum-changed: smaller"), old)
+
+	first := make(chan admission.Response)
+	go func() { first <- v.Handle(context.Background(), req) }()
+	<-listing
+	resp := v.Handle(t.Context(), req)
+	if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "waiting for a replay slot") {
+		t.Errorf("a replay beyond the slots: %+v, want a 500 naming the wait", resp.Result)
+	}
+	close(unblock)
+	<-first
+
+	// The slot is free again.
+	g.Timeout = 5 * time.Second
+	wantAllowed(t, v.Handle(t.Context(), req))
 }

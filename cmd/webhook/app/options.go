@@ -163,6 +163,16 @@ type Options struct {
 	// (--crd-replay-timeout). Default 8s: under the API server's default
 	// webhook timeout of 10s, so the webhook answers before it is cut off.
 	CRDReplayTimeout time.Duration
+	// CRDReplayConcurrency bounds the CRD updates replayed at once; the
+	// others wait within --crd-replay-timeout (--crd-replay-concurrency).
+	// Default: 4.
+	CRDReplayConcurrency int
+	// CRDReplayQPS and CRDReplayBurst are the client-side rate limit of
+	// the replay's list calls, its own so that replays neither wait behind
+	// nor starve the informers (--crd-replay-qps, --crd-replay-burst).
+	// Default: 50 and 100.
+	CRDReplayQPS   float32
+	CRDReplayBurst int
 
 	// Audit runs the background audit (--audit): the elected replica
 	// evaluates the stored objects the cluster's GuardPolicies match and
@@ -213,6 +223,9 @@ func NewOptions() *Options {
 		CRDReplayMaxObjects:     10000,
 		CRDReplayPageSize:       500,
 		CRDReplayTimeout:        8 * time.Second,
+		CRDReplayConcurrency:    4,
+		CRDReplayQPS:            50,
+		CRDReplayBurst:          100,
 		AuditInterval:           time.Hour,
 		AuditQPS:                20,
 		AuditPageSize:           250,
@@ -256,6 +269,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.CRDApproverGroups, "crd-approvers-groups", o.CRDApproverGroups, "groups whose members may approve breaking CRD changes with crdguard.dev/approve")
 	fs.IntVar(&o.CRDReplayMaxObjects, "crd-replay-max-objects", o.CRDReplayMaxObjects, "most stored objects /validate-crd replays for one CRD update; more fails the request")
 	fs.Int64Var(&o.CRDReplayPageSize, "crd-replay-page-size", o.CRDReplayPageSize, "objects per list call when /validate-crd reads stored objects")
+	fs.IntVar(&o.CRDReplayConcurrency, "crd-replay-concurrency", o.CRDReplayConcurrency, "CRD updates /validate-crd replays stored objects for at once; the others wait within --crd-replay-timeout")
+	fs.Float32Var(&o.CRDReplayQPS, "crd-replay-qps", o.CRDReplayQPS, "most list calls per second of the replays, a rate limit of their own")
+	fs.IntVar(&o.CRDReplayBurst, "crd-replay-burst", o.CRDReplayBurst, "burst of the replays' list calls above --crd-replay-qps")
 	fs.DurationVar(&o.CRDReplayTimeout, "crd-replay-timeout", o.CRDReplayTimeout, "time /validate-crd may spend listing and replaying stored objects; keep it below the webhook timeout")
 	fs.BoolVar(&o.Audit, "audit", o.Audit, "audit stored objects in the background on the elected replica and write OpenReports Reports")
 	fs.DurationVar(&o.AuditInterval, "audit-interval", o.AuditInterval, "time between background audits when no GuardPolicy or CRD changes")
@@ -396,6 +412,15 @@ func (o *Options) validateCRDGuard() field.ErrorList {
 	}
 	if o.CRDReplayPageSize <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("crd-replay-page-size"), o.CRDReplayPageSize, "must be positive"))
+	}
+	if o.CRDReplayConcurrency <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("crd-replay-concurrency"), o.CRDReplayConcurrency, "must be positive"))
+	}
+	if o.CRDReplayQPS <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("crd-replay-qps"), o.CRDReplayQPS, "must be positive"))
+	}
+	if o.CRDReplayBurst <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("crd-replay-burst"), o.CRDReplayBurst, "must be positive"))
 	}
 	if o.CRDReplayTimeout <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("crd-replay-timeout"), o.CRDReplayTimeout.String(), "must be positive"))

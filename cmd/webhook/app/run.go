@@ -249,11 +249,12 @@ func (o *Options) crdGuard(cfg *rest.Config) (*webhook.CRDGuard, error) {
 		return nil, nil
 	}
 	guard := &webhook.CRDGuard{
-		Names:      o.GuardCRDNames,
-		Approvers:  v1alpha1.Approvers{Users: o.CRDApproverUsers, Groups: o.CRDApproverGroups},
-		PageSize:   o.CRDReplayPageSize,
-		MaxObjects: o.CRDReplayMaxObjects,
-		Timeout:    o.CRDReplayTimeout,
+		Names:       o.GuardCRDNames,
+		Approvers:   v1alpha1.Approvers{Users: o.CRDApproverUsers, Groups: o.CRDApproverGroups},
+		PageSize:    o.CRDReplayPageSize,
+		MaxObjects:  o.CRDReplayMaxObjects,
+		Timeout:     o.CRDReplayTimeout,
+		Concurrency: o.CRDReplayConcurrency,
 	}
 	if o.GuardCRDsSelector != "" {
 		sel, err := labels.Parse(o.GuardCRDsSelector)
@@ -262,6 +263,10 @@ func (o *Options) crdGuard(cfg *rest.Config) (*webhook.CRDGuard, error) {
 		}
 		guard.Selector = sel
 	}
+	// A rate limit of its own: client-go's default one, shared, made
+	// concurrent replays wait past their deadline.
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = o.CRDReplayQPS, o.CRDReplayBurst
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
