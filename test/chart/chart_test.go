@@ -3,6 +3,7 @@ package chart
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -251,6 +253,38 @@ func TestTemplate(t *testing.T) {
 		set:   selfSignedSet,
 		check: func(*testing.T, *rendered) {},
 	}, {
+		name: "high availability",
+		set:  []string{"highAvailability=true"},
+		check: func(t *testing.T, r *rendered) {
+			d := r.deployment(t)
+			anti := d.Spec.Template.Spec.Affinity.PodAntiAffinity
+			if *d.Spec.Replicas != 3 || len(anti.RequiredDuringSchedulingIgnoredDuringExecution) != 1 ||
+				anti.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey != "kubernetes.io/hostname" {
+				t.Errorf("replicas %d, anti-affinity %+v; want 3 that never share a node", *d.Spec.Replicas, anti)
+			}
+		},
+	}, {
+		name: "network policy",
+		set:  []string{"networkPolicy.enabled=true"},
+		check: func(t *testing.T, r *rendered) {
+			np := &networkingv1.NetworkPolicy{}
+			r.typed(t, "NetworkPolicy", "r-crdguard", np)
+			var got []string
+			for _, rule := range np.Spec.Ingress {
+				for _, p := range rule.Ports {
+					from := "anyone"
+					if len(rule.From) > 0 {
+						from = fmt.Sprint(rule.From[0].NamespaceSelector.MatchLabels)
+					}
+					got = append(got, p.Port.String()+" from "+from)
+				}
+			}
+			if want := []string{"webhook from anyone", "metrics from map[kubernetes.io/metadata.name:monitoring]"}; !slices.Equal(got, want) ||
+				!slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) {
+				t.Errorf("ingress %q, policy types %v; want %q, Ingress", got, np.Spec.PolicyTypes, want)
+			}
+		},
+	}, {
 		name: "CRD guard by selector only",
 		set:  []string{"guardCRDs.enabled=true", "guardCRDs.matchLabels.team=db"},
 		check: func(t *testing.T, r *rendered) {
@@ -414,8 +448,11 @@ func checkCommon(t *testing.T, r *rendered) {
 
 	// The Deployment: replicas, probes, security, flags crdguard-webhook accepts.
 	d := r.deployment(t)
-	if *d.Spec.Replicas != 2 {
-		t.Errorf("replicas %d, want 2", *d.Spec.Replicas)
+	if *d.Spec.Replicas < 2 {
+		t.Errorf("replicas %d, want at least 2", *d.Spec.Replicas)
+	}
+	if d.Spec.Template.Spec.PriorityClassName != "system-cluster-critical" {
+		t.Errorf("priorityClassName %q, want system-cluster-critical", d.Spec.Template.Spec.PriorityClassName)
 	}
 	pod := d.Spec.Template.Spec
 	if len(pod.TopologySpreadConstraints) == 0 || pod.Affinity == nil || pod.Affinity.PodAntiAffinity == nil {
