@@ -60,7 +60,7 @@ func TestClusterSourceEnforcement(t *testing.T) {
 		Cache: fakeCache{objects: objects}, Schemas: registry, Log: logr.Discard(),
 		Engines: &EngineHolder{}, Enforcement: EnforceVAP, AllRules: &EngineHolder{},
 	}
-	if _, err := source.build(t.Context()); err != nil {
+	if _, err := source.build(t.Context(), source.Cache); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(every[:2], unsafeFindings(t, source.Engines.Load())); diff != "" {

@@ -69,8 +69,19 @@ type ClusterSource struct {
 	// Debounce is the wait after a change before rebuilding; zero is
 	// DefaultDebounce.
 	Debounce time.Duration
+	// Live reads GuardPolicies from the API server itself while a watch
+	// is lost (see WatchLost), normally the manager's GetAPIReader(); nil
+	// waits for the watch to come back.
+	Live client.Reader
+	// RecoveryInterval is how often a lost watch's GuardPolicies are read
+	// live; zero is DefaultRecoveryInterval.
+	RecoveryInterval time.Duration
 
 	book policyBook
+	// building serialises builds: they share book, and an older engine
+	// must never be stored after a newer one.
+	building sync.Mutex
+	watch    watchState
 }
 
 // NeedLeaderElection is false: every replica serves requests, so every
@@ -182,7 +193,7 @@ func guardPolicyObject() *unstructured.Unstructured {
 // with none.
 func (s *ClusterSource) rebuild(ctx context.Context) {
 	start := time.Now()
-	stats, err := s.build(ctx)
+	stats, err := s.build(ctx, s.Cache)
 	if err != nil {
 		s.Metrics.engineBuilt(false)
 		s.Log.Error(err, "Cannot rebuild the engine; still serving the previous one")
@@ -192,7 +203,12 @@ func (s *ClusterSource) rebuild(ctx context.Context) {
 	s.Log.Info("Rebuilt the engine from the cluster", "policyCount", stats.Policies, "schemaCount", stats.Schemas, "took", time.Since(start).Round(time.Millisecond).String())
 }
 
-func (s *ClusterSource) build(ctx context.Context) (SourceStats, error) {
+// build builds and stores an engine of the GuardPolicies policies lists
+// (the cache, or the API server while a watch is lost) and the CRDs in
+// the cache.
+func (s *ClusterSource) build(ctx context.Context, policies client.Reader) (SourceStats, error) {
+	s.building.Lock()
+	defer s.building.Unlock()
 	registry := s.Schemas
 	if registry == nil {
 		var crdList apiextensionsv1.CustomResourceDefinitionList
@@ -210,7 +226,7 @@ func (s *ClusterSource) build(ctx context.Context) (SourceStats, error) {
 	}
 	policyList := &unstructured.UnstructuredList{}
 	policyList.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("GuardPolicyList"))
-	if err := s.Cache.List(ctx, policyList); err != nil {
+	if err := policies.List(ctx, policyList); err != nil {
 		return SourceStats{}, fmt.Errorf("listing GuardPolicies: %w", err)
 	}
 	objs := make([]*unstructured.Unstructured, len(policyList.Items))

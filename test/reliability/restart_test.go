@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -49,6 +50,13 @@ func TestAPIServerRestart(t *testing.T) {
 	if err != nil || a.code() != http.StatusUnprocessableEntity {
 		t.Errorf("unsafe.yaml while the API server is down: %v %v, want the policy's denial", a, err)
 	}
+	// The lost watch shows: the policies' staleness grows.
+	eventually(t, "the staleness metric above 0", func(ctx context.Context) (bool, string) {
+		v, err := scrapeSample(ctx, "crdguard_source_staleness_seconds")
+		return err == nil && v > 0, fmt.Sprint(v, err)
+	})
+	// As long as a real outage: the reflectors' backoff grows past it.
+	time.Sleep(20 * time.Second)
 	if err := apiServer.Start(); err != nil {
 		t.Fatalf("starting kube-apiserver again: %v", err)
 	}
@@ -64,6 +72,7 @@ func TestAPIServerRestart(t *testing.T) {
 	})
 
 	policy := labelPolicy("after-restart", restartLabel, "created after the API server restarted")
+	created := time.Now()
 	if err := cluster.client.Create(t.Context(), policy); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +91,23 @@ func TestAPIServerRestart(t *testing.T) {
 		err := cluster.client.Create(ctx, good.DeepCopy(), client.DryRunAll)
 		return isWebhookDenial(err) && strings.Contains(err.Error(), "created after the API server restarted"), fmt.Sprint(err)
 	})
+	// Read live while the informers back off: enforced within a few
+	// intervals of the live read, not the minute their backoff took.
+	took := time.Since(created)
+	t.Logf("the policy created after the restart was enforced after %s", took.Round(100*time.Millisecond))
+	if took > maxRecovery {
+		t.Errorf("the policy created after the restart was enforced after %s, want within %s", took.Round(time.Second), maxRecovery)
+	}
+	eventually(t, "the staleness metric back to 0", func(ctx context.Context) (bool, string) {
+		v, err := scrapeSample(ctx, "crdguard_source_staleness_seconds")
+		return err == nil && v == 0, fmt.Sprint(v, err)
+	})
 }
+
+// maxRecovery bounds how long a GuardPolicy created after an outage takes
+// to be enforced: a few live reads (DefaultRecoveryInterval) and a rebuild
+// on a loaded machine, far below the reflectors' backoff.
+const maxRecovery = 15 * time.Second
 
 // labelPolicy is a GuardPolicy that denies every MySQLCluster labelled
 // label=true with message.

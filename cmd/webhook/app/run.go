@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -112,7 +114,11 @@ func Run(ctx context.Context, o *Options) error {
 		Scheme: scheme,
 		// CRDs are large and managedFields often their biggest part; no
 		// source reads them.
-		Cache:                   cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Cache: cache.Options{
+			DefaultTransform: cache.TransformStripManagedFields(),
+			// Informers that tell the source when a list or watch fails.
+			NewInformer: newInformer(source),
+		},
 		Logger:                  log,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
@@ -133,7 +139,10 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	if source != nil {
-		source.Cache = mgr.GetCache()
+		source.Cache, source.Live = mgr.GetCache(), mgr.GetAPIReader()
+		if err := ctrlmetrics.Registry.Register(source.StalenessMetric()); err != nil {
+			return fmt.Errorf("registering metrics: %w", err)
+		}
 		if err := mgr.Add(source); err != nil {
 			return err
 		}
@@ -275,4 +284,15 @@ func (o *Options) crdGuard(cfg *rest.Config) (*webhook.CRDGuard, error) {
 		return dyn.Resource(gvr).List(ctx, opts)
 	}
 	return guard, nil
+}
+
+// newInformer is the cache's informer constructor: client-go's, with its
+// list and watch calls reported to source, when there is one.
+func newInformer(source *webhook.ClusterSource) func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer {
+	return func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+		if source != nil {
+			lw = source.ReportingListerWatcher(lw)
+		}
+		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
+	}
 }
