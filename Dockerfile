@@ -25,5 +25,5 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/crdguard-webhook /out/crdguard /usr/local/bin/
 USER 65532:65532
-EXPOSE 9443 8080 8081
+EXPOSE 9443 8443 8081
 ENTRYPOINT ["/usr/local/bin/crdguard-webhook"]

@@ -105,8 +105,16 @@ func TestTemplate(t *testing.T) {
 			if r.get("Service", "r-crdguard-metrics") == nil {
 				t.Error("no metrics Service")
 			}
-			if got := r.clusterRole(t).Rules; len(got) != 4 {
-				t.Errorf("ClusterRole has %d rules, want 4 (guardpolicies, CRDs, namespaces, its ValidatingWebhookConfiguration): %v", len(got), got)
+			if got := r.clusterRole(t).Rules; len(got) != 6 {
+				t.Errorf("ClusterRole has %d rules, want 6 (guardpolicies, CRDs, namespaces, its ValidatingWebhookConfiguration, tokenreviews and subjectaccessreviews for --metrics-secure): %v", len(got), got)
+			}
+			reader := &rbacv1.ClusterRole{}
+			r.typed(t, "ClusterRole", "r-crdguard-metrics-reader", reader)
+			if len(reader.Rules) != 1 || !slices.Equal(reader.Rules[0].NonResourceURLs, []string{"/metrics"}) || !slices.Equal(reader.Rules[0].Verbs, []string{"get"}) {
+				t.Errorf("metrics-reader rules %+v, want get on /metrics", reader.Rules)
+			}
+			if args := r.args(t); !slices.Contains(args, "--metrics-secure") || !slices.Contains(args, "--metrics-bind-address=:8443") {
+				t.Errorf("args %v: want --metrics-secure on :8443", args)
 			}
 			if args := r.args(t); slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--guard-crd") }) {
 				t.Errorf("CRD guard flags without guardCRDs.enabled: %v", args)
@@ -169,8 +177,12 @@ func TestTemplate(t *testing.T) {
 			if sm.GetLabels()["release"] != "prom" {
 				t.Errorf("ServiceMonitor labels %v lack release=prom", sm.GetLabels())
 			}
-			if p := svc.Spec.Ports[0]; p.Port != 9090 || p.Name != "http-metrics" {
+			if p := svc.Spec.Ports[0]; p.Port != 9090 || p.Name != "https-metrics" {
 				t.Errorf("metrics port %v", p)
+			}
+			endpoint, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+			if e, _ := endpoint[0].(map[string]any); e["port"] != "https-metrics" || e["scheme"] != "https" || e["bearerTokenFile"] != "/var/run/secrets/kubernetes.io/serviceaccount/token" {
+				t.Errorf("ServiceMonitor endpoint %v: want https with the scraper's token", e)
 			}
 			if !slices.Contains(r.args(t), "--metrics-bind-address=:9090") {
 				t.Errorf("args %v lack --metrics-bind-address=:9090", r.args(t))
@@ -222,11 +234,11 @@ func TestTemplate(t *testing.T) {
 				{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"httproutes"}, Verbs: []string{"list"}},
 			}
 			got := r.clusterRole(t).Rules
-			if len(got) != 4+len(want) {
+			if len(got) != 6+len(want) {
 				t.Fatalf("ClusterRole rules %v", got)
 			}
 			for i, w := range want {
-				g := got[4+i]
+				g := got[6+i]
 				if !slices.Equal(g.APIGroups, w.APIGroups) || !slices.Equal(g.Resources, w.Resources) || !slices.Equal(g.Verbs, w.Verbs) {
 					t.Errorf("ClusterRole rule %d = %v, want %v", 3+i, g, w)
 				}

@@ -24,7 +24,9 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -204,7 +206,8 @@ func TestDeployment(t *testing.T) {
 	})
 
 	t.Run("certificate rotation under load", func(t *testing.T) {
-		rotateUnderLoad(t, c, ca, secretName, certDir, webhookAddr, fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[2]))
+		scraper := newMetricsScraper(t, c, fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[2]))
+		rotateUnderLoad(t, c, ca, secretName, certDir, webhookAddr, scraper)
 	})
 
 	t.Run("version", func(t *testing.T) {
@@ -244,9 +247,9 @@ spec:
 // server-side dry-run creates through the API server, then checks that not
 // one failed and the new certificate is served within the certwatcher's
 // interval.
-func rotateUnderLoad(t *testing.T, c client.Client, ca *localca.CA, secretName, certDir, webhookAddr, metrics string) {
+func rotateUnderLoad(t *testing.T, c client.Client, ca *localca.CA, secretName, certDir, webhookAddr string, metrics *metricsScraper) {
 	before := servedSerial(t, ca, webhookAddr)
-	reviewsBefore := counterSum(t, metrics, "crdguard_admission_requests_total")
+	reviewsBefore := metrics.counterSum(t, "crdguard_admission_requests_total")
 	good := readExample(t, "good.yaml")
 
 	var sent, failed atomic.Int64
@@ -315,17 +318,60 @@ func rotateUnderLoad(t *testing.T, c client.Client, ca *localca.CA, secretName, 
 	}
 	// Each create went to /validate (which counts them): the webhook
 	// answered them, not an API server that skipped it.
-	if reviews := counterSum(t, metrics, "crdguard_admission_requests_total") - reviewsBefore; reviews < float64(sent.Load()) {
+	if reviews := metrics.counterSum(t, "crdguard_admission_requests_total") - reviewsBefore; reviews < float64(sent.Load()) {
 		t.Errorf("/validate counted %v admission requests for %d creates, want at least one each", reviews, sent.Load())
 	}
 }
 
-// counterSum adds up every series of a counter on the webhook's /metrics.
-func counterSum(t *testing.T, url, name string) float64 {
+// metricsScraper scrapes the webhook's /metrics as Prometheus does with
+// the chart's --metrics-secure: HTTPS, with the token of a ServiceAccount
+// bound to the chart's metrics-reader ClusterRole.
+type metricsScraper struct {
+	url, token string
+	client     *http.Client
+}
+
+func newMetricsScraper(t *testing.T, c client.Client, url string) *metricsScraper {
 	t.Helper()
-	resp, err := http.Get(url)
+	ctx := t.Context()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "prometheus", Namespace: releaseNamespace}}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "prometheus-crdguard-metrics"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: defaultRelease + "-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: sa.Namespace}},
+	}
+	for _, obj := range []client.Object{sa, binding} {
+		if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
+	}
+	tr := &authenticationv1.TokenRequest{}
+	if err := c.SubResource("token").Create(ctx, sa, tr); err != nil {
+		t.Fatalf("a token for %s: %v", sa.Name, err)
+	}
+	// The metrics server's certificate is self-signed, as the chart's
+	// ServiceMonitor accepts it.
+	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the test's own server
+	t.Cleanup(transport.CloseIdleConnections)
+	return &metricsScraper{url: url, token: tr.Status.Token, client: &http.Client{Transport: transport}}
+}
+
+// counterSum adds up every series of a counter on the webhook's /metrics.
+func (m *metricsScraper) counterSum(t *testing.T, name string) float64 {
+	t.Helper()
+	url := m.url
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+m.token)
+	resp, err := m.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)

@@ -99,3 +99,8 @@ rules:
     scope: {{ default "*" .scope | quote }}
 {{- end }}
 {{- end }}
+
+{{/* The metrics port's name: https-metrics with --metrics-secure. */}}
+{{- define "crdguard.metricsPortName" -}}
+{{- if .Values.metrics.secure }}https-metrics{{ else }}http-metrics{{ end -}}
+{{- end }}

@@ -116,8 +116,14 @@ type Options struct {
 	// (--health-probe-bind-address). Default ":8081"; "0" disables them.
 	HealthProbeBindAddress string
 	// MetricsBindAddress serves Prometheus metrics on /metrics
-	// (--metrics-bind-address). Default ":8080"; "0" disables them.
+	// (--metrics-bind-address). Default "127.0.0.1:8080": plain HTTP
+	// without authentication is for this host only; "0" disables them.
 	MetricsBindAddress string
+	// MetricsSecure serves /metrics over HTTPS to callers that
+	// authenticate to the API server and may get the /metrics URL
+	// (--metrics-secure): a TokenReview and a SubjectAccessReview per
+	// scrape, as kubebuilder's metrics filter does. Default: false.
+	MetricsSecure bool
 	// PprofBindAddress serves Go's /debug/pprof profiles
 	// (--pprof-bind-address). Default "": off, since profiles expose the
 	// process's memory.
@@ -215,7 +221,7 @@ func NewOptions() *Options {
 		SelfSignedCAOverlap:     selfsigned.DefaultOverlap,
 		TLSMinVersion:           "VersionTLS12",
 		HealthProbeBindAddress:  ":8081",
-		MetricsBindAddress:      ":8080",
+		MetricsBindAddress:      "127.0.0.1:8080",
 		ShutdownTimeout:         30 * time.Second,
 		SourceDebounce:          500 * time.Millisecond,
 		MaxInFlightRequestBytes: 64 << 20,
@@ -257,7 +263,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "TLS 1.2 cipher suites (crypto/tls names, comma-separated); default Go's secure suites")
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "serve HTTP/2 as well as HTTP/1.1")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `address of /healthz and /readyz; "0" disables them`)
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `address of /metrics; "0" disables it`)
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `address of /metrics; "0" disables it. Without --metrics-secure keep it on localhost: anyone who reaches it can read it`)
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve /metrics over HTTPS to callers the API server authenticates and authorizes for get on the /metrics URL (needs create on tokenreviews and subjectaccessreviews)")
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, `address of /debug/pprof; empty disables it`)
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, in-cluster, or ~/.kube/config")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "how long to keep serving after SIGTERM, with /readyz failing and answers asking clients to close their connections, before the graceful shutdown; keep terminationGracePeriodSeconds above it plus --shutdown-timeout")

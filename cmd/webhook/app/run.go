@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -120,7 +121,7 @@ func Run(ctx context.Context, o *Options) error {
 			NewInformer: newInformer(source),
 		},
 		Logger:                  log,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                 o.metricsServer(),
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		PprofBindAddress:        o.PprofBindAddress,
 		WebhookServer:           server,
@@ -295,4 +296,17 @@ func newInformer(source *webhook.ClusterSource) func(toolscache.ListerWatcher, r
 		}
 		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
 	}
+}
+
+// metricsServer serves /metrics on --metrics-bind-address: plain, or with
+// --metrics-secure over HTTPS (the webhook's TLS settings, a self-signed
+// certificate) for callers the API server authenticates and authorizes.
+func (o *Options) metricsServer() metricsserver.Options {
+	opts := metricsserver.Options{BindAddress: o.MetricsBindAddress}
+	if o.MetricsSecure {
+		opts.SecureServing = true
+		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		opts.TLSOpts = []func(*tls.Config){o.tlsConfig(nil)}
+	}
+	return opts
 }
