@@ -34,6 +34,13 @@ type webhookProcess struct {
 // still running.
 func startWebhook(t *testing.T, args ...string) *webhookProcess {
 	t.Helper()
+	return startWebhookWithEnv(t, nil, args...)
+}
+
+// startWebhookWithEnv is startWebhook with env as the process's
+// environment; nil inherits the test's.
+func startWebhookWithEnv(t *testing.T, env []string, args ...string) *webhookProcess {
+	t.Helper()
 	ports, err := localcluster.FreePorts(2)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +57,7 @@ func startWebhook(t *testing.T, args ...string) *webhookProcess {
 		"--health-probe-bind-address", probe,
 		"--metrics-bind-address", "0",
 	}, args...)...)
-	p.cmd.Stderr = p.stderr
+	p.cmd.Stderr, p.cmd.Env = p.stderr, env
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -266,7 +266,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `address of /metrics; "0" disables it. Without --metrics-secure keep it on localhost: anyone who reaches it can read it`)
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve /metrics over HTTPS to callers the API server authenticates and authorizes for get on the /metrics URL (needs create on tokenreviews and subjectaccessreviews)")
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, `address of /debug/pprof; empty disables it`)
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, in-cluster, or ~/.kube/config")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, in-cluster, or ~/.kube/config. With --policies (and --crds) none is needed, unless --audit, --guard-crds, --tls-mode=self-signed, --validating-configurations, --metrics-secure or a namespaceSelector needs the cluster")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "how long to keep serving after SIGTERM, with /readyz failing and answers asking clients to close their connections, before the graceful shutdown; keep terminationGracePeriodSeconds above it plus --shutdown-timeout")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long a graceful shutdown waits for in-flight requests")
 	fs.BoolVar(&o.GuardCRDs, "guard-crds", o.GuardCRDs, "serve /validate-crd, the CRD upgrade guard; needs list on the guarded kinds")

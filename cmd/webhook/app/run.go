@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -90,7 +91,17 @@ func Run(ctx context.Context, o *Options) error {
 
 	cfg, err := restConfig(o.Kubeconfig)
 	if err != nil {
-		return err
+		// Policies and CRDs from files need no cluster, unless something
+		// else does: then the error says what.
+		uses := o.clusterUses()
+		if engine := engines.Load(); engine != nil && engine.UsesNamespaceSelector() {
+			uses = append(uses, "a GuardPolicy with a namespaceSelector (namespace labels)")
+		}
+		if len(uses) > 0 {
+			return fmt.Errorf("%w; the cluster is needed for %s", err, strings.Join(uses, ", "))
+		}
+		log.Info("No cluster configured: serving the policies and CRDs from files only", "reason", err.Error())
+		cfg = noCluster()
 	}
 	// From files or self-signed (--tls-mode), read or issued now.
 	certs, err := o.servingCertificates(ctx, cfg, log)
@@ -310,3 +321,36 @@ func (o *Options) metricsServer() metricsserver.Options {
 	}
 	return opts
 }
+
+// clusterUses names what the options read from or write to the cluster.
+func (o *Options) clusterUses() []string {
+	var uses []string
+	for _, u := range []struct {
+		on   bool
+		what string
+	}{
+		{len(o.Policies) == 0, "GuardPolicies watched from the cluster (no --policies)"},
+		{o.Audit, "--audit"},
+		{o.GuardCRDs, "--guard-crds"},
+		{o.TLSMode == TLSModeSelfSigned, "--tls-mode=self-signed"},
+		{len(o.ValidatingConfigurations) > 0, "--validating-configurations"},
+		{o.MetricsSecure, "--metrics-secure"},
+	} {
+		if u.on {
+			uses = append(uses, u.what)
+		}
+	}
+	return uses
+}
+
+// noCluster is the configuration of a webhook that runs without a
+// cluster: a call that reaches it anyway fails, saying why.
+func noCluster() *rest.Config {
+	return &rest.Config{Host: "https://no-cluster.invalid", Transport: roundTripperFunc(func(*http.Request) (*http.Response, error) {
+		return nil, errors.New("crdguard-webhook runs without a cluster: no kubeconfig was found")
+	})}
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
