@@ -23,7 +23,7 @@ var errBodyBudget = errors.New("crdguard is reading too many request bodies at o
 // BodyBudget bounds the bytes of the request bodies being read and handled
 // at once. A caller can declare 7 MiB and send it slowly, or send dozens of
 // such bodies together: reading each into a buffer of its declared size
-// held hundreds of megabytes.
+// would hold hundreds of megabytes.
 //
 // Bodies are read as they arrive, so memory grows with the bytes
 // received. The first bodyChunk bytes are granted from one half of the

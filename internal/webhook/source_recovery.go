@@ -23,10 +23,10 @@ import (
 const DefaultRecoveryInterval = 2 * time.Second
 
 // After an API server outage, client-go's reflectors back off for up to
-// half a minute before they list and watch again: a GuardPolicy changed
-// meanwhile took a minute to reach the webhook, while /readyz said 200
-// and nothing was logged. So a lost watch is logged, its staleness is a
-// metric, and until the cache has caught up, the GuardPolicies are read
+// half a minute before they list and watch again, so a GuardPolicy changed
+// meanwhile could wait a minute to reach the webhook, unseen. So a lost
+// watch is logged, its staleness is a metric, and until the cache has
+// caught up, the GuardPolicies are read
 // from the API server itself every RecoveryInterval and the engine is
 // rebuilt from them whenever they changed. CRDs stay as the cache has
 // them: they change rarely, and reading them all again is costly.
