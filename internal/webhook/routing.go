@@ -41,6 +41,11 @@ func (r *Routing) Unrouted(ctx context.Context, match v1alpha1.Match) ([]string,
 	if err != nil {
 		return nil, err
 	}
+	return r.unrouted(rules, match)
+}
+
+// unrouted is Unrouted against rules read once.
+func (r *Routing) unrouted(rules []admissionregistrationv1.RuleWithOperations, match v1alpha1.Match) ([]string, error) {
 	ops := match.Operations
 	if len(ops) == 0 {
 		ops = allOperations

@@ -31,8 +31,14 @@ func (c *RoutingCollector) Collect(ch chan<- prometheus.Metric) {
 	// Bounded: a scrape must not hang on the API server.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// The configurations once per scrape, whatever the number of policies.
+	rules, err := c.Routing.validateRules(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(unroutedDesc, err)
+		return
+	}
 	for name, match := range engine.Matches() {
-		unrouted, err := c.Routing.Unrouted(ctx, match)
+		unrouted, err := c.Routing.unrouted(rules, match)
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(unroutedDesc, err)
 			return

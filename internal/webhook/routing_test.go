@@ -1,19 +1,23 @@
 package webhook
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 func TestRoutingUnrouted(t *testing.T) {
@@ -78,5 +82,53 @@ func TestRoutingUnrouted(t *testing.T) {
 	missing := &Routing{Reader: r.Reader, Mapper: mapper, Configurations: []string{"gone"}}
 	if _, err := missing.Unrouted(t.Context(), match("", []string{"ConfigMap"})); err == nil || !strings.HasPrefix(err.Error(), "reading ValidatingWebhookConfiguration gone: ") {
 		t.Errorf("a configuration that does not exist: %v", err)
+	}
+}
+
+// countingReader counts the Get calls it passes on.
+type countingReader struct {
+	client.Reader
+	gets int
+}
+
+func (c *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.gets++
+	return c.Reader.Get(ctx, key, obj, opts...)
+}
+
+// TestRoutingCollector: a scrape reads the configurations once, however
+// many policies it reports, one series each.
+func TestRoutingCollector(t *testing.T) {
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Version: "v1"}})
+	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, meta.RESTScopeNamespace)
+	configuration := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "crdguard"}}
+	reader := &countingReader{Reader: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(configuration).Build()}
+	var gps []*v1alpha1.GuardPolicy
+	for _, name := range []string{"a", "b", "c"} {
+		gps = append(gps, &v1alpha1.GuardPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1alpha1.GuardPolicySpec{
+				Match: v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{{Kinds: []string{"ConfigMap"}}}},
+				Rules: []v1alpha1.Rule{{Name: "r", Deletion: &v1alpha1.DeletionRule{}}},
+			},
+		})
+	}
+	engine, err := policies.NewEngine(nil, gps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &RoutingCollector{Routing: &Routing{Reader: reader, Mapper: mapper, Configurations: []string{"crdguard"}}, Engines: NewEngineHolder(engine)}
+	want := `
+# HELP crdguard_policy_unrouted_kinds Kinds (or kind versions) a loaded GuardPolicy matches that no ValidatingWebhookConfiguration of crdguard sends to it: the policy is not enforced on them.
+# TYPE crdguard_policy_unrouted_kinds gauge
+crdguard_policy_unrouted_kinds{policy="a"} 1
+crdguard_policy_unrouted_kinds{policy="b"} 1
+crdguard_policy_unrouted_kinds{policy="c"} 1
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	if reader.gets != 1 {
+		t.Errorf("read the configuration %d times in one scrape, want once", reader.gets)
 	}
 }
