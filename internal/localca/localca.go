@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// CA signs serving certificates.
+// CA signs serving and client certificates.
 type CA struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey
@@ -52,29 +52,40 @@ func New(name string) (*CA, error) {
 
 // WriteServing writes tls.crt and tls.key (the names crdguard-webhook's
 // --cert-name and --key-name default to) for ip into dir, valid for
-// validity. Each file is written whole and renamed into place, as the
+// validity.
+func (ca *CA) WriteServing(dir string, ip net.IP, validity time.Duration) error {
+	return ca.write(dir, "tls", &x509.Certificate{
+		Subject: pkix.Name{CommonName: "crdguard-webhook"},
+		// The API server checks the URL's host against the SANs only.
+		IPAddresses: []net.IP{ip},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, validity)
+}
+
+// WriteClient writes client.crt and client.key, a client certificate for
+// commonName, into dir, valid for validity.
+func (ca *CA) WriteClient(dir, commonName string, validity time.Duration) error {
+	return ca.write(dir, "client", &x509.Certificate{
+		Subject:     pkix.Name{CommonName: commonName},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, validity)
+}
+
+// write signs template with a new key and writes name.crt and name.key
+// into dir. Each file is written whole and renamed into place, as the
 // kubelet updates a mounted Secret, so a certificate watcher never reads
 // half a file.
-func (ca *CA) WriteServing(dir string, ip net.IP, validity time.Duration) error {
+func (ca *CA) write(dir, name string, template *x509.Certificate, validity time.Duration) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
 	}
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
+	if template.SerialNumber, err = rand.Int(rand.Reader, big.NewInt(1<<62)); err != nil {
 		return err
 	}
 	now := time.Now()
-	template := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "crdguard-webhook"},
-		// The API server checks the URL's host against the SANs only.
-		IPAddresses: []net.IP{ip},
-		NotBefore:   now.Add(-time.Hour),
-		NotAfter:    now.Add(validity),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
+	template.NotBefore, template.NotAfter = now.Add(-time.Hour), now.Add(validity)
+	template.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
 		return err
@@ -83,15 +94,15 @@ func (ca *CA) WriteServing(dir string, ip net.IP, validity time.Duration) error 
 	if err != nil {
 		return err
 	}
-	for name, block := range map[string]*pem.Block{
-		"tls.key": {Type: "EC PRIVATE KEY", Bytes: keyDER},
-		"tls.crt": {Type: "CERTIFICATE", Bytes: der},
+	for file, block := range map[string]*pem.Block{
+		name + ".key": {Type: "EC PRIVATE KEY", Bytes: keyDER},
+		name + ".crt": {Type: "CERTIFICATE", Bytes: der},
 	} {
-		tmp := filepath.Join(dir, "."+name+".tmp")
+		tmp := filepath.Join(dir, "."+file+".tmp")
 		if err := os.WriteFile(tmp, pem.EncodeToMemory(block), 0o600); err != nil {
 			return err
 		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		if err := os.Rename(tmp, filepath.Join(dir, file)); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -276,6 +277,28 @@ func TestTemplate(t *testing.T) {
 			}
 		},
 	}, {
+		name: "client certificates",
+		set:  append([]string{"webhook.clientAuth.enabled=true", "webhook.clientAuth.caConfigMap=apiserver-client-ca", "webhook.clientAuth.allowedNames={kube-apiserver,front-proxy}"}, mysqlKind...),
+		check: func(t *testing.T, r *rendered) {
+			args := r.args(t)
+			if !slices.Contains(args, "--client-allowed-names=kube-apiserver,front-proxy") {
+				t.Errorf("args %v: want --client-allowed-names=kube-apiserver,front-proxy", args)
+			}
+			// The CA file is the ConfigMap's key, mounted.
+			spec := r.deployment(t).Spec.Template.Spec
+			var mounted string
+			for _, m := range spec.Containers[0].VolumeMounts {
+				for _, v := range spec.Volumes {
+					if v.Name == m.Name && v.ConfigMap != nil && m.ReadOnly {
+						mounted = path.Join(m.MountPath, "ca.crt") + " from " + v.ConfigMap.Name
+					}
+				}
+			}
+			if want := "/etc/crdguard/client-ca/ca.crt from apiserver-client-ca"; mounted != want || !slices.Contains(args, "--client-ca-file=/etc/crdguard/client-ca/ca.crt") {
+				t.Errorf("args %v, mounted %q; want --client-ca-file=/etc/crdguard/client-ca/ca.crt, %q", args, mounted, want)
+			}
+		},
+	}, {
 		name: "network policy",
 		set:  []string{"networkPolicy.enabled=true"},
 		check: func(t *testing.T, r *rendered) {
@@ -339,6 +362,7 @@ func TestBadValues(t *testing.T) {
 		{"audit.qps=0", "- at '/audit/qps': exclusiveMinimum: got 0, want 0\n"},
 		{"audit.pageSize=0", "- at '/audit/pageSize': minimum: got 0, want 1\n"},
 		{"audit.interval=hourly", "- at '/audit/interval': 'hourly' does not match pattern '^([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$'\n"},
+		{"webhook.clientAuth.enabled=true,webhook.clientAuth.caConfigMap=ca", "- at '/webhook/clientAuth/allowedNames': minItems: got 0, want 1\n"},
 		{"audit.enable=true", "- at '/audit': additional properties 'enable' not allowed\n"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {

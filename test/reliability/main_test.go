@@ -36,7 +36,10 @@ var cluster struct {
 	kubeconfig string        // the admin's kubeconfig, for the webhook
 	examples   string        // examples/mysql
 	ca         *localca.CA
-	certDir    string // the serving certificate every webhook uses
+	// clientCA signed the client certificate the API server presents to
+	// webhooks.
+	clientCA *localca.CA
+	certDir  string // the serving certificate every webhook uses
 	// webhookAddr is the in-process webhook's host:port; metrics its
 	// /metrics URL.
 	webhookAddr string
@@ -57,6 +60,9 @@ const setupTimeout = 3 * time.Minute
 const (
 	validatingName = "validate.crdguard.dev"
 	shopNamespace  = "shop"
+	// clientAuthNamespace is TestClientCertificates' own: the shared
+	// webhook is not called for it.
+	clientAuthNamespace = "client-auth"
 )
 
 func TestMain(m *testing.M) {
@@ -114,6 +120,16 @@ func run(m *testing.M) (code int) {
 	// open watches through its whole 60s shutdown timeout; with one it
 	// ends them, as a real API server's rollout does.
 	apiServer.Configure().Set("shutdown-watch-termination-grace-period", "2s")
+	// The API server presents a client certificate to every webhook, as
+	// a cluster whose webhooks require one is configured.
+	if cluster.clientCA, err = localca.New("crdguard-reliability-client-ca"); err != nil {
+		return fail("generating the client CA: %v", err)
+	}
+	admissionConfig, err := writeAdmissionConfiguration(filepath.Join(tmp, "admission"), cluster.clientCA)
+	if err != nil {
+		return fail("writing the AdmissionConfiguration: %v", err)
+	}
+	apiServer.Configure().Set("admission-control-config-file", admissionConfig)
 	cfg, err := cluster.env.Start()
 	defer func() {
 		if err := cluster.env.Stop(); err != nil {
@@ -191,6 +207,9 @@ func register(ctx context.Context, url string) error {
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name:         validatingName,
 			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate"), CABundle: cluster.ca.PEM},
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{clientAuthNamespace},
+			}}},
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
 				Rule: admissionregistrationv1.Rule{
@@ -217,11 +236,17 @@ func register(ctx context.Context, url string) error {
 // dryRunCreate asks the API server whether examples/mysql/name would be
 // created in the shop namespace.
 func dryRunCreate(ctx context.Context, name string) error {
+	return dryRunCreateIn(ctx, shopNamespace, name)
+}
+
+// dryRunCreateIn asks the API server whether examples/mysql/name would be
+// created in namespace.
+func dryRunCreateIn(ctx context.Context, namespace, name string) error {
 	obj, err := readExample(name)
 	if err != nil {
 		return err
 	}
-	obj.SetNamespace(shopNamespace)
+	obj.SetNamespace(namespace)
 	return cluster.client.Create(ctx, obj, client.DryRunAll)
 }
 

@@ -62,6 +62,7 @@ func TestCommandOptions(t *testing.T) {
 			"--enable-http2", "--health-probe-bind-address", "0", "--metrics-bind-address", ":9090",
 			"--kubeconfig", "/kube/config", "--shutdown-timeout", "10s", "--dev",
 			"--source-debounce", "2s",
+			"--client-ca-file", exampleCRD, "--client-allowed-names", "kube-apiserver,front-proxy",
 		},
 		want: func(o *Options) {
 			o.CRDs = []string{exampleCRD, exampleCRD}
@@ -74,6 +75,7 @@ func TestCommandOptions(t *testing.T) {
 			o.HealthProbeBindAddress, o.MetricsBindAddress = "0", ":9090"
 			o.Kubeconfig, o.ShutdownTimeout, o.Dev = "/kube/config", 10*time.Second, true
 			o.SourceDebounce = 2 * time.Second
+			o.ClientCAFile, o.ClientAllowedNames = exampleCRD, []string{"kube-apiserver", "front-proxy"}
 		},
 	}}
 	for _, tt := range tests {
@@ -111,6 +113,14 @@ func TestCommandInvalid(t *testing.T) {
 			`tls-cipher-suites[0]: Invalid value: "TLS_RSA_WITH_RC4_128_SHA": not a secure crypto/tls cipher suite, ` +
 			`tls-cipher-suites[1]: Invalid value: "TLS_AES_128_GCM_SHA256": a TLS 1.3 cipher suite, which is not configurable: list TLS 1.2 suites only, ` +
 			`tls-min-version: Unsupported value: "VersionTLS10": supported values: "VersionTLS12", "VersionTLS13"]`,
+	}, {
+		name: "a client CA without the names it may sign for",
+		args: []string{"--policies", examplePolicy, "--client-ca-file", "missing-ca.crt"},
+		want: `client-allowed-names: Required value: the names of the client certificates to accept: a CA such as the cluster's also signs every user's certificate`,
+	}, {
+		name: "client names without a CA",
+		args: []string{"--policies", examplePolicy, "--client-allowed-names", "kube-apiserver,"},
+		want: `[client-allowed-names[1]: Required value: an empty name matches no certificate, client-ca-file: Required value: --client-allowed-names needs the CA that signs those certificates]`,
 	}, {
 		name: "arguments",
 		args: []string{"--policies", examplePolicy, "extra"},

@@ -110,11 +110,15 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// Called at once with the certificate New read, then on every renewal.
 	certs.RegisterCallback(metrics.SetServingCertificate)
-	server := ctrlwebhook.NewServer(ctrlwebhook.Options{
-		Host:    o.Host,
-		Port:    o.Port,
-		TLSOpts: []func(*tls.Config){o.tlsConfig(certs.GetCertificate)},
-	})
+	tlsOpts := []func(*tls.Config){o.tlsConfig(certs.GetCertificate)}
+	clients, err := o.newClientVerifier(ctx)
+	if err != nil {
+		return err
+	}
+	if clients != nil {
+		tlsOpts = append(tlsOpts, clients.tlsConfig)
+	}
+	server := ctrlwebhook.NewServer(ctrlwebhook.Options{Host: o.Host, Port: o.Port, TLSOpts: tlsOpts})
 	// The CRD informer decodes into typed objects.
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
