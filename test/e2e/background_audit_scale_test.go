@@ -27,8 +27,9 @@ import (
 
 // Generous ceilings for auditing scaleObjects objects with the webhook's
 // default rate (20 requests/s) and page size (250): an order of magnitude
-// above what the README reports as measured, so they catch a regression in
-// kind (objects held in memory, a request per object), not noise.
+// above a run on two shared cores (docs/operations.md, Reliability), so
+// they catch a regression in kind (objects held in memory, a request per
+// object), not noise.
 const (
 	scaleObjects     = 5000
 	scaleFailing     = scaleObjects / 10

@@ -218,7 +218,7 @@ func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
-// The JSON report, schema crdguard.dev/report/v1 (README). Declared here
+// The JSON report, schema crdguard.dev/report/v1 (docs/cli.md). Declared here
 // rather than imported so the test reads what the CLI prints.
 type report struct {
 	Version string   `json:"version"`
