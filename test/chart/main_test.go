@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localsuite"
 )
 
 // releaseNamespace is the namespace every values set is rendered for.
@@ -37,91 +37,62 @@ var env struct {
 	tmp            string
 }
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
+var suite = localsuite.Suite{
+	Name:    "chart test",
+	Package: "./test/chart/",
+	Purpose: "create the chart's objects on a real kube-apiserver",
+}
 
-func run(m *testing.M) (code int) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These tests create the chart's objects on a real kube-apiserver;\n"+
-			"run `make test`, or: KUBEBUILDER_ASSETS=$(sh hack/tools/install.sh envtest) go test ./test/chart/")
-		return 1
-	}
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "FAIL: chart test setup: "+format+"\n", args...)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+func TestMain(m *testing.M) { suite.Main(m, setup) }
 
-	tmp, err := os.MkdirTemp("", "crdguard-chart-")
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer os.RemoveAll(tmp)
-	env.tmp = tmp
-	env.root = corpus.Root()
+// setup starts the control plane with the chart's and the referenced
+// projects' CRDs, finds helm and builds crdguard meanwhile.
+func setup(s *localsuite.Setup) error {
+	ctx := s.Ctx
+	env.tmp = s.Tmp
+	env.root = s.Root
 	env.chart = filepath.Join(env.root, "charts", "crdguard")
-	env.kubectl = filepath.Join(assets, "kubectl")
-	env.kubeconfig = filepath.Join(tmp, "kubeconfig")
-	env.cacheDir = filepath.Join(tmp, "kube-cache")
-	env.crdguard = filepath.Join(tmp, "crdguard")
+	env.kubectl = filepath.Join(s.Assets, "kubectl")
+	env.kubeconfig = filepath.Join(s.Tmp, "kubeconfig")
+	env.cacheDir = filepath.Join(s.Tmp, "kube-cache")
 
 	// helm is cached in bin/ by `make tools`; install.sh only prints its path then.
 	out, err := exec.CommandContext(ctx, "sh", filepath.Join(env.root, "hack", "tools", "install.sh"), "helm").Output()
 	if err != nil {
-		return fail("hack/tools/install.sh helm: %v", err)
+		return fmt.Errorf("hack/tools/install.sh helm: %w", err)
 	}
 	env.helm = strings.TrimSpace(string(out))
 
-	built := make(chan error, 1)
-	go func() {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", env.crdguard, "./cmd/crdguard")
-		cmd.Dir = env.root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built <- fmt.Errorf("go build ./cmd/crdguard: %v\n%s", err, out)
-			return
-		}
-		built <- nil
-	}()
+	env.crdguard = s.Build("crdguard", "./cmd/crdguard")
 
 	if env.certManagerCRD, err = corpus.CertManager.Path(); err != nil {
-		return fail("%v", err)
+		return err
 	}
 	prom, err := corpus.PrometheusOperator.Path()
 	if err != nil {
-		return fail("%v", err)
+		return err
 	}
 
-	te := localcluster.NewEnvironment(assets, filepath.Join(env.chart, "crds"), env.certManagerCRD, filepath.Join(prom, "monitoring.coreos.com_servicemonitors.yaml"))
-	scheme := te.Scheme
-	cfg, err := te.Start()
-	defer func() {
-		if err := te.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}()
+	te := localcluster.NewEnvironment(s.Assets, filepath.Join(env.chart, "crds"), env.certManagerCRD, filepath.Join(prom, "monitoring.coreos.com_servicemonitors.yaml"))
+	cfg, err := s.StartControlPlane(te)
 	if err != nil {
-		return fail("starting kube-apiserver and etcd, installing CRDs: %v", err)
+		return fmt.Errorf("starting kube-apiserver and etcd, installing CRDs: %w", err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: te.Scheme})
 	if err != nil {
-		return fail("%v", err)
+		return err
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: releaseNamespace}}
 	if err := c.Create(ctx, ns); err != nil {
-		return fail("creating namespace %s: %v", releaseNamespace, err)
+		return fmt.Errorf("creating namespace %s: %w", releaseNamespace, err)
 	}
 	if err := localcluster.WriteKubeconfig(te, env.kubeconfig, "crdguard-chart", "system:masters"); err != nil {
-		return fail("adding the kubectl user: %v", err)
+		return fmt.Errorf("adding the kubectl user: %w", err)
 	}
 	if out, err := kubectl(ctx, "api-resources", "-o", "name").CombinedOutput(); err != nil {
-		return fail("kubectl api-resources: %v\n%s", err, out)
+		return fmt.Errorf("kubectl api-resources: %w\n%s", err, out)
 	}
-	if err := <-built; err != nil {
-		return fail("%v", err)
-	}
-	return m.Run()
+	return nil
 }
 
 // kubectl returns a kubectl command against the test cluster.

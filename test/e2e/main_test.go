@@ -21,6 +21,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localsuite"
 )
 
 // The CRD sets installed in the cluster and given to crdguard with --crds.
@@ -47,55 +48,26 @@ var cluster struct {
 	tmp        string                           // scratch files
 }
 
-// setupTimeout bounds starting the control plane, installing the CRDs and
-// building crdguard.
-const setupTimeout = 3 * time.Minute
-
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
+var suite = localsuite.Suite{
+	Name:    "e2e",
+	Package: "./test/e2e/",
+	Purpose: "compare crdguard with a real kube-apiserver, etcd and kubectl",
 }
 
-func run(m *testing.M) (code int) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These tests compare crdguard with a real kube-apiserver, etcd and kubectl;\n"+
-			"run `make test`, or: KUBEBUILDER_ASSETS=$(sh hack/tools/install.sh envtest) go test ./test/e2e/")
-		return 1
-	}
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "FAIL: e2e setup: "+format+"\n", args...)
-		return 1
-	}
+func TestMain(m *testing.M) { suite.Main(m, setup) }
 
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-
-	tmp, err := os.MkdirTemp("", "crdguard-e2e-")
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer os.RemoveAll(tmp)
-	cluster.tmp = tmp
-	cluster.root = corpus.Root()
-	cluster.kubectl = filepath.Join(assets, "kubectl")
-	cluster.kubeconfig = filepath.Join(tmp, "kubeconfig")
-	cluster.cacheDir = filepath.Join(tmp, "kube-cache")
-	cluster.crdguard = filepath.Join(tmp, "crdguard")
+// setup starts the control plane with every CRD set installed and builds
+// crdguard meanwhile.
+func setup(s *localsuite.Setup) error {
+	cluster.tmp = s.Tmp
+	cluster.root = s.Root
+	cluster.kubectl = filepath.Join(s.Assets, "kubectl")
+	cluster.kubeconfig = filepath.Join(s.Tmp, "kubeconfig")
+	cluster.cacheDir = filepath.Join(s.Tmp, "kube-cache")
 	if _, err := os.Stat(cluster.kubectl); err != nil {
-		return fail("KUBEBUILDER_ASSETS=%s has no kubectl (run `make test`): %v", assets, err)
+		return fmt.Errorf("KUBEBUILDER_ASSETS=%s has no kubectl (run `make test`): %w", s.Assets, err)
 	}
-
-	// Build crdguard while the control plane starts.
-	built := make(chan error, 1)
-	go func() {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", cluster.crdguard, "./cmd/crdguard")
-		cmd.Dir = cluster.root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built <- fmt.Errorf("go build ./cmd/crdguard: %v\n%s", err, out)
-			return
-		}
-		built <- nil
-	}()
+	cluster.crdguard = s.Build("crdguard", "./cmd/crdguard")
 
 	cluster.crds = map[string]string{
 		setWidgets: filepath.Join(cluster.root, "pkg", "schema", "testdata", "widgets-crd.yaml"),
@@ -108,33 +80,26 @@ func run(m *testing.M) (code int) {
 	} {
 		dir, err := set.Path()
 		if err != nil {
-			return fail("%v", err)
+			return err
 		}
 		cluster.crds[name] = dir
 	}
 
-	env := localcluster.NewEnvironment(assets, cluster.crds[setWidgets], cluster.crds[setMySQL], cluster.crds[setCertManager], cluster.crds[setGatewayAPI], cluster.crds[setPrometheus])
-	scheme := env.Scheme
+	env := localcluster.NewEnvironment(s.Assets, cluster.crds[setWidgets], cluster.crds[setMySQL], cluster.crds[setCertManager], cluster.crds[setGatewayAPI], cluster.crds[setPrometheus])
 	start := time.Now()
-	cfg, err := env.Start()
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}()
+	cfg, err := s.StartControlPlane(env)
 	if err != nil {
-		return fail("starting kube-apiserver and etcd, installing CRDs: %v", err)
+		return fmt.Errorf("starting kube-apiserver and etcd, installing CRDs: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "e2e: control plane up, %d CRDs installed in %s\n", len(env.CRDs), time.Since(start).Round(time.Millisecond))
 
 	cluster.config = cfg
-	cluster.client, err = client.New(cfg, client.Options{Scheme: scheme})
+	cluster.client, err = client.New(cfg, client.Options{Scheme: env.Scheme})
 	if err != nil {
-		return fail("%v", err)
+		return err
 	}
-	if err := waitEstablished(ctx, env.CRDs); err != nil {
-		return fail("%v", err)
+	if err := waitEstablished(s.Ctx, env.CRDs); err != nil {
+		return err
 	}
 	cluster.served = map[schema.GroupVersionKind]bool{}
 	for _, crd := range env.CRDs {
@@ -147,19 +112,14 @@ func run(m *testing.M) (code int) {
 	}
 
 	if err := localcluster.WriteKubeconfig(env, cluster.kubeconfig, "crdguard-e2e", "system:masters"); err != nil {
-		return fail("adding the kubectl user: %v", err)
+		return fmt.Errorf("adding the kubectl user: %w", err)
 	}
 	// Fill kubectl's discovery cache once, so the many kubectl calls that
 	// follow do not each fetch discovery.
-	if out, err := kubectl(ctx, "api-resources", "-o", "name").CombinedOutput(); err != nil {
-		return fail("kubectl api-resources: %v\n%s", err, out)
+	if out, err := kubectl(s.Ctx, "api-resources", "-o", "name").CombinedOutput(); err != nil {
+		return fmt.Errorf("kubectl api-resources: %w\n%s", err, out)
 	}
-
-	if err := <-built; err != nil {
-		return fail("%v", err)
-	}
-	fmt.Fprintf(os.Stderr, "e2e: ready in %s\n", time.Since(start).Round(time.Millisecond))
-	return m.Run()
+	return nil
 }
 
 // waitEstablished waits until every CRD reports Established (envtest only

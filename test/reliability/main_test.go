@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,9 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
-	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localsuite"
 	"github.com/crdguard/crdguard/internal/localwebhook"
 )
 
@@ -53,9 +52,6 @@ var cluster struct {
 // localhost is where every webhook serves and what its certificate names.
 var localhost = net.IPv4(127, 0, 0, 1)
 
-// setupTimeout bounds starting the control plane and the webhook.
-const setupTimeout = 3 * time.Minute
-
 // The names the tests register and create.
 const (
 	validatingName = "validate.crdguard.dev"
@@ -65,56 +61,31 @@ const (
 	clientAuthNamespace = "client-auth"
 )
 
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
+var suite = localsuite.Suite{
+	Name:    "reliability",
+	Package: "./test/reliability/",
+	Purpose: "run the webhook behind a real kube-apiserver",
 }
 
-func run(m *testing.M) (code int) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These tests run the webhook behind a real kube-apiserver;\n"+
-			"run `make test`, or: KUBEBUILDER_ASSETS=$(sh hack/tools/install.sh envtest) go test ./test/reliability/")
-		return 1
-	}
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "FAIL: reliability setup: "+format+"\n", args...)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	start := time.Now()
+func TestMain(m *testing.M) { suite.Main(m, setup) }
 
-	tmp, err := os.MkdirTemp("", "crdguard-reliability-")
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer os.RemoveAll(tmp)
-	cluster.tmp = tmp
-	root := corpus.Root()
-	cluster.examples = filepath.Join(root, "examples", "mysql")
-	cluster.binary = filepath.Join(tmp, "crdguard-webhook")
+// setup starts the control plane, configured as a real cluster's, and the
+// shared webhook, registered, and builds crdguard-webhook meanwhile.
+func setup(s *localsuite.Setup) error {
+	ctx := s.Ctx
+	cluster.tmp = s.Tmp
+	cluster.examples = filepath.Join(s.Root, "examples", "mysql")
+	cluster.binary = s.Build("crdguard-webhook", "./cmd/webhook")
 
-	built := make(chan error, 1)
-	go func() {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", cluster.binary, "./cmd/webhook")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built <- fmt.Errorf("go build ./cmd/webhook: %v\n%s", err, out)
-			return
-		}
-		built <- nil
-	}()
-
-	cluster.env = localcluster.NewEnvironment(assets, filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(root, "config", "crd", "bases"))
-	scheme := cluster.env.Scheme
+	cluster.env = localcluster.NewEnvironment(s.Assets, filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(s.Root, "config", "crd", "bases"))
 	// A directory of our own for the API server's serving certificate:
 	// envtest generates a new one in a new directory on every start unless
 	// given one, and TestAPIServerRestart's webhook must keep trusting the
 	// server it already knows, as it would a real restarted API server.
 	apiServer := cluster.env.ControlPlane.GetAPIServer()
-	apiServer.CertDir = filepath.Join(tmp, "apiserver")
+	apiServer.CertDir = filepath.Join(s.Tmp, "apiserver")
 	if err := os.Mkdir(apiServer.CertDir, 0o700); err != nil {
-		return fail("%v", err)
+		return err
 	}
 	// Without a watch grace period, kube-apiserver holds the webhook's
 	// open watches through its whole 60s shutdown timeout; with one it
@@ -122,51 +93,46 @@ func run(m *testing.M) (code int) {
 	apiServer.Configure().Set("shutdown-watch-termination-grace-period", "2s")
 	// The API server presents a client certificate to every webhook, as
 	// a cluster whose webhooks require one is configured.
+	var err error
 	if cluster.clientCA, err = localca.New("crdguard-reliability-client-ca"); err != nil {
-		return fail("generating the client CA: %v", err)
+		return fmt.Errorf("generating the client CA: %w", err)
 	}
-	admissionConfig, err := writeAdmissionConfiguration(filepath.Join(tmp, "admission"), cluster.clientCA)
+	admissionConfig, err := writeAdmissionConfiguration(filepath.Join(s.Tmp, "admission"), cluster.clientCA)
 	if err != nil {
-		return fail("writing the AdmissionConfiguration: %v", err)
+		return fmt.Errorf("writing the AdmissionConfiguration: %w", err)
 	}
 	apiServer.Configure().Set("admission-control-config-file", admissionConfig)
-	cfg, err := cluster.env.Start()
-	defer func() {
-		if err := cluster.env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}()
+	cfg, err := s.StartControlPlane(cluster.env)
 	if err != nil {
-		return fail("starting kube-apiserver and etcd: %v", err)
+		return fmt.Errorf("starting kube-apiserver and etcd: %w", err)
 	}
-	if cluster.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return fail("%v", err)
+	if cluster.client, err = client.New(cfg, client.Options{Scheme: cluster.env.Scheme}); err != nil {
+		return err
 	}
-	cluster.kubeconfig = filepath.Join(tmp, "admin.kubeconfig")
+	cluster.kubeconfig = filepath.Join(s.Tmp, "admin.kubeconfig")
 	if err := localcluster.WriteKubeconfig(cluster.env, cluster.kubeconfig, "admin", "system:masters"); err != nil {
-		return fail("adding the admin: %v", err)
+		return fmt.Errorf("adding the admin: %w", err)
 	}
 	if err := cluster.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shopNamespace}}); err != nil {
-		return fail("%v", err)
+		return err
 	}
 
 	cluster.ca, err = localca.New("crdguard-reliability-ca")
 	if err != nil {
-		return fail("generating the CA: %v", err)
+		return fmt.Errorf("generating the CA: %w", err)
 	}
-	cluster.certDir = filepath.Join(tmp, "certs")
+	cluster.certDir = filepath.Join(s.Tmp, "certs")
 	if err := os.Mkdir(cluster.certDir, 0o700); err != nil {
-		return fail("%v", err)
+		return err
 	}
 	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 24*time.Hour); err != nil {
-		return fail("generating the serving certificate: %v", err)
+		return fmt.Errorf("generating the serving certificate: %w", err)
 	}
 
 	// The example policy exists before the webhook starts; the webhook
 	// watches it and the CRDs from the cluster, as deployed.
 	if err := localcluster.CreateObjects(ctx, cluster.client, filepath.Join(cluster.examples, "policy.yaml")); err != nil {
-		return fail("creating the GuardPolicy: %v", err)
+		return fmt.Errorf("creating the GuardPolicy: %w", err)
 	}
 	hook, err := localwebhook.Start(ctx, func(o *app.Options) error {
 		o.SourceDebounce = 100 * time.Millisecond
@@ -175,23 +141,19 @@ func run(m *testing.M) (code int) {
 		return nil
 	})
 	if err != nil {
-		return fail("the webhook: %v", err)
+		return fmt.Errorf("the webhook: %w", err)
 	}
-	defer func() {
+	s.Defer(func() error {
 		if err := hook.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: the webhook stopped with an error: %v\n", err)
-			code = 1
+			return fmt.Errorf("the webhook stopped with an error: %w", err)
 		}
-	}()
+		return nil
+	})
 	cluster.webhookAddr, cluster.metrics = hook.Addr, hook.Metrics
 	if err := register(ctx, "https://"+cluster.webhookAddr); err != nil {
-		return fail("registering the webhook: %v", err)
+		return fmt.Errorf("registering the webhook: %w", err)
 	}
-	if err := <-built; err != nil {
-		return fail("%v", err)
-	}
-	fmt.Fprintf(os.Stderr, "reliability: ready in %s\n", time.Since(start).Round(time.Millisecond))
-	return m.Run()
+	return nil
 }
 
 // register installs a ValidatingWebhookConfiguration that sends

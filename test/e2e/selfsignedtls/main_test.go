@@ -2,7 +2,6 @@ package selfsignedtls
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,8 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localsuite"
 )
 
 // cluster is the environment every test shares.
@@ -27,58 +26,44 @@ var cluster struct {
 	kubeconfig string        // the admin's, for the webhook
 }
 
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
+var suite = localsuite.Suite{
+	Name:    "self-signed TLS e2e",
+	Package: "./test/e2e/selfsignedtls/",
+	Purpose: "run the self-signed TLS mode against a real kube-apiserver",
 }
 
-func run(m *testing.M) (code int) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These tests run the self-signed TLS mode against a real kube-apiserver;\n"+
-			"run `make test`, or: KUBEBUILDER_ASSETS=$(sh hack/tools/install.sh envtest) go test ./test/e2e/selfsignedtls/")
-		return 1
-	}
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "FAIL: self-signed TLS e2e setup: "+format+"\n", args...)
-		return 1
-	}
-	tmp, err := os.MkdirTemp("", "crdguard-selfsigned-e2e-")
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer os.RemoveAll(tmp)
-	cluster.examples = filepath.Join(corpus.Root(), "examples", "mysql")
+func TestMain(m *testing.M) { suite.Main(m, setup) }
 
-	env := localcluster.NewEnvironment(assets, filepath.Join(cluster.examples, "crd.yaml"))
-	scheme := env.Scheme
-	cfg, err := env.Start()
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}()
+// setup starts the control plane with the example's CRD; the first test
+// that needs the webhook starts it (runningWebhook).
+func setup(s *localsuite.Setup) error {
+	cluster.examples = filepath.Join(s.Root, "examples", "mysql")
+
+	env := localcluster.NewEnvironment(s.Assets, filepath.Join(cluster.examples, "crd.yaml"))
+	cfg, err := s.StartControlPlane(env)
 	if err != nil {
-		return fail("starting kube-apiserver and etcd: %v", err)
+		return fmt.Errorf("starting kube-apiserver and etcd: %w", err)
 	}
 	if cluster.kube, err = kubernetes.NewForConfig(cfg); err != nil {
-		return fail("%v", err)
+		return err
 	}
-	if cluster.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return fail("%v", err)
+	if cluster.client, err = client.New(cfg, client.Options{Scheme: env.Scheme}); err != nil {
+		return err
 	}
-	cluster.kubeconfig = filepath.Join(tmp, "admin.kubeconfig")
+	cluster.kubeconfig = filepath.Join(s.Tmp, "admin.kubeconfig")
 	if err := localcluster.WriteKubeconfig(env, cluster.kubeconfig, "admin", "system:masters"); err != nil {
-		return fail("adding the admin user: %v", err)
+		return fmt.Errorf("adding the admin user: %w", err)
 	}
-	code = m.Run()
-	if theWebhook.stop != nil {
-		if err := theWebhook.stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: crdguard-webhook stopped with an error: %v\n", err)
-			code = 1
+	s.Defer(func() error {
+		if theWebhook.stop == nil {
+			return nil
 		}
-	}
-	return code
+		if err := theWebhook.stop(); err != nil {
+			return fmt.Errorf("crdguard-webhook stopped with an error: %w", err)
+		}
+		return nil
+	})
+	return nil
 }
 
 // namespaces counts the namespaces the tests created.

@@ -20,9 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
-	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localsuite"
 	"github.com/crdguard/crdguard/internal/localwebhook"
 )
 
@@ -49,67 +49,34 @@ var cluster struct {
 // localhost is where the webhook serves and what its certificate names.
 var localhost = net.IPv4(127, 0, 0, 1)
 
-// setupTimeout bounds starting the control plane and the webhook.
-const setupTimeout = 3 * time.Minute
-
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
+var suite = localsuite.Suite{
+	Name:    "webhook e2e",
+	Package: "./test/e2e/webhook/",
+	Purpose: "run the webhook behind a real kube-apiserver and kubectl",
 }
 
-func run(m *testing.M) (code int) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These tests run the webhook behind a real kube-apiserver and kubectl;\n"+
-			"run `make test`, or: KUBEBUILDER_ASSETS=$(sh hack/tools/install.sh envtest) go test ./test/e2e/webhook/")
-		return 1
-	}
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "FAIL: webhook e2e setup: "+format+"\n", args...)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	start := time.Now()
+func TestMain(m *testing.M) { suite.Main(m, setup) }
 
-	tmp, err := os.MkdirTemp("", "crdguard-webhook-e2e-")
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer os.RemoveAll(tmp)
-	cluster.tmp = tmp
-	cluster.root = corpus.Root()
+// setup starts the control plane, a kubeconfig per user and the webhook,
+// registered, and builds crdguard meanwhile.
+func setup(s *localsuite.Setup) error {
+	ctx := s.Ctx
+	cluster.tmp = s.Tmp
+	cluster.root = s.Root
 	cluster.examples = filepath.Join(cluster.root, "examples", "mysql")
-	cluster.kubectl = filepath.Join(assets, "kubectl")
-	cluster.cacheDir = filepath.Join(tmp, "kube-cache")
-	cluster.crdguard = filepath.Join(tmp, "crdguard")
-
-	built := make(chan error, 1)
-	go func() {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", cluster.crdguard, "./cmd/crdguard")
-		cmd.Dir = cluster.root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built <- fmt.Errorf("go build ./cmd/crdguard: %v\n%s", err, out)
-			return
-		}
-		built <- nil
-	}()
+	cluster.kubectl = filepath.Join(s.Assets, "kubectl")
+	cluster.cacheDir = filepath.Join(s.Tmp, "kube-cache")
+	cluster.crdguard = s.Build("crdguard", "./cmd/crdguard")
 
 	// The GuardPolicy CRD as well as the example's: the webhook watches
 	// GuardPolicies.
-	env := localcluster.NewEnvironment(assets, filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(cluster.root, "config", "crd", "bases"))
-	scheme := env.Scheme
-	cfg, err := env.Start()
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}()
+	env := localcluster.NewEnvironment(s.Assets, filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(cluster.root, "config", "crd", "bases"))
+	cfg, err := s.StartControlPlane(env)
 	if err != nil {
-		return fail("starting kube-apiserver and etcd: %v", err)
+		return fmt.Errorf("starting kube-apiserver and etcd: %w", err)
 	}
-	if cluster.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return fail("%v", err)
+	if cluster.client, err = client.New(cfg, client.Options{Scheme: env.Scheme}); err != nil {
+		return err
 	}
 
 	cluster.configs = map[string]string{}
@@ -118,29 +85,29 @@ func run(m *testing.M) (code int) {
 		"alice": {"dba", "system:masters"},
 		"bob":   {"developers", "system:masters"},
 	} {
-		cluster.configs[name] = filepath.Join(tmp, name+".kubeconfig")
+		cluster.configs[name] = filepath.Join(s.Tmp, name+".kubeconfig")
 		if err := localcluster.WriteKubeconfig(env, cluster.configs[name], name, groups...); err != nil {
-			return fail("adding user %s: %v", name, err)
+			return fmt.Errorf("adding user %s: %w", name, err)
 		}
 	}
 
 	// The webhook, in-process, through the same Run as the binary.
 	cluster.ca, err = localca.New("crdguard-e2e-ca")
 	if err != nil {
-		return fail("generating the CA: %v", err)
+		return fmt.Errorf("generating the CA: %w", err)
 	}
-	cluster.certDir = filepath.Join(tmp, "certs")
+	cluster.certDir = filepath.Join(s.Tmp, "certs")
 	if err := os.Mkdir(cluster.certDir, 0o700); err != nil {
-		return fail("%v", err)
+		return err
 	}
 	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 24*time.Hour); err != nil {
-		return fail("generating the serving certificate: %v", err)
+		return fmt.Errorf("generating the serving certificate: %w", err)
 	}
 	// The policies exist before the webhook starts, as in a cluster where
 	// it restarts: its first engine must hold them.
 	cluster.policies = []string{filepath.Join(cluster.examples, "policy.yaml"), filepath.Join(cluster.root, "test", "e2e", "webhook", "testdata", "frozen-namespaces.yaml")}
 	if err := localcluster.CreateObjects(ctx, cluster.client, cluster.policies...); err != nil {
-		return fail("creating the GuardPolicies: %v", err)
+		return fmt.Errorf("creating the GuardPolicies: %w", err)
 	}
 	// No --crds, no --policies: both are watched from the cluster.
 	hook, err := localwebhook.Start(ctx, func(o *app.Options) error {
@@ -155,27 +122,23 @@ func run(m *testing.M) (code int) {
 		return nil
 	})
 	if err != nil {
-		return fail("the webhook: %v", err)
+		return fmt.Errorf("the webhook: %w", err)
 	}
-	defer func() {
+	s.Defer(func() error {
 		if err := hook.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: the webhook stopped with an error: %v\n", err)
-			code = 1
+			return fmt.Errorf("the webhook stopped with an error: %w", err)
 		}
-	}()
+		return nil
+	})
 	cluster.webhookAddr, cluster.metrics = hook.Addr, hook.Metrics
 	if err := register(ctx, "https://"+cluster.webhookAddr, cluster.ca.PEM); err != nil {
-		return fail("registering the webhook: %v", err)
+		return fmt.Errorf("registering the webhook: %w", err)
 	}
 	// Fill kubectl's discovery cache once for all the calls that follow.
 	if out, err := kubectl(ctx, "admin", "api-resources", "-o", "name").CombinedOutput(); err != nil {
-		return fail("kubectl api-resources: %v\n%s", err, out)
+		return fmt.Errorf("kubectl api-resources: %w\n%s", err, out)
 	}
-	if err := <-built; err != nil {
-		return fail("%v", err)
-	}
-	fmt.Fprintf(os.Stderr, "webhook e2e: ready in %s\n", time.Since(start).Round(time.Millisecond))
-	return m.Run()
+	return nil
 }
 
 // The names of the webhooks, as the API server prints them in denials.
