@@ -2,7 +2,6 @@ package policies
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,12 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/golden"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
-
-var update = flag.Bool("update", false, "rewrite want.txt files from the current results")
 
 // requestFile is request.yaml of a case: what the object alone does not say.
 type requestFile struct {
@@ -46,20 +44,7 @@ func runCases(t *testing.T, rule string) {
 			for _, enforcement := range []v1alpha1.Enforcement{v1alpha1.Deny, v1alpha1.Warn, v1alpha1.Audit} {
 				fmt.Fprintf(&got, "== %s\n%s", enforcement, evaluateCase(t, dir, enforcement))
 			}
-			wantFile := filepath.Join(dir, "want.txt")
-			if *update {
-				if err := os.WriteFile(wantFile, []byte(got.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(wantFile)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got.String() != string(want) {
-				t.Errorf("result differs from %s\n--- got\n%s--- want\n%s", wantFile, got.String(), want)
-			}
+			golden.Assert(t, filepath.Join(dir, "want.txt"), []byte(got.String()))
 		})
 	}
 }

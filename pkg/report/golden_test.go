@@ -2,13 +2,8 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
 
 // sampleResults covers every outcome and every marking in one report, so
 // that each golden file shows how a format renders all of them side by side.
@@ -71,25 +66,4 @@ func render(t *testing.T, f Format, rep Report, opts Options) []byte {
 		t.Fatalf("Write(%s): %v", f, err)
 	}
 	return buf.Bytes()
-}
-
-func assertGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./pkg/report/ -update` to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run `go test ./pkg/report/ -update` if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
 }

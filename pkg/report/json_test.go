@@ -2,12 +2,15 @@ package report
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/golden"
 )
 
 func TestJSONGolden(t *testing.T) {
-	assertGolden(t, "report.json", render(t, JSON, sampleReport(), Options{}))
+	golden.Assert(t, filepath.Join("testdata", "report.json"), render(t, JSON, sampleReport(), Options{}))
 }
 
 func TestJSONRoundTrip(t *testing.T) {

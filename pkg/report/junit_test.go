@@ -2,13 +2,16 @@ package report
 
 import (
 	"encoding/xml"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/golden"
 )
 
 func TestJUnitGolden(t *testing.T) {
-	assertGolden(t, "report.xml", render(t, JUnit, sampleReport(), Options{}))
+	golden.Assert(t, filepath.Join("testdata", "report.xml"), render(t, JUnit, sampleReport(), Options{}))
 }
 
 func TestJUnitParsesBack(t *testing.T) {

@@ -1,12 +1,15 @@
 package report
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/golden"
 )
 
 func TestMarkdownGolden(t *testing.T) {
-	assertGolden(t, "report.md", render(t, Markdown, sampleReport(), Options{Command: "diff"}))
+	golden.Assert(t, filepath.Join("testdata", "report.md"), render(t, Markdown, sampleReport(), Options{Command: "diff"}))
 }
 
 func TestMarkdownEscapesTableCells(t *testing.T) {

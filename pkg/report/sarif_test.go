@@ -2,12 +2,15 @@ package report
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/golden"
 )
 
 func TestSARIFGolden(t *testing.T) {
-	assertGolden(t, "report.sarif", render(t, SARIF, sampleReport(), Options{ToolVersion: "v0.3.0"}))
+	golden.Assert(t, filepath.Join("testdata", "report.sarif"), render(t, SARIF, sampleReport(), Options{ToolVersion: "v0.3.0"}))
 }
 
 // The checks below decode into plain maps, not the writer's own structs, so

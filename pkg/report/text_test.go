@@ -1,6 +1,11 @@
 package report
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/golden"
+)
 
 func TestTextGolden(t *testing.T) {
 	tests := []struct {
@@ -12,7 +17,7 @@ func TestTextGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
-			assertGolden(t, tt.golden, render(t, Text, sampleReport(), tt.opts))
+			golden.Assert(t, filepath.Join("testdata", tt.golden), render(t, Text, sampleReport(), tt.opts))
 		})
 	}
 }

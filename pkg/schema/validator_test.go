@@ -1,7 +1,6 @@
 package schema_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,11 +8,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/crdguard/crdguard/internal/golden"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
-
-var update = flag.Bool("update", false, "rewrite the want.txt files from the current results")
 
 // widgets compiles the test CRD, which exercises every validation class.
 func widgets(t testing.TB) *schema.Registry {
@@ -69,20 +67,7 @@ func TestValidateCases(t *testing.T) {
 			for _, e := range errs {
 				got.WriteString(e.Error() + "\n")
 			}
-			wantFile := filepath.Join(dir, "want.txt")
-			if *update {
-				if err := os.WriteFile(wantFile, []byte(got.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(wantFile)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got.String() != string(want) {
-				t.Errorf("errors differ\n--- got\n%s--- want\n%s", got.String(), want)
-			}
+			golden.Assert(t, filepath.Join(dir, "want.txt"), []byte(got.String()))
 		})
 	}
 }

@@ -1,10 +1,8 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +11,9 @@ import (
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/golden"
 	"github.com/crdguard/crdguard/pkg/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
 
 // corpusFormats are the output formats the corpus goldens cover, each with
 // its golden file's extension.
@@ -36,8 +33,7 @@ var corpusFormats = []struct {
 // directory against directory as a user would, and compares every output
 // format with testdata/diff/corpus/NAME.EXT. The goldens are the review
 // record of what the checks make of real upgrades: refresh them with
-// `go test ./cmd/crdguard/app/ -run TestDiffCorpusGolden -update` and read
-// the diff.
+// `make update-golden` and read the diff.
 func TestDiffCorpusGolden(t *testing.T) {
 	goldenDir, err := filepath.Abs(filepath.Join(diffTestdata, "corpus"))
 	if err != nil {
@@ -111,7 +107,7 @@ func TestDiffCorpusGolden(t *testing.T) {
 				if r.code != ExitViolations || r.stder != "" {
 					t.Errorf("%s: exit %d, stderr %q", f.format, r.code, r.stder)
 				}
-				assertCorpusGolden(t, filepath.Join(goldenDir, p.name+"."+f.ext), []byte(r.stdout))
+				golden.Assert(t, filepath.Join(goldenDir, p.name+"."+f.ext), []byte(r.stdout))
 				checkCorpusOutput(t, f.format, r.stdout, p.want)
 				if f.format == report.SARIF {
 					file := filepath.Join(sarifDir, p.name+".sarif")
@@ -205,39 +201,6 @@ func checkFindingLine(t *testing.T, res report.Result, v report.Finding) {
 		}
 	}
 	t.Errorf("%s %s: line %d is %q, not a node of the path", res.Name, v.Field, v.Line, text)
-}
-
-func assertCorpusGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./cmd/crdguard/app/ -run TestDiffCorpusGolden -update` to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		// The outputs run to thousands of lines: show where they part.
-		gotLines, wantLines := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		i := 0
-		for i < len(gotLines) && i < len(wantLines) && gotLines[i] == wantLines[i] {
-			i++
-		}
-		line := func(lines []string) string {
-			if i < len(lines) {
-				return lines[i]
-			}
-			return "<end of output>"
-		}
-		t.Errorf("output differs from %s at line %d (run `go test ./cmd/crdguard/app/ -run TestDiffCorpusGolden -update` if the change is intended)\n got: %s\nwant: %s",
-			path, i+1, line(gotLines), line(wantLines))
-	}
 }
 
 func goEnv(t *testing.T, name string) string {
