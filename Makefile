@@ -28,6 +28,12 @@ tools: ## Build kube-apiserver, etcd, kubectl, kubeconform, controller-gen and h
 unit: ## Run every test that needs no API server (no tools to build): the fast loop.
 	$(GO) test $$($(GO) list ./... | grep -v $(foreach p,$(APISERVER_PKGS),-e '$(p)'))
 
+# -update is defined by internal/golden: only the packages whose tests
+# import it accept the flag.
+.PHONY: update-golden
+update-golden: ## Rewrite every golden file from the current output (go test -update); review them with git diff.
+	$(GO) test $$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/ github.com\/crdguard\/crdguard\/internal\/golden( |$$)/ {print $$1}') -update
+
 .PHONY: test
 test: tools ## Run every test: unit, parity corpus, fuzz seeds, race, real kube-apiserver.
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test ./...
