@@ -6,7 +6,7 @@ TOOLS     := sh hack/tools/install.sh
 # runs every other package.
 APISERVER_PKGS := /internal/localcluster /test/
 # Packages whose tests are cheap enough to run under the race detector.
-RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/ ./pkg/audit/ ./internal/webhook/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
+RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/... ./pkg/audit/ ./internal/webhook/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 2s
 
@@ -57,7 +57,7 @@ fuzz: ## Fuzz every target (decoding, validation, policies, image references, CR
 .PHONY: bench
 bench: tools ## Benchmarks: go test -bench (benchstat), then webhook vs controller-runtime and net/http, end to end through kube-apiserver (none, VAP, webhook), scale, CLI vs kubeconform, into bench/results/.
 	mkdir -p bench/results
-	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ ./internal/webhook/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
+	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ ./pkg/policies/vap/ ./internal/webhook/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
 	BS="$$($(TOOLS) benchstat)" && $$BS bench/results/gotest.txt | tee bench/results/benchstat.txt
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) run ./bench $(BENCHARGS)
 

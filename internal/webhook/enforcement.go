@@ -5,6 +5,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/vap"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -42,7 +43,7 @@ func (e Enforcement) admissionEngine(all *policies.Engine, guardPolicies []*v1al
 	}
 	var left []*v1alpha1.GuardPolicy
 	for _, gp := range guardPolicies {
-		compiled, err := policies.CompileVAP(gp, schemas)
+		compiled, err := vap.Compile(gp, schemas)
 		if err != nil {
 			return nil, fmt.Errorf("compiling GuardPolicy %q to ValidatingAdmissionPolicies: %w", gp.Name, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
 // ApprovalAuditAnnotation records an approval in the audit log.
@@ -120,17 +121,17 @@ func describeApprovers(p *v1alpha1.Approvers) string {
 // approvedRule is a rule of a policy guarding the object.
 type approvedRule struct {
 	policy *policy
-	rule   *compiledRule
+	rule   *rules.Compiled
 }
 
-func (r approvedRule) String() string { return r.policy.name + "/" + r.rule.name }
+func (r approvedRule) String() string { return r.policy.Name + "/" + r.rule.Name }
 
 // rulesNamed are the rules of the guarding policies that names selects.
 func rulesNamed(guarding []*policy, names func(policy, rule string) bool) []approvedRule {
 	var out []approvedRule
 	for _, p := range guarding {
-		for i := range p.rules {
-			if r := &p.rules[i]; names(p.name, r.name) {
+		for i := range p.Rules {
+			if r := &p.Rules[i]; names(p.Name, r.Name) {
 				out = append(out, approvedRule{p, r})
 			}
 		}
@@ -176,7 +177,7 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 	}
 	named := rulesNamed(guarding, a.names)
 	for _, r := range a.rules {
-		if !slices.ContainsFunc(named, func(n approvedRule) bool { return r == n.rule.name || r == n.String() }) {
+		if !slices.ContainsFunc(named, func(n approvedRule) bool { return r == n.rule.Name || r == n.String() }) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s names rule %q, which no matching policy has", v1alpha1.ApproveAnnotation, r))
 		}
 	}
@@ -192,11 +193,11 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 		if v.Enforcement != v1alpha1.Deny || v.Policy == SchemaPolicy || !a.names(v.Policy, v.Rule) {
 			continue
 		}
-		p := guarding[slices.IndexFunc(guarding, func(p *policy) bool { return p.name == v.Policy })]
+		p := guarding[slices.IndexFunc(guarding, func(p *policy) bool { return p.Name == v.Policy })]
 		id := v.Policy + "/" + v.Rule
 		switch {
-		case !isApprover(p.spec.Approvers, user):
-			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user.Username, p.name, describeApprovers(p.spec.Approvers))
+		case !isApprover(p.Spec.Approvers, user):
+			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user.Username, p.Name, describeApprovers(p.Spec.Approvers))
 			continue
 		case req.Object == nil && (record == nil || record.Reason != a.reason || !slices.Contains(record.Rules, id)):
 			v.Message += fmt.Sprintf(" (not approved: the stored object's approval has no %s record of crdguard admitting it for %s)", v1alpha1.LastApprovalAnnotation, id)
@@ -219,17 +220,17 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 	// approve every rule it names.
 	refused := false
 	for _, r := range named {
-		if isApprover(r.policy.spec.Approvers, user) {
+		if isApprover(r.policy.Spec.Approvers, user) {
 			continue
 		}
 		refused = true
 		res.Violations = append(res.Violations, Violation{
 			Field:       approvalField(v1alpha1.ApproveAnnotation),
 			Type:        string(field.ErrorTypeForbidden),
-			Message:     fmt.Sprintf("%s: %s may not approve %s; %s", field.ErrorTypeForbidden, user.Username, r, describeApprovers(r.policy.spec.Approvers)),
-			Policy:      r.policy.name,
-			Rule:        r.rule.name,
-			Enforcement: r.rule.enforcement,
+			Message:     fmt.Sprintf("%s: %s may not approve %s; %s", field.ErrorTypeForbidden, user.Username, r, describeApprovers(r.policy.Spec.Approvers)),
+			Policy:      r.policy.Name,
+			Rule:        r.rule.Name,
+			Enforcement: r.rule.Enforcement,
 		})
 	}
 	if refused || len(lifted) > 0 || len(named) == 0 {
@@ -262,8 +263,8 @@ func checkRecordWrite(req *Request, guarding []*policy, res *Result) {
 		switch {
 		case record.User != user.Username:
 			problem = fmt.Sprintf("it records an approval of %s by %s, and only crdguard writes it, in %s's own request", r, record.User, record.User)
-		case !isApprover(r.policy.spec.Approvers, user):
-			problem = fmt.Sprintf("%s may not approve %s; %s", user.Username, r, describeApprovers(r.policy.spec.Approvers))
+		case !isApprover(r.policy.Spec.Approvers, user):
+			problem = fmt.Sprintf("%s may not approve %s; %s", user.Username, r, describeApprovers(r.policy.Spec.Approvers))
 		default:
 			continue
 		}
@@ -271,9 +272,9 @@ func checkRecordWrite(req *Request, guarding []*policy, res *Result) {
 			Field:       approvalField(v1alpha1.LastApprovalAnnotation),
 			Type:        string(field.ErrorTypeForbidden),
 			Message:     fmt.Sprintf("%s: %s", field.ErrorTypeForbidden, problem),
-			Policy:      r.policy.name,
-			Rule:        r.rule.name,
-			Enforcement: r.rule.enforcement,
+			Policy:      r.policy.Name,
+			Rule:        r.rule.Name,
+			Enforcement: r.rule.Enforcement,
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
 var reflectStrings = reflect.TypeFor[[]string]()
@@ -207,15 +208,15 @@ func BenchmarkEvaluate(b *testing.B) {
 // BenchmarkEvaluateAsCEL is the same checks as one CEL program, compiled
 // once, evaluated on the same request with the same cost tracking.
 func BenchmarkEvaluateAsCEL(b *testing.B) {
-	prog, ferr := compileCEL(benchCEL, cel.ListType(cel.StringType), nil)
-	if ferr != nil {
-		b.Fatal(ferr)
+	prog, err := rules.CompileProgram(benchCEL, cel.ListType(cel.StringType))
+	if err != nil {
+		b.Fatal(err)
 	}
 	for _, name := range []string{"good", "bad"} {
 		b.Run(name, func(b *testing.B) {
 			req := benchRequest(b, benchObjects[name])
 			eval := func() []string {
-				out, err := prog.eval(b.Context(), newCELActivation(&req), celBudgetFrom(b.Context()))
+				out, err := prog.Eval(b.Context(), req.forRules())
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -231,27 +232,6 @@ func BenchmarkEvaluateAsCEL(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				eval()
-			}
-		})
-	}
-}
-
-// BenchmarkCompiledVAP is the example GuardPolicy, without its approvers,
-// compiled to ValidatingAdmissionPolicies and run by the API server's
-// validating admission policy plugin on a CREATE of the example cluster:
-// what kube-apiserver spends on it per request, next to BenchmarkEvaluate.
-func BenchmarkCompiledVAP(b *testing.B) {
-	compiled := compileExample(b, "../../examples/mysql")
-	runner := newVAPRunner(b, compiled)
-	for _, name := range []string{"good", "bad"} {
-		b.Run(name, func(b *testing.B) {
-			req := Request{Operation: v1alpha1.Create, Namespace: "shop", Object: readDocs(b, "../../examples/mysql/"+name+".yaml")[0].Object}
-			if out := runner.run(b, b.Context(), &req); len(out.errors) > 0 || (name == "good") != (len(out.findings) == 0) {
-				b.Fatalf("%s: findings %v, errors %v", name, out.findings, out.errors)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				runner.run(b, b.Context(), &req)
 			}
 		})
 	}

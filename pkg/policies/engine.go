@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -26,6 +27,17 @@ func (e *InvalidPolicyError) Error() string {
 	return fmt.Sprintf("GuardPolicy %q is invalid: %v", e.Name, e.Errs.ToAggregate())
 }
 
+// ValidateGuardPolicy returns what is wrong with a policy beyond its
+// schema: paths that do not parse, CEL that does not compile, selectors,
+// approvers and bounds that make no sense. schemas may be nil.
+func ValidateGuardPolicy(p *v1alpha1.GuardPolicy, schemas *schema.Registry) field.ErrorList {
+	_, errs := rules.CompilePolicy(p, schemas)
+	return errs
+}
+
+// policy is a compiled GuardPolicy, matched to requests by match.go.
+type policy struct{ *rules.Policy }
+
 // Engine evaluates requests against CRD schemas and GuardPolicies. It is
 // immutable and safe for concurrent use; build a new one when policies or
 // CRDs change.
@@ -40,20 +52,19 @@ type Engine struct {
 // are evaluated. A policy that does not compile is an *InvalidPolicyError.
 func NewEngine(schemas *schema.Registry, guardPolicies ...*v1alpha1.GuardPolicy) (*Engine, error) {
 	e := &Engine{schemas: schemas}
-	env := &compileEnv{schemas: schemas}
 	for _, gp := range guardPolicies {
-		p, errs := compilePolicy(gp, env)
+		p, errs := rules.CompilePolicy(gp, schemas)
 		if len(errs) > 0 {
 			return nil, &InvalidPolicyError{Name: gp.Name, Errs: errs}
 		}
-		e.policies = append(e.policies, p)
+		e.policies = append(e.policies, &policy{p})
 	}
 	// Policies run in name order, so findings come out in the same order
 	// whatever order the policies were loaded in.
-	slices.SortFunc(e.policies, func(a, b *policy) int { return cmp.Compare(a.name, b.name) })
+	slices.SortFunc(e.policies, func(a, b *policy) int { return cmp.Compare(a.Name, b.Name) })
 	e.kinds = map[string]bool{}
 	for _, p := range e.policies {
-		for _, r := range p.spec.Match.Resources {
+		for _, r := range p.Spec.Match.Resources {
 			for _, k := range r.Kinds {
 				e.kinds[k] = k != "*"
 			}
@@ -81,7 +92,7 @@ func (e *Engine) Schemas() *schema.Registry { return e.schemas }
 func (e *Engine) Matches() map[string]v1alpha1.Match {
 	out := make(map[string]v1alpha1.Match, len(e.policies))
 	for _, p := range e.policies {
-		out[p.name] = p.spec.Match
+		out[p.Name] = p.Spec.Match
 	}
 	return out
 }
@@ -89,7 +100,7 @@ func (e *Engine) Matches() map[string]v1alpha1.Match {
 // UsesNamespaceSelector tells whether any policy selects namespaces by
 // label, so callers know whether Request.NamespaceLabels matter.
 func (e *Engine) UsesNamespaceSelector() bool {
-	return slices.ContainsFunc(e.policies, func(p *policy) bool { return !p.namespaceSelector.Empty() })
+	return slices.ContainsFunc(e.policies, func(p *policy) bool { return !p.NamespaceSelector.Empty() })
 }
 
 // Evaluate decides a request. An error means the request could not be
@@ -115,7 +126,7 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 		guarding = append(guarding, p)
 		if p.matchesOperation(&req) {
 			matched = append(matched, p)
-			res.Policies = append(res.Policies, p.name)
+			res.Policies = append(res.Policies, p.Name)
 		}
 	}
 	view, err := e.validateSchema(ctx, req, len(matched) > 0, &res)
@@ -170,42 +181,32 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 // check runs the matched policies' rules and records their findings with
 // the rule's enforcement.
 func (e *Engine) check(ctx context.Context, view *Request, matched []*policy, res *Result) error {
+	in := view.forRules()
 	for _, p := range matched {
 		// One CEL cost budget per policy and request, as the API server
 		// gives one per ValidatingAdmissionPolicy binding.
-		ctx := withCELBudget(ctx)
-		for _, r := range p.rules {
-			if !slices.Contains(r.operations(), view.Operation) {
+		ctx := rules.WithCELBudget(ctx)
+		for _, r := range p.Rules {
+			if !slices.Contains(r.Operations(), view.Operation) {
 				continue
 			}
-			found, err := r.check(ctx, view)
+			found, err := r.Check(ctx, in)
 			if err != nil {
-				return fmt.Errorf("policy %s, rule %s: %w", p.name, r.name, err)
+				return fmt.Errorf("policy %s, rule %s: %w", p.Name, r.Name, err)
 			}
 			for _, f := range found {
 				res.Violations = append(res.Violations, Violation{
 					Field:       f.Field,
 					Type:        string(f.Type),
 					Message:     f.ErrorBody(),
-					Policy:      p.name,
-					Rule:        r.name,
-					Enforcement: weaker(f.enforcement, r.enforcement),
+					Policy:      p.Name,
+					Rule:        r.Name,
+					Enforcement: rules.Weaker(f.Enforcement, r.Enforcement),
 				})
 			}
 		}
 	}
 	return nil
-}
-
-// strictness orders enforcements; a finding's own enforcement may soften
-// its rule's but never harden it, so an Audit policy never denies.
-var strictness = map[v1alpha1.Enforcement]int{v1alpha1.Audit: 1, v1alpha1.Warn: 2, v1alpha1.Deny: 3}
-
-func weaker(finding, rule v1alpha1.Enforcement) v1alpha1.Enforcement {
-	if finding != "" && strictness[finding] < strictness[rule] {
-		return finding
-	}
-	return rule
 }
 
 // mutate collects the patches of the matched policies' mutating rules and
@@ -216,20 +217,20 @@ func (e *Engine) mutate(ctx context.Context, view *Request, matched []*policy, r
 		return nil
 	}
 	for _, p := range matched {
-		for _, r := range p.rules {
-			m, ok := r.rule.(mutator)
-			if !ok || !slices.Contains(r.operations(), view.Operation) {
+		for _, r := range p.Rules {
+			m, ok := r.Rule.(rules.Mutator)
+			if !ok || !slices.Contains(r.Operations(), view.Operation) {
 				continue
 			}
 			// Each mutator sees the previous one's changes, so two rules
 			// adding to the same new map do not overwrite each other.
-			patches := m.mutate(ctx, view)
+			patches := m.Mutate(ctx, view.forRules())
 			if len(patches) == 0 {
 				continue
 			}
 			patched, err := applyPatches(view.Object, patches)
 			if err != nil {
-				return fmt.Errorf("policy %s, rule %s: applying its patches: %w", p.name, r.name, err)
+				return fmt.Errorf("policy %s, rule %s: applying its patches: %w", p.Name, r.Name, err)
 			}
 			view.Object = patched
 			res.Patches = append(res.Patches, patches...)

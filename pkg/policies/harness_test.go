@@ -154,3 +154,13 @@ func readOptionalObject(t testing.TB, path string) *unstructured.Unstructured {
 	}
 	return docs[0].Object
 }
+
+// object decodes one YAML object.
+func object(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}

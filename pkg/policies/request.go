@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
 // Request is one admission request, as the webhook receives it or the CLI
@@ -46,6 +47,11 @@ func (r *Request) subject() *unstructured.Unstructured {
 		return r.Object
 	}
 	return r.OldObject
+}
+
+// forRules is the request as rules read it.
+func (r *Request) forRules() *rules.Request {
+	return &rules.Request{Operation: r.Operation, Object: r.Object, OldObject: r.OldObject, Namespace: r.Namespace, UserInfo: r.UserInfo, DryRun: r.DryRun}
 }
 
 // Violation is one finding: where, what, which policy and rule, and what it

@@ -30,9 +30,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/vapmessage"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/vap"
 	crdreport "github.com/crdguard/crdguard/pkg/report"
 )
 
@@ -334,12 +336,12 @@ type sideResult struct {
 }
 
 // compiledRules are the rules each policy's compiled form enforces.
-func (c *vapParityCase) compiledRules(t *testing.T) (map[string]bool, []*policies.VAP) {
+func (c *vapParityCase) compiledRules(t *testing.T) (map[string]bool, []*vap.Compiled) {
 	t.Helper()
 	inVAP := map[string]bool{}
-	var out []*policies.VAP
+	var out []*vap.Compiled
 	for _, gp := range c.policies {
-		compiled, err := policies.CompileVAP(gp, nil)
+		compiled, err := vap.Compile(gp, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -589,7 +591,7 @@ func (c *vapParityCase) serverSide(t *testing.T, index int, patches []crdreport.
 			continue
 		}
 		enforcement := enforcements[m[1][strings.LastIndex(m[1], "-"):]]
-		findings, ok := policies.ParseVAPMessage(m[2])
+		findings, ok := vapmessage.Parse(m[2])
 		if !ok {
 			res.errors++
 			res.errorMessages = append(res.errorMessages, m[2])
@@ -634,7 +636,7 @@ func applyParityPatches(t *testing.T, obj *unstructured.Unstructured, patches []
 
 // install creates the compiled policies and bindings, a Warn twin of each
 // binding that does not warn, and waits until the server enforces them.
-func (c *vapParityCase) install(t *testing.T, index int, compiled []*policies.VAP) {
+func (c *vapParityCase) install(t *testing.T, index int, compiled []*vap.Compiled) {
 	t.Helper()
 	ctx := t.Context()
 	var objs []client.Object

@@ -16,6 +16,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/vap"
 )
 
 // Values of vap -o.
@@ -79,9 +80,9 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 		return inputError(err)
 	}
 	slices.SortFunc(guardPolicies, func(a, b *v1alpha1.GuardPolicy) int { return strings.Compare(a.Name, b.Name) })
-	var compiled []*policies.VAP
+	var compiled []*vap.Compiled
 	for _, gp := range guardPolicies {
-		c, err := policies.CompileVAP(gp, registry)
+		c, err := vap.Compile(gp, registry)
 		if err != nil {
 			return inputError(err)
 		}
@@ -111,7 +112,7 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 
 // writeWebhookPolicies writes, as YAML, each GuardPolicy without the rules
 // its compiled policies enforce; policies left with no rule are left out.
-func writeWebhookPolicies(path string, gps []*v1alpha1.GuardPolicy, compiled []*policies.VAP) error {
+func writeWebhookPolicies(path string, gps []*v1alpha1.GuardPolicy, compiled []*vap.Compiled) error {
 	var docs []string
 	for i, gp := range gps {
 		kept := compiled[i].WebhookPolicy(gp)
@@ -136,7 +137,7 @@ func writeWebhookPolicies(path string, gps []*v1alpha1.GuardPolicy, compiled []*
 }
 
 // printVAPCheck prints, per GuardPolicy, where each rule runs.
-func printVAPCheck(out io.Writer, compiled []*policies.VAP) error {
+func printVAPCheck(out io.Writer, compiled []*vap.Compiled) error {
 	for i, c := range compiled {
 		if i > 0 {
 			fmt.Fprintln(out)
@@ -161,7 +162,7 @@ func printVAPCheck(out io.Writer, compiled []*policies.VAP) error {
 // vapItems are the generated objects as plain maps, policy before its
 // binding, without the empty creationTimestamp and status a typed object
 // would print.
-func vapItems(compiled []*policies.VAP) ([]map[string]any, error) {
+func vapItems(compiled []*vap.Compiled) ([]map[string]any, error) {
 	var items []map[string]any
 	for _, c := range compiled {
 		for i := range c.Policies {

@@ -1,0 +1,325 @@
+package rules
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// imageVersionKind checks that the images of an object carry the version
+// the object declares, so "spec.version: 8.0.36" cannot run an 8.4.0 image.
+//
+// Decisions, in the order a check meets them:
+//   - No version at versionPath (missing, null or ""): no findings. The
+//     object declares nothing to agree with; making the field required is
+//     the CRD schema's job, and images of objects that carry no version
+//     (a label used as versionPath, say) must not all be denied.
+//   - A number at versionPath is used as written by the API server: an
+//     unquoted YAML 8.0 arrives as the integer 8, and mismatch messages say
+//     so, because that is the usual cause.
+//   - An image without a tag is "latest", as for the container runtime;
+//     messages say the tag is missing.
+//   - With compare Semver, a "_" in a tag stands for the "+" of build
+//     metadata, which tags cannot hold.
+//   - An image with a tag and a digest is judged by its tag: the digest
+//     pins the content but carries no version, and resolving it would need
+//     the registry.
+//   - An image with only a digest cannot be judged: its finding has the
+//     enforcement of digestOnly.
+//   - With containerName, a container list that has no such container is a
+//     finding: the rule was asked to check a container that is not there
+//     (renamed, say), and silently checking nothing would fail open.
+var imageVersionKind = ruleKind{
+	name:       "imageVersion",
+	configured: func(r *v1alpha1.Rule) bool { return r.ImageVersion != nil },
+	compile:    compileImageVersion,
+}
+
+type ImageVersion struct {
+	VersionPath    ObjectPath
+	ImagePaths     []ObjectPath
+	ContainersPath *ObjectPath
+	ContainerName  string
+	Exclude        []string
+	Compare        v1alpha1.VersionCompare
+	DigestOnly     v1alpha1.Enforcement
+}
+
+func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (Rule, field.ErrorList) {
+	cfg := spec.ImageVersion
+	path = path.Child("imageVersion")
+	r := &ImageVersion{
+		ContainerName: cfg.ContainerName,
+		Exclude:       cfg.ExcludeContainers,
+		// The CRD defaults both; policies built in Go get the same defaults.
+		Compare:    cmp.Or(cfg.Compare, v1alpha1.CompareSemver),
+		DigestOnly: cmp.Or(cfg.DigestOnly, v1alpha1.Deny),
+	}
+	var errs field.ErrorList
+
+	versionPath, err := parsePath(cfg.VersionPath)
+	switch {
+	case err != nil:
+		errs = append(errs, field.Invalid(path.Child("versionPath"), cfg.VersionPath, err.Error()))
+	case versionPath.HasWildcard():
+		errs = append(errs, field.Invalid(path.Child("versionPath"), cfg.VersionPath, "must name one value; [*] is not allowed"))
+	}
+	r.VersionPath = versionPath
+
+	imagePaths, pathErrs := parsePaths(cfg.ImagePaths, path.Child("imagePaths"))
+	errs = append(errs, pathErrs...)
+	r.ImagePaths = imagePaths
+
+	if cfg.ContainersPath != "" {
+		p, err := parsePath(cfg.ContainersPath)
+		if err != nil {
+			errs = append(errs, field.Invalid(path.Child("containersPath"), cfg.ContainersPath, err.Error()))
+		}
+		r.ContainersPath = &p
+	}
+	if len(cfg.ImagePaths) == 0 && cfg.ContainersPath == "" {
+		errs = append(errs, field.Required(path.Child("imagePaths"), "imagePaths or containersPath is required"))
+	}
+	if cfg.ContainersPath == "" {
+		if cfg.ContainerName != "" {
+			errs = append(errs, field.Forbidden(path.Child("containerName"), "may only be set with containersPath"))
+		}
+		if len(cfg.ExcludeContainers) > 0 {
+			errs = append(errs, field.Forbidden(path.Child("excludeContainers"), "may only be set with containersPath"))
+		}
+	}
+	if i := slices.Index(cfg.ExcludeContainers, cfg.ContainerName); cfg.ContainerName != "" && i >= 0 {
+		errs = append(errs, field.Invalid(path.Child("excludeContainers").Index(i), cfg.ExcludeContainers[i], "excludes the container that containerName selects"))
+	}
+
+	compares := []v1alpha1.VersionCompare{v1alpha1.CompareExact, v1alpha1.CompareSemver, v1alpha1.CompareTagPrefix}
+	if !slices.Contains(compares, r.Compare) {
+		errs = append(errs, field.NotSupported(path.Child("compare"), cfg.Compare, compares))
+	}
+	// Audit would hide a digest-only image entirely in a Deny policy; the
+	// API allows only Deny and Warn.
+	if digestOnly := []v1alpha1.Enforcement{v1alpha1.Deny, v1alpha1.Warn}; !slices.Contains(digestOnly, r.DigestOnly) {
+		errs = append(errs, field.NotSupported(path.Child("digestOnly"), cfg.DigestOnly, digestOnly))
+	}
+	return r, errs
+}
+
+func (r *ImageVersion) Operations() []v1alpha1.Operation { return createUpdate }
+
+func (r *ImageVersion) Check(_ context.Context, req *Request) ([]Finding, error) {
+	obj := req.Object.Object
+	raw, versionAt, found := r.VersionPath.get(obj)
+	if !found {
+		return nil, nil
+	}
+	want, isNumber, ok := scalarString(raw)
+	if !ok {
+		return findings(field.TypeInvalid(versionAt, raw, "must be a string or a number: the version that images are checked against")), nil
+	}
+	if want == "" {
+		return nil, nil
+	}
+	declared := declaredVersion{at: versionAt, value: want, isNumber: isNumber}
+	if r.Compare == v1alpha1.CompareSemver {
+		v, err := ParseSemanticVersion(want)
+		if err != nil {
+			return findings(field.Invalid(versionAt, raw, fmt.Sprintf("is not a semantic version (%v), so images cannot be compared with it (compare: Semver)", err))), nil
+		}
+		declared.semver = &v
+	}
+
+	var out []Finding
+	for _, p := range r.ImagePaths {
+		p.visit(obj, func(path *field.Path, value any, found bool) {
+			if found {
+				out = append(out, r.checkImage(path, value, &declared)...)
+			}
+		})
+	}
+	if r.ContainersPath != nil {
+		r.ContainersPath.visit(obj, func(path *field.Path, value any, found bool) {
+			if found {
+				out = append(out, r.checkContainers(path, value, &declared)...)
+			}
+		})
+	}
+	return out, nil
+}
+
+// declaredVersion is the object's version, as written and as parsed.
+type declaredVersion struct {
+	at       *field.Path
+	value    string
+	isNumber bool
+	semver   *semanticVersion // set for compare Semver
+}
+
+func (d *declaredVersion) String() string { return d.at.String() + " " + d.value }
+
+// checkContainers checks the images of one container list.
+func (r *ImageVersion) checkContainers(path *field.Path, value any, declared *declaredVersion) []Finding {
+	list, ok := value.([]any)
+	if !ok {
+		return findings(field.TypeInvalid(path, value, "must be a list of containers"))
+	}
+	var out []Finding
+	var names []string
+	selected := false
+	for i, item := range list {
+		c, ok := item.(map[string]any)
+		if !ok {
+			continue // not a container; the schema reports that
+		}
+		name, _ := c["name"].(string)
+		names = append(names, strconv.Quote(name))
+		if r.ContainerName != "" && name != r.ContainerName || slices.Contains(r.Exclude, name) {
+			continue
+		}
+		selected = true
+		if image, ok := c["image"]; ok && image != nil {
+			out = append(out, r.checkImage(path.Index(i).Child("image"), image, declared)...)
+		}
+	}
+	if r.ContainerName != "" && !selected {
+		e := field.NotFound(path, r.ContainerName)
+		e.Detail = "no container has the name that containerName selects, so its image cannot be checked against " + declared.String()
+		if len(names) > 0 {
+			e.Detail += "; containers: " + strings.Join(names, ", ")
+		}
+		out = append(out, findings(e)...)
+	}
+	return out
+}
+
+// checkImage compares one image reference with the declared version.
+func (r *ImageVersion) checkImage(path *field.Path, value any, declared *declaredVersion) []Finding {
+	image, ok := value.(string)
+	if !ok {
+		return findings(field.TypeInvalid(path, value, "must be an image reference"))
+	}
+	ref := parseImage(image)
+	if ref.err != nil {
+		return findings(field.Invalid(path, image, "is not a valid image reference: "+ref.err.Error()))
+	}
+	if ref.hasDigest && ref.tag == "" {
+		return []Finding{{
+			Error:       field.Invalid(path, image, fmt.Sprintf("is pinned by digest only, so its version cannot be checked against %s; use name:tag@digest", declared)),
+			Enforcement: r.DigestOnly,
+		}}
+	}
+	hasTag, tag := ref.tag != "", ref.tag
+	if !hasTag {
+		tag = "latest"
+	}
+	agrees, why := r.agrees(tag, declared)
+	if agrees {
+		return nil
+	}
+	msg := fmt.Sprintf("image tag %s does not match %s (compare: %s)", tag, declared, r.Compare)
+	if !hasTag {
+		msg = fmt.Sprintf("has no tag, so it is %s, which does not match %s (compare: %s)", tag, declared, r.Compare)
+		why = strings.TrimPrefix(why, notSemverTag) // "latest" is plainly no version
+	}
+	if why != "" {
+		msg += "; " + why
+	}
+	if declared.isNumber {
+		msg += fmt.Sprintf("; %s is the number %s: quote the version in YAML to keep it as written", declared.at, declared.value)
+	}
+	return findings(field.Invalid(path, image, msg))
+}
+
+// agrees tells whether tag carries the declared version, and when it does
+// not, what the mode allows, if that is not plain from the mode's name.
+func (r *ImageVersion) agrees(tag string, declared *declaredVersion) (bool, string) {
+	switch r.Compare {
+	case v1alpha1.CompareExact:
+		return tag == declared.value, ""
+	case v1alpha1.CompareTagPrefix:
+		// A variant follows a "-": "8.0.36-debian12" carries 8.0.36, but
+		// "8.0.360" does not.
+		return tagHasVersion(tag, declared.value), "allowed: " + declared.value + " or " + declared.value + "-<variant>"
+	default:
+		// Tags cannot hold "+", so registries and Helm write semver build
+		// metadata after "_" instead: "8.0.36_build.6" is 8.0.36+build.6.
+		v, err := ParseSemanticVersion(strings.Replace(tag, "_", "+", 1))
+		if err != nil {
+			return false, notSemverTag
+		}
+		return v.sameAs(*declared.semver), ""
+	}
+}
+
+const notSemverTag = "the tag is not a semantic version"
+
+// tagHasVersion is the TagPrefix comparison.
+func tagHasVersion(tag, version string) bool {
+	rest, ok := strings.CutPrefix(tag, version)
+	return ok && (rest == "" || strings.HasPrefix(rest, "-"))
+}
+
+// scalarString reads a version written as a string or a number. Numbers
+// are printed as the API server stores them: 8, 8.1.
+func scalarString(v any) (s string, isNumber, ok bool) {
+	switch v := v.(type) {
+	case string:
+		return v, false, true
+	case int64:
+		return strconv.FormatInt(v, 10), true, true
+	case int:
+		return strconv.Itoa(v), true, true
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), true, true
+	}
+	return "", false, false
+}
+
+// semanticVersion is a semantic version that may leave out its minor and patch
+// numbers ("16", "8.0"), as database versions and image tags often do.
+type semanticVersion struct {
+	semver.Version
+	// parts is how many of major, minor and patch were written.
+	parts int
+}
+
+// versionRE accepts a "v" prefix and one to three numbers without leading
+// zeros; semver.Parse then checks the pre-release and build identifiers.
+var versionRE = regexp.MustCompile(`^v?(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?(?:\.(0|[1-9][0-9]*))?((?:-[^+]*)?(?:\+.*)?)$`)
+
+// ParseSemanticVersion parses a semantic version. Missing minor and patch numbers
+// are zero for ordering; sameAs still tells "8.0" from "8.0.0".
+func ParseSemanticVersion(s string) (semanticVersion, error) {
+	m := versionRE.FindStringSubmatch(s)
+	if m == nil {
+		return semanticVersion{}, errors.New("not like 8.0.36 or v1.2.3-rc.1")
+	}
+	parts := 1
+	numbers := []string{m[1], "0", "0"}
+	for i, n := range m[2:4] {
+		if n != "" {
+			numbers[i+1], parts = n, i+2
+		}
+	}
+	v, err := semver.Parse(strings.Join(numbers, ".") + m[4])
+	if err != nil {
+		return semanticVersion{}, err
+	}
+	return semanticVersion{Version: v, parts: parts}, nil
+}
+
+// sameAs is the Semver comparison: equal precedence (so build metadata
+// does not count) written to the same precision. "8.0" is not "8.0.0": a
+// tag 8.0 floats over every 8.0.x release, so it does not pin 8.0.0.
+func (v semanticVersion) sameAs(o semanticVersion) bool {
+	return v.parts == o.parts && v.Compare(o.Version) == 0
+}

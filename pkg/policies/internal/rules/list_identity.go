@@ -1,0 +1,143 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// listIdentity says how the items of one list of a transition's path pair
+// between the old and the new object.
+type listIdentity struct {
+	// Keys are the configured Keys, field paths within an item ("name",
+	// "metadata.name"); nil means the CRD's list-map Keys, else "name".
+	Keys []string
+	// ByIndex pairs items by position (matchBy: Index).
+	ByIndex bool
+}
+
+// pathLists are the lists a transition's path goes through: one per
+// "[*]", and for NoRemoval the list it checks. Each is given as the
+// schema path of the list (fields and map keys, as ListMapKeys takes it)
+// and as text for messages.
+func pathLists(p ObjectPath, check v1alpha1.TransitionCheck) (schemaPaths [][]string, texts []string) {
+	var schemaPath []string
+	text := ""
+	add := func() {
+		schemaPaths = append(schemaPaths, append([]string(nil), schemaPath...))
+		texts = append(texts, text)
+	}
+	for _, s := range p.Steps {
+		switch {
+		case s.Field != "":
+			schemaPath = append(schemaPath, s.Field)
+			text = strings.TrimPrefix(text+"."+s.Field, ".")
+		case s.Index >= 0:
+			text += fmt.Sprintf("[%d]", s.Index)
+			continue
+		case !s.Each:
+			schemaPath = append(schemaPath, s.Key)
+			text += "[" + s.Key + "]"
+			continue
+		}
+		if s.Each {
+			add()
+			text += "[*]"
+		}
+	}
+	if check == v1alpha1.NoRemoval {
+		add()
+	}
+	return schemaPaths, texts
+}
+
+// compileListIdentities reads keys, matchBy and listKeys for the lists of
+// the path, and checks them against the schemas of the kinds the policy
+// matches: a key no item has, or a list whose items nothing identifies,
+// is an error when the policy loads rather than a wrong pairing later.
+func compileListIdentities(cfg *v1alpha1.FieldTransition, p ObjectPath, at *field.Path, env *compileEnv) ([]listIdentity, field.ErrorList) {
+	schemaPaths, texts := pathLists(p, cfg.Check)
+	var errs field.ErrorList
+	type configured struct {
+		keys    []string
+		matchBy v1alpha1.ListMatch
+		at      *field.Path // where keys and matchBy are
+	}
+	perList := make([]configured, len(schemaPaths))
+	shorthand := len(cfg.Keys) > 0 || cfg.MatchBy != ""
+	switch {
+	case len(cfg.ListKeys) > 0 && shorthand:
+		errs = append(errs, field.Forbidden(at.Child("keys"), "set keys and matchBy in listKeys, one entry per list"))
+	case len(cfg.ListKeys) > 0 && len(cfg.ListKeys) != len(schemaPaths):
+		errs = append(errs, field.Invalid(at.Child("listKeys"), len(cfg.ListKeys), fmt.Sprintf("has %d entries; path %s has %d lists (%s)", len(cfg.ListKeys), cfg.Path, len(schemaPaths), strings.Join(texts, ", "))))
+	case len(cfg.ListKeys) > 0:
+		for i, lk := range cfg.ListKeys {
+			perList[i] = configured{lk.Keys, lk.MatchBy, at.Child("listKeys").Index(i)}
+		}
+	case shorthand && len(schemaPaths) == 0:
+		errs = append(errs, field.Forbidden(at.Child("keys"), "keys match list items: they may only be set for a path with [*] or for check NoRemoval"))
+	case shorthand && len(schemaPaths) > 1:
+		errs = append(errs, field.Forbidden(at.Child("keys"), fmt.Sprintf("keys identify the items of one list, and path %s has %d (%s): set listKeys, one entry per list", cfg.Path, len(schemaPaths), strings.Join(texts, ", "))))
+	case shorthand:
+		perList[0] = configured{cfg.Keys, cfg.MatchBy, at}
+	}
+
+	lists := make([]listIdentity, len(schemaPaths))
+	for i, c := range perList {
+		lists[i] = listIdentity{Keys: c.keys, ByIndex: c.matchBy == v1alpha1.MatchByIndex}
+		if c.at == nil {
+			c.at = at
+		}
+		if c.matchBy != "" && c.matchBy != v1alpha1.MatchByKey && c.matchBy != v1alpha1.MatchByIndex {
+			errs = append(errs, field.NotSupported(c.at.Child("matchBy"), c.matchBy, []v1alpha1.ListMatch{v1alpha1.MatchByKey, v1alpha1.MatchByIndex}))
+		}
+		if lists[i].ByIndex && len(c.keys) > 0 {
+			errs = append(errs, field.Forbidden(c.at.Child("keys"), "items matched by index have no keys"))
+		}
+		for j, k := range c.keys {
+			if k == "" || strings.HasPrefix(k, ".") || strings.HasSuffix(k, ".") || strings.Contains(k, "..") {
+				errs = append(errs, field.Invalid(c.at.Child("keys").Index(j), k, `must be a field path within an item, like "name" or "metadata.name"`))
+			}
+		}
+		if len(errs) > 0 || lists[i].ByIndex || env == nil || env.schemas == nil {
+			continue
+		}
+		for _, gvk := range env.kinds {
+			if len(c.keys) > 0 {
+				for j, k := range c.keys {
+					if has, known := env.schemas.ItemHasField(gvk, schemaPaths[i], strings.Split(k, ".")); known && !has {
+						errs = append(errs, field.Invalid(c.at.Child("keys").Index(j), k, fmt.Sprintf("the items of %s in %s have no field %s", texts[i], gvk.Kind, k)))
+					}
+				}
+				continue
+			}
+			if len(env.schemas.ListMapKeys(gvk, schemaPaths[i]...)) > 0 {
+				continue
+			}
+			if has, known := env.schemas.ItemHasField(gvk, schemaPaths[i], DefaultListKeys); known && !has {
+				errs = append(errs, field.Invalid(at.Child("path"), cfg.Path, fmt.Sprintf("nothing identifies the items of %s in %s: they have no list-map keys and no name field; set keys (like metadata.name), or matchBy: Index", texts[i], gvk.Kind)))
+			}
+		}
+	}
+	return lists, errs
+}
+
+// keyValue is the value at the dotted field path key within item.
+func keyValue(item map[string]any, key string) (any, bool) {
+	var v any = item
+	for key != "" {
+		var name string
+		name, key, _ = strings.Cut(key, ".")
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[name]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}

@@ -1,0 +1,310 @@
+package rules
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+)
+
+// resourcesKind checks ResourceRequirements: required requests and limits,
+// and the limit/request ratio of each resource.
+var resourcesKind = ruleKind{
+	name:       "resources",
+	configured: func(r *v1alpha1.Rule) bool { return r.Resources != nil },
+	compile:    compileResources,
+}
+
+type Resources struct {
+	Paths           []ObjectPath
+	Preset          v1alpha1.ResourcesPreset
+	RequireRequests []string
+	RequireLimits   []string
+	Ratios          []RatioBand
+}
+
+// RatioBand holds its bounds as exact rationals: a ratio at the boundary
+// (exactly 4× with a max of 4) is decided without float rounding.
+type RatioBand struct {
+	Resource                   string
+	Min, Max                   *big.Rat
+	MinExclusive, MaxExclusive bool
+}
+
+func compileResources(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (Rule, field.ErrorList) {
+	cfg := spec.Resources
+	path = path.Child("resources")
+	paths, errs := parsePaths(cfg.Paths, path.Child("paths"))
+	r := &Resources{Paths: paths, Preset: cfg.Preset, RequireRequests: cfg.RequireRequests, RequireLimits: cfg.RequireLimits}
+	if len(cfg.Paths) == 0 && cfg.Preset == "" {
+		errs = append(errs, field.Required(path.Child("paths"), "paths or preset is required"))
+	}
+	for i, b := range cfg.Ratios {
+		at := path.Child("ratios").Index(i)
+		band := RatioBand{Resource: b.Resource, MinExclusive: b.MinExclusive, MaxExclusive: b.MaxExclusive}
+		if b.Min != nil {
+			band.Min = quantityRat(*b.Min)
+		}
+		if b.Max != nil {
+			band.Max = quantityRat(*b.Max)
+		}
+		switch {
+		case band.Min == nil && band.Max == nil:
+			errs = append(errs, field.Required(at, "min or max is required"))
+		case band.Min != nil && band.Min.Sign() <= 0:
+			errs = append(errs, field.Invalid(at.Child("min"), b.Min.String(), "must be greater than 0"))
+		case band.Min != nil && band.Max != nil && band.Min.Cmp(band.Max) > 0:
+			errs = append(errs, field.Invalid(at.Child("max"), b.Max.String(), "must not be less than min "+b.Min.String()))
+		}
+		r.Ratios = append(r.Ratios, band)
+	}
+	return r, errs
+}
+
+func (r *Resources) Operations() []v1alpha1.Operation { return createUpdate }
+
+func (r *Resources) Check(_ context.Context, req *Request) ([]Finding, error) {
+	obj := req.Object
+	var out []Finding
+	for _, p := range resourcePaths(r.Paths, r.Preset, obj.GetKind()) {
+		p.visit(obj.Object, func(path *field.Path, value any, found bool) {
+			out = append(out, findings(r.checkRequirements(path, value, found)...)...)
+		})
+	}
+	return out, nil
+}
+
+func (r *Resources) checkRequirements(path *field.Path, value any, found bool) field.ErrorList {
+	var reqs map[string]any
+	if found {
+		var ok bool
+		if reqs, ok = value.(map[string]any); !ok {
+			return field.ErrorList{field.TypeInvalid(path, value, "must be an object with requests and limits")}
+		}
+	}
+	requests, errs := quantities(reqs["requests"], path.Child("requests"))
+	limits, limitErrs := quantities(reqs["limits"], path.Child("limits"))
+	errs = append(errs, limitErrs...)
+
+	for _, name := range r.RequireRequests {
+		if _, ok := effectiveRequest(requests, limits, name); !ok {
+			errs = append(errs, field.Required(path.Child("requests", name), fmt.Sprintf("no %s request; this policy requires requests for %s", name, strings.Join(r.RequireRequests, ", "))))
+		}
+	}
+	for _, name := range r.RequireLimits {
+		if _, ok := limits.get(name); !ok {
+			errs = append(errs, field.Required(path.Child("limits", name), fmt.Sprintf("no %s limit; this policy requires limits for %s", name, strings.Join(r.RequireLimits, ", "))))
+		}
+	}
+	for _, band := range r.Ratios {
+		request, _ := effectiveRequest(requests, limits, band.Resource)
+		if limit, hasLimit := limits.get(band.Resource); hasLimit {
+			if msg := band.violation(request, limit); msg != "" {
+				errs = append(errs, field.Invalid(path.Child("limits", band.Resource), field.OmitValueType{}, msg))
+			}
+		}
+	}
+	return errs
+}
+
+// RequestFromLimit is what a message says of a request Kubernetes set
+// from the limit.
+const RequestFromLimit = " (not set: Kubernetes sets it to the limit)"
+
+// effectiveRequest is the request a container runs with: the one written,
+// else its limit, which is what Kubernetes sets a missing request to. A
+// policy that looked only at written requests would pass limits alone,
+// and deny the very same resources written out in full.
+func effectiveRequest(requests, limits namedQuantities, name string) (quantity, bool) {
+	if q, ok := requests.get(name); ok {
+		return q, true
+	}
+	q, ok := limits.get(name)
+	q.raw += RequestFromLimit
+	return q, ok
+}
+
+// violation says how limit/request breaks the band, or "" when it does not.
+func (b RatioBand) violation(request, limit quantity) string {
+	if b.wholeWithin(request.Quantity, limit.Quantity) {
+		return ""
+	}
+	return b.exactViolation(request, limit)
+}
+
+// exactViolation is violation in rationals.
+func (b RatioBand) exactViolation(request, limit quantity) string {
+	req, lim := quantityRat(request.Quantity), quantityRat(limit.Quantity)
+	if req.Sign() == 0 {
+		if lim.Sign() == 0 || b.Max == nil {
+			return "" // nothing requested and nothing, or anything, allowed
+		}
+		return fmt.Sprintf("limits.%s %s over requests.%s %s is an unbounded ratio; allowed %s", b.Resource, limit.raw, b.Resource, request.raw, b.Describe())
+	}
+	ratio := new(big.Rat).Quo(lim, req)
+	tooLow := b.Min != nil && (ratio.Cmp(b.Min) < 0 || b.MinExclusive && ratio.Cmp(b.Min) == 0)
+	tooHigh := b.Max != nil && (ratio.Cmp(b.Max) > 0 || b.MaxExclusive && ratio.Cmp(b.Max) == 0)
+	if !tooLow && !tooHigh {
+		return ""
+	}
+	return fmt.Sprintf("limits.%s %s is %s× requests.%s %s; allowed %s", b.Resource, limit.raw, formatRatio(ratio), b.Resource, request.raw, b.Describe())
+}
+
+// wholeWithin tells that limit/request lies in the band, decided with
+// int64 products for whole quantities ("2", "4Gi") whose products fit;
+// false leaves it to the exact rationals, which allocate on every request.
+func (b RatioBand) wholeWithin(request, limit resource.Quantity) bool {
+	r, rok := request.AsInt64()
+	l, lok := limit.AsInt64()
+	if !rok || !lok || r <= 0 {
+		return false
+	}
+	// compare is the sign of limit/request - bound: of l×q - r×p.
+	compare := func(bound *big.Rat) (int, bool) {
+		p, q := bound.Num(), bound.Denom()
+		if !p.IsInt64() || !q.IsInt64() {
+			return 0, false
+		}
+		lq, lok := multiply(l, q.Int64())
+		rp, rok := multiply(r, p.Int64())
+		return cmp.Compare(lq, rp), lok && rok
+	}
+	if b.Min != nil {
+		if c, ok := compare(b.Min); !ok || c < 0 || c == 0 && b.MinExclusive {
+			return false
+		}
+	}
+	if b.Max != nil {
+		if c, ok := compare(b.Max); !ok || c > 0 || c == 0 && b.MaxExclusive {
+			return false
+		}
+	}
+	return true
+}
+
+// multiply is a×b, and whether it did not overflow.
+func multiply(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	c := a * b
+	return c, c/b == a && !(a == -1 && b == math.MinInt64) && !(b == -1 && a == math.MinInt64)
+}
+
+// Describe renders the band: "1.5×–4×", or with exclusive bounds
+// "more than 1.5× and less than 4×".
+func (b RatioBand) Describe() string {
+	if b.Min != nil && b.Max != nil && !b.MinExclusive && !b.MaxExclusive {
+		return formatBound(b.Min) + "×–" + formatBound(b.Max) + "×"
+	}
+	var parts []string
+	if b.Min != nil {
+		parts = append(parts, map[bool]string{true: "more than ", false: "at least "}[b.MinExclusive]+formatBound(b.Min)+"×")
+	}
+	if b.Max != nil {
+		parts = append(parts, map[bool]string{true: "less than ", false: "at most "}[b.MaxExclusive]+formatBound(b.Max)+"×")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// formatRatio prints a ratio with at most two decimals and at least one:
+// 8 → "8.0", 1.5 → "1.5", 10/3 → "3.33".
+func formatRatio(r *big.Rat) string {
+	s := strings.TrimRight(r.FloatString(2), "0")
+	if strings.HasSuffix(s, ".") {
+		s += "0"
+	}
+	return s
+}
+
+// formatBound prints a configured bound as short as it is exact: 4, 1.5.
+func formatBound(r *big.Rat) string {
+	return strings.TrimSuffix(strings.TrimRight(r.FloatString(6), "0"), ".")
+}
+
+// quantityRat is q as an exact rational, unscaled digits over a power of
+// ten, never rounded through a float.
+func quantityRat(q resource.Quantity) *big.Rat {
+	d := q.AsDec() // converts q in place: q is our copy
+	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(int(d.Scale())))), nil)
+	if d.Scale() < 0 {
+		return new(big.Rat).SetInt(pow.Mul(pow, d.UnscaledBig()))
+	}
+	return new(big.Rat).SetFrac(d.UnscaledBig(), pow)
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// quantity is a parsed quantity and how the object wrote it, which is what
+// messages show ("1000M", not the canonical "1G").
+type quantity struct {
+	resource.Quantity
+	raw string
+}
+
+// namedQuantities are the quantities of a map of resource name to
+// quantity, in name order. A resource map holds a few names: a list
+// searched in order costs less than a map, which the webhook builds twice
+// per place on every request.
+type namedQuantities []namedQuantity
+
+type namedQuantity struct {
+	name string
+	quantity
+}
+
+// get is the quantity of the resource name.
+func (q namedQuantities) get(name string) (quantity, bool) {
+	for _, n := range q {
+		if n.name == name {
+			return n.quantity, true
+		}
+	}
+	return quantity{}, false
+}
+
+// quantities reads a map of resource name to quantity.
+func quantities(value any, path *field.Path) (namedQuantities, field.ErrorList) {
+	if value == nil {
+		return nil, nil
+	}
+	m, ok := value.(map[string]any)
+	if !ok {
+		return nil, field.ErrorList{field.TypeInvalid(path, value, "must be a map of resource names to quantities")}
+	}
+	out := make(namedQuantities, 0, len(m))
+	var errs field.ErrorList
+	var buf [8]string // a resources map's few names, sorted without allocating
+	names := buf[:0]
+	for name := range m {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		var raw string
+		switch v := m[name].(type) {
+		case string:
+			raw = v
+		case int64, float64:
+			raw = fmt.Sprint(v)
+		default:
+			errs = append(errs, field.TypeInvalid(path.Child(name), v, "must be a quantity"))
+			continue
+		}
+		q, err := resource.ParseQuantity(raw)
+		if err != nil {
+			errs = append(errs, field.Invalid(path.Child(name), m[name], err.Error()))
+			continue
+		}
+		out = append(out, namedQuantity{name, quantity{Quantity: q, raw: raw}})
+	}
+	return out, errs
+}

@@ -1,0 +1,502 @@
+package vap
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
+	"github.com/crdguard/crdguard/pkg/policies/vap/internal/celrewrite"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// Labels and annotations on every generated object, so a cluster's
+// compiled policies can be listed and traced to their GuardPolicy.
+const (
+	ManagedByLabel      = "app.kubernetes.io/managed-by"
+	ManagedBy           = "crdguard"
+	PolicyAnnotation    = "crdguard.dev/policy"
+	EnforcementLabel    = "crdguard.dev/enforcement"
+	findingSeparator    = "; "
+	messageFallbackText = "failed; the finding could not be described"
+	gateCondition       = "fails-a-rule"
+)
+
+// Rule says where one rule of a GuardPolicy runs once compiled.
+type Rule struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Webhook is why the rule stays with the webhook; "" when a
+	// ValidatingAdmissionPolicy enforces it.
+	Webhook string `json:"webhook,omitempty"`
+}
+
+// Compiled is a GuardPolicy compiled to ValidatingAdmissionPolicies: one policy
+// and one binding per enforcement its rules use, because a binding's
+// validationActions apply to all of a policy's validations.
+type Compiled struct {
+	Policy   string
+	Policies []*admissionregistrationv1.ValidatingAdmissionPolicy
+	Bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	// Rules lists every rule in policy order, compiled or not: nothing is
+	// dropped silently.
+	Rules []Rule
+}
+
+// needsWebhookError is a rule, or part of one, that a
+// ValidatingAdmissionPolicy cannot express.
+type needsWebhookError struct{ reason string }
+
+func (e *needsWebhookError) Error() string { return e.reason }
+
+func needsWebhook(format string, args ...any) error {
+	return &needsWebhookError{reason: fmt.Sprintf(format, args...)}
+}
+
+// ruleCEL is one validation of a compiled rule.
+type ruleCEL struct {
+	// findings is a CEL list(string) of the rule's findings, each "path:
+	// body" as the engine prints a finding on one line; empty when the
+	// request passes.
+	findings string
+	// passes, when set, is the boolean form of findings as the rule kind
+	// writes it: true exactly when findings is empty. Else it is derived
+	// from findings.
+	passes string
+	// expression, messageExpression and message form a validation of its
+	// own when findings is "": a cel rule keeps its expression, so it
+	// behaves as the rule's author wrote it.
+	expression, messageExpression, message string
+	// enforcement, when set and weaker than the rule's, replaces it, as a
+	// finding's does in the engine.
+	enforcement v1alpha1.Enforcement
+	// helpers are variables the expressions use as variables.<name>. Each
+	// expression is type-checked alone, and checking time grows faster
+	// than an expression's size: large parts go into helpers.
+	helpers []admissionregistrationv1.Variable
+}
+
+// compiler is what rule kinds may use while compiling to CEL.
+type compiler struct {
+	names   *celNames
+	schemas *schema.Registry
+	match   *v1alpha1.Match
+	// enforcement is the rule's.
+	enforcement v1alpha1.Enforcement
+}
+
+// Compile compiles a GuardPolicy to ValidatingAdmissionPolicies and
+// their bindings (admissionregistration.k8s.io/v1) that reach the
+// engine's verdict on the requests the policy matches, with each finding's
+// field path and numbers in the message. Rules that need the webhook are
+// listed in Compiled.Rules with the reason. schemas may be nil; transitions
+// that match list items by the CRD's list-map keys need it.
+func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, error) {
+	compiled, errs := rules.CompilePolicy(gp, schemas)
+	if len(errs) > 0 {
+		return nil, &policies.InvalidPolicyError{Name: gp.Name, Errs: errs}
+	}
+	out := &Compiled{Policy: gp.Name}
+	c := &compiler{names: &celNames{}, schemas: schemas, match: &gp.Spec.Match}
+	builds := map[v1alpha1.Enforcement]*policyBuilder{}
+	for i, r := range compiled.Rules {
+		kind := rules.KindOf(&gp.Spec.Rules[i])
+		entry := Rule{Name: r.Name, Kind: kind}
+		c.enforcement = r.Enforcement
+		checks, err := compileRule(kind, r, gp, c)
+		var webhook *needsWebhookError
+		switch {
+		case errors.As(err, &webhook):
+			entry.Webhook = webhook.reason
+			out.Rules = append(out.Rules, entry)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.Name, err)
+		}
+		out.Rules = append(out.Rules, entry)
+		for _, check := range checks {
+			enforcement := rules.Weaker(check.enforcement, r.Enforcement)
+			b := builds[enforcement]
+			if b == nil {
+				b = &policyBuilder{}
+				builds[enforcement] = b
+			}
+			if err := b.add(gp.Name, r, check); err != nil {
+				return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.Name, err)
+			}
+		}
+	}
+	for _, enforcement := range []v1alpha1.Enforcement{v1alpha1.Deny, v1alpha1.Warn, v1alpha1.Audit} {
+		if b := builds[enforcement]; b != nil {
+			vap, binding := b.objects(gp, enforcement, schemas)
+			out.Policies = append(out.Policies, vap)
+			out.Bindings = append(out.Bindings, binding)
+		}
+	}
+	return out, nil
+}
+
+// compileRule is a rule's CEL form, or why it stays with the webhook:
+// defaults mutate, a Deny rule of a policy with approvers may be lifted
+// once, and a kind without a compiled form needs the engine.
+func compileRule(kind string, r rules.Compiled, gp *v1alpha1.GuardPolicy, c *compiler) ([]ruleCEL, error) {
+	if _, ok := r.Rule.(*rules.Defaults); ok {
+		return compileDefaults()
+	}
+	if gp.Spec.Approvers != nil && r.Enforcement == v1alpha1.Deny {
+		// An approver lifts a Deny finding with crdguard.dev/approve, and
+		// the mutating webhook strips the annotation so it approves one
+		// request only. A ValidatingAdmissionPolicy can neither.
+		return nil, needsWebhook("the policy has approvers: a Deny finding may be lifted once with %s, which needs the webhook", v1alpha1.ApproveAnnotation)
+	}
+	switch rule := r.Rule.(type) {
+	case *rules.Resources:
+		return compileResources(rule, c)
+	case *rules.ImageVersion:
+		return compileImageVersion(rule, c)
+	case *rules.Transitions:
+		return compileTransitions(rule, c)
+	case *rules.CEL:
+		return compileCELRule(rule, c)
+	case *rules.Deletion:
+		return compileDeletion(rule)
+	}
+	return nil, needsWebhook("rule kind %s has no ValidatingAdmissionPolicy form", kind)
+}
+
+// policyBuilder collects the validations of one enforcement.
+type policyBuilder struct {
+	variables   []admissionregistrationv1.Variable
+	validations []validation
+}
+
+// validation is a validation whose messageExpression depends on the
+// policy's gate.
+type validation struct {
+	admissionregistrationv1.Validation
+	// failed is the message when the validation fails.
+	failed string
+	// usesVariables keeps the expression out of a gate: a match
+	// condition has no variables.
+	usesVariables bool
+	// mayFail is a cel rule's expression, which may fail to evaluate. In
+	// a gate with other rules its error would quote them all; alone, its
+	// error is the validation's own.
+	mayFail bool
+}
+
+// requestNamespace is the request's namespace, "" for a cluster-scoped
+// object, whose request leaves the field out.
+const requestNamespace = `(has(request.namespace) ? request.namespace : "")`
+
+func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) error {
+	prefix := fmt.Sprintf("[%s/%s] ", policy, r.Name)
+	ops := make([]string, 0, 3)
+	for _, op := range r.Operations() {
+		ops = append(ops, string(op))
+	}
+	guard := "request.operation in " + celStrings(ops)
+	reason := metav1.StatusReasonInvalid
+	if check.findings == "" {
+		failed, err := celrewrite.LowerBinds(celString(prefix) + " + " + check.messageExpression)
+		if err != nil {
+			return err
+		}
+		b.validations = append(b.validations, validation{
+			Validation: admissionregistrationv1.Validation{
+				Expression: fmt.Sprintf("!(%s) || (%s)", guard, check.expression),
+				Message:    prefix + check.message,
+				Reason:     &reason,
+			},
+			failed:  failed,
+			mayFail: true,
+		})
+		return nil
+	}
+	for _, h := range check.helpers {
+		expression, err := celrewrite.LowerBinds(h.Expression)
+		if err != nil {
+			return err
+		}
+		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: expression})
+	}
+	passes, inlined, err := passesForm(check)
+	if err != nil {
+		return err
+	}
+	failed, err := celrewrite.LowerBinds(fmt.Sprintf(`%s + (%s ? %s : []).join(%s)`, celString(prefix), guard, check.findings, celString(findingSeparator)))
+	if err != nil {
+		return err
+	}
+	// The API server drops an evaluated message over 5 KiB for the static
+	// one, which names the rule but no field: dozens of findings of one
+	// rule in one request.
+	b.validations = append(b.validations, validation{
+		Validation: admissionregistrationv1.Validation{
+			Expression: fmt.Sprintf("!(%s) || (%s)", guard, passes),
+			Message:    prefix + messageFallbackText,
+			Reason:     &reason,
+		},
+		failed:        failed,
+		usesVariables: !inlined,
+	})
+	return nil
+}
+
+// maxInlined is the largest boolean form that reads the helpers where it
+// uses them. Type-checking an expression takes time that grows faster
+// than its size (about 10 ms at 2 KB, 0.1 s at 12 KB, 1 s at 32 KB),
+// which kube-apiserver spends on each change of a policy.
+const maxInlined = 8 << 10
+
+// passesForm is the boolean form of check's findings. It reads the helpers
+// where it uses them, so that it builds no list of places, unless that
+// makes it larger than maxInlined; then it uses the variables.
+func passesForm(check ruleCEL) (passes string, inlined bool, err error) {
+	form, expr := celrewrite.NoFindings, check.findings
+	if check.passes != "" {
+		form, expr = celrewrite.Boolean, check.passes
+	}
+	if passes, err = form(inlineHelpers(expr, check.helpers)); err != nil || len(passes) <= maxInlined {
+		return passes, true, err
+	}
+	passes, err = form(expr)
+	return passes, false, err
+}
+
+// inlineHelpers writes each helper in place of variables.<name> in expr.
+func inlineHelpers(expr string, helpers []admissionregistrationv1.Variable) string {
+	for i := len(helpers) - 1; i >= 0; i-- { // a helper uses only those before it
+		expr = replaceIdent(expr, "variables."+helpers[i].Name, "("+helpers[i].Expression+")")
+	}
+	return expr
+}
+
+// maxGate is the largest gate written (see maxInlined).
+const maxGate = 16 << 10
+
+// gated builds the validations with a gate: a match condition that lets
+// through only a request that fails a rule. The API server evaluates
+// every validation and then every messageExpression; behind the gate a
+// passing request, nearly every request, costs one evaluation of each
+// rule instead of a validation and a message each. A policy with a
+// validation that uses variables, with a cel rule among others, or whose
+// gate would be larger than maxGate, has none: its messages test their
+// validation again, so that only a failing request builds the findings.
+func (b *policyBuilder) gated() ([]admissionregistrationv1.Validation, *admissionregistrationv1.MatchCondition) {
+	var passes []string
+	size := 0
+	for _, v := range b.validations {
+		passes = append(passes, v.Expression)
+		size += len(v.Expression)
+		if v.usesVariables || v.mayFail && len(b.validations) > 1 || size > maxGate {
+			passes = nil
+			break
+		}
+	}
+	out := make([]admissionregistrationv1.Validation, len(b.validations))
+	for i, v := range b.validations {
+		out[i] = v.Validation
+		out[i].MessageExpression = v.failed
+		if passes == nil {
+			out[i].MessageExpression = fmt.Sprintf(`(%s) ? "" : %s`, v.Expression, v.failed)
+		}
+	}
+	if passes == nil {
+		return out, nil
+	}
+	return out, &admissionregistrationv1.MatchCondition{Name: gateCondition, Expression: "!((" + strings.Join(passes, ") && (") + "))"}
+}
+
+// Name is the name of the ValidatingAdmissionPolicy (and binding) that
+// holds a GuardPolicy's rules of one enforcement.
+func Name(policy string, enforcement v1alpha1.Enforcement) string {
+	return "crdguard-" + policy + "-" + strings.ToLower(string(enforcement))
+}
+
+func (b *policyBuilder) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforcement, schemas *schema.Registry) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	name := Name(gp.Name, enforcement)
+	meta := metav1.ObjectMeta{
+		Name:        name,
+		Labels:      map[string]string{ManagedByLabel: ManagedBy, EnforcementLabel: string(enforcement)},
+		Annotations: map[string]string{PolicyAnnotation: gp.Name},
+	}
+	fail := admissionregistrationv1.Fail
+	validations, gate := b.gated()
+	constraints, conditions := matchResources(&gp.Spec.Match, schemas)
+	if gate != nil {
+		conditions = append(conditions, *gate)
+	}
+	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: *meta.DeepCopy(),
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy:    &fail,
+			MatchConstraints: constraints,
+			MatchConditions:  conditions,
+			Variables:        b.variables,
+			Validations:      validations,
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: meta,
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.ValidationAction(enforcement)},
+		},
+	}
+	return vap, binding
+}
+
+// matchResources is the policy's match as matchConstraints and matchConditions.
+// The API server matches resources by plural, and a GuardPolicy names
+// kinds: where the CRDs give every kind's plural, the resource rules name
+// them, else a match condition on request.kind picks the kinds. Excluded
+// namespaces are a namespace selector on kubernetes.io/metadata.name,
+// which the API server sets on every namespace, unless the policy may
+// match Namespace objects, which the selector matches by their own labels.
+// A condition costs kube-apiserver microseconds on every request; a
+// selector, a lookup.
+func matchResources(m *v1alpha1.Match, schemas *schema.Registry) (*admissionregistrationv1.MatchResources, []admissionregistrationv1.MatchCondition) {
+	ops := m.Operations
+	if len(ops) == 0 {
+		ops = rules.CreateUpdateDelete
+	}
+	var operations []admissionregistrationv1.OperationType
+	for _, op := range ops {
+		operations = append(operations, admissionregistrationv1.OperationType(op))
+	}
+	exact := admissionregistrationv1.Exact
+	all := admissionregistrationv1.AllScopes
+	out := &admissionregistrationv1.MatchResources{
+		NamespaceSelector: m.NamespaceSelector,
+		ObjectSelector:    m.ObjectSelector,
+		// The engine matches the kind and version the request names, not
+		// an equivalent one the server converts to.
+		MatchPolicy: &exact,
+	}
+	byPlural := true
+	for _, r := range m.Resources {
+		versions := r.Versions
+		if len(versions) == 0 || slices.Contains(versions, "*") {
+			versions = []string{"*"}
+		}
+		resources := resourceNames(r, schemas)
+		if resources == nil {
+			resources, byPlural = []string{"*"}, false
+		}
+		out.ResourceRules = append(out.ResourceRules, admissionregistrationv1.NamedRuleWithOperations{
+			RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+				Operations: operations,
+				Rule: admissionregistrationv1.Rule{
+					APIGroups:   []string{r.Group},
+					APIVersions: versions,
+					Resources:   resources,
+					Scope:       &all,
+				},
+			},
+		})
+	}
+	var conditions []admissionregistrationv1.MatchCondition
+	if !byPlural {
+		conditions = append(conditions, kindCondition(m)...)
+	}
+	switch {
+	case len(m.ExcludedNamespaces) == 0:
+	case mayMatchNamespaces(m):
+		conditions = append(conditions, admissionregistrationv1.MatchCondition{Name: "excluded-namespaces", Expression: "!(" + requestNamespace + " in " + celStrings(m.ExcludedNamespaces) + ")"})
+	default:
+		sel := &metav1.LabelSelector{}
+		if m.NamespaceSelector != nil {
+			sel = m.NamespaceSelector.DeepCopy()
+		}
+		sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: m.ExcludedNamespaces})
+		out.NamespaceSelector = sel
+	}
+	// The engine's namespace selector never matches a cluster-scoped
+	// object; the API server's would.
+	if sel, err := rules.Selector(m.NamespaceSelector); err == nil && !sel.Empty() {
+		conditions = append(conditions, admissionregistrationv1.MatchCondition{Name: "namespaced", Expression: requestNamespace + ` != ""`})
+	}
+	return out, conditions
+}
+
+// resourceNames are the plurals of r's kinds, nil unless the CRDs give
+// every one.
+func resourceNames(r v1alpha1.ResourceMatch, schemas *schema.Registry) []string {
+	if r.Group == "*" || slices.Contains(r.Kinds, "*") {
+		return nil
+	}
+	var out []string
+	for _, kind := range r.Kinds {
+		plural, ok := schemas.Resource(runtimeschema.GroupKind{Group: r.Group, Kind: kind})
+		if !ok {
+			return nil
+		}
+		out = append(out, plural)
+	}
+	return out
+}
+
+// mayMatchNamespaces tells whether the policy may match Namespace
+// objects.
+func mayMatchNamespaces(m *v1alpha1.Match) bool {
+	for _, r := range m.Resources {
+		if (r.Group == "" || r.Group == "*") && (slices.Contains(r.Kinds, "Namespace") || slices.Contains(r.Kinds, "*")) {
+			return true
+		}
+	}
+	return false
+}
+
+// kindCondition picks the policy's kinds: each resource entry pairs its
+// group, versions and kinds, and a request must match one entry in all
+// three.
+func kindCondition(m *v1alpha1.Match) []admissionregistrationv1.MatchCondition {
+	var entries []string
+	for _, r := range m.Resources {
+		var parts []string
+		if r.Group != "*" {
+			parts = append(parts, "request.kind.group == "+celString(r.Group))
+		}
+		if len(r.Versions) > 0 && !slices.Contains(r.Versions, "*") {
+			parts = append(parts, "request.kind.version in "+celStrings(r.Versions))
+		}
+		if !slices.Contains(r.Kinds, "*") {
+			parts = append(parts, "request.kind.kind in "+celStrings(r.Kinds))
+		}
+		if len(parts) == 0 {
+			return nil // this entry matches every request the rules let through
+		}
+		entries = append(entries, "("+strings.Join(parts, " && ")+")")
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	return []admissionregistrationv1.MatchCondition{{Name: "kinds", Expression: strings.Join(entries, " || ")}}
+}
+
+// WebhookPolicy is gp without the rules its compiled form enforces: what
+// the webhook still has to evaluate when the compiled policies are
+// installed. It is nil when every rule compiled.
+func (v *Compiled) WebhookPolicy(gp *v1alpha1.GuardPolicy) *v1alpha1.GuardPolicy {
+	keep := map[string]bool{}
+	for _, r := range v.Rules {
+		keep[r.Name] = r.Webhook != ""
+	}
+	out := gp.DeepCopy()
+	out.Spec.Rules = slices.DeleteFunc(out.Spec.Rules, func(r v1alpha1.Rule) bool { return !keep[r.Name] })
+	if len(out.Spec.Rules) == 0 {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,336 @@
+package vap
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/schema"
+)
+
+// vapCase is a golden case as both sides see it.
+type vapCase struct {
+	policies []*v1alpha1.GuardPolicy
+	schemas  *schema.Registry
+	req      policies.Request
+}
+
+func loadVAPCase(t *testing.T, dir string) vapCase {
+	t.Helper()
+	var c vapCase
+	if _, err := os.Stat(filepath.Join(dir, "crd.yaml")); err == nil {
+		var err error
+		if c.schemas, err = schema.RegistryFromFiles(t.Context(), filepath.Join(dir, "crd.yaml")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gps, err := policies.PoliciesFromDocuments(t.Context(), readDocs(t, filepath.Join(dir, "policy.yaml")), c.schemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.policies = gps
+	req := policies.Request{Operation: v1alpha1.Create, Object: readOptionalObject(t, filepath.Join(dir, "object.yaml"))}
+	if old := readOptionalObject(t, filepath.Join(dir, "old.yaml")); old != nil {
+		req.OldObject, req.Operation = old, v1alpha1.Update
+		if req.Object == nil {
+			req.Operation = v1alpha1.Delete
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "request.yaml")); err == nil {
+		var rf requestFile
+		if err := yaml.UnmarshalStrict(data, &rf); err != nil {
+			t.Fatal(err)
+		}
+		if rf.Operation != "" {
+			req.Operation = rf.Operation
+		}
+		req.UserInfo = authenticationv1.UserInfo{Username: rf.User, Groups: rf.Groups}
+		req.Namespace, req.NamespaceLabels = rf.Namespace, rf.NamespaceLabels
+	}
+	if req.Namespace == "" {
+		req.Namespace = requestSubject(&req).GetNamespace()
+	}
+	c.req = req
+	return c
+}
+
+// admitted is the request as a ValidatingAdmissionPolicy sees it: decoded
+// by the CRD schema (pruned, defaulted) and patched by the mutating
+// webhook's defaults, which run before it.
+func (c vapCase) admitted(t *testing.T, res policies.Result) policies.Request {
+	t.Helper()
+	req := c.req
+	if c.schemas != nil {
+		if v, err := c.schemas.Validator(requestSubject(&req).GroupVersionKind()); err == nil {
+			if req.Object != nil {
+				req.Object = v.Decode(req.Object)
+			}
+			if req.OldObject != nil {
+				req.OldObject = v.Decode(req.OldObject)
+			}
+		}
+	}
+	if len(res.Patches) > 0 {
+		patched, err := applyPatches(req.Object, res.Patches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Object = patched
+	}
+	return req
+}
+
+// vapKnownDifferences are the golden cases where the compiled policy's
+// findings differ from the engine's in their messages, with the exact
+// findings of both sides: documented, not hidden. Paths and verdicts agree.
+var vapKnownDifferences = map[string]struct{ engine, vap []string }{
+	// The reference library names why a reference is invalid; the
+	// compiled policy matches its grammar and says only that it is not.
+	"imageVersion/invalid-reference": {
+		engine: []string{`spec.images[0] [mysql-images/image-version] Deny: Invalid value: "MySQL:8.0.36": is not a valid image reference: invalid reference format: repository name (library/MySQL) must be lowercase`},
+		vap:    []string{`spec.images[0] [mysql-images/image-version] Deny: Invalid value: "MySQL:8.0.36": is not a valid image reference: invalid reference format`},
+	},
+	// CEL has no JSON encoder: objects print as {…}.
+	"transitions/immutable": {
+		engine: []string{`spec.backup [mysql-safety/transitions] Deny: Invalid value: is immutable once set; was {"retain":7,"schedule":"0 2 * * *"}, now {"retain":7,"schedule":"0 3 * * *"}`},
+		vap:    []string{`spec.backup [mysql-safety/transitions] Deny: Invalid value: is immutable once set; was {…}, now {…}`},
+	},
+}
+
+// unevaluableRE is the engine's finding for a CEL expression that failed
+// on the object. The API server has no such finding: the validation
+// errors, and failurePolicy Fail denies the request with the error.
+var unevaluableRE = regexp.MustCompile(`rule could not be evaluated on this object: expression '.*' resulted in error: (.*?)(?:; object is null on DELETE.*)?$`)
+
+// messageExpressionNoteRE is the engine's note on a messageExpression that
+// failed or said nothing; the API server falls back to the message
+// without a note (it only logs the failure).
+var messageExpressionNoteRE = regexp.MustCompile(` \(messageExpression (?:failed: .*|evaluated to .*)\)$`)
+
+// matchEvaluationErrors pairs each engine finding about an expression
+// that failed with the compiled policy's evaluation error of the same
+// cause, and returns the findings left to compare.
+func matchEvaluationErrors(t *testing.T, engine []enforcedFinding, errs []string) []enforcedFinding {
+	t.Helper()
+	var out []enforcedFinding
+	unpaired := slices.Clone(errs)
+	for _, f := range engine {
+		m := unevaluableRE.FindStringSubmatch(f.Message)
+		if m == nil {
+			f.Message = messageExpressionNoteRE.ReplaceAllString(f.Message, "")
+			out = append(out, f)
+			continue
+		}
+		i := slices.IndexFunc(unpaired, func(e string) bool {
+			return strings.HasSuffix(e, "resulted in error: "+m[1]) || strings.HasSuffix(e, "fails to evaluate: "+m[1])
+		})
+		if i < 0 {
+			t.Errorf("engine finding %s has no evaluation error of the compiled policy with cause %q; errors: %q", f, m[1], unpaired)
+			continue
+		}
+		unpaired = slices.Delete(unpaired, i, i+1)
+	}
+	if len(unpaired) > 0 {
+		t.Errorf("compiled policy failed to evaluate where the engine reported no such finding: %q", unpaired)
+	}
+	return out
+}
+
+// TestVAPParityGolden compiles the policy of every golden case and of the
+// example, evaluates it in-process with the API server's validating
+// admission policy code, and compares each finding (field path, message,
+// enforcement) with the engine's for the rules that compiled.
+func TestVAPParityGolden(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(goldenCases, "*", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no golden cases (%v)", err)
+	}
+	for _, dir := range dirs {
+		name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			c := loadVAPCase(t, dir)
+			engine, err := policies.NewEngine(c.schemas, c.policies...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, evalErr := engine.Evaluate(t.Context(), c.req)
+			// The API server always knows a namespace's labels: a case
+			// without them has nothing to compare a compiled policy with.
+			if unknown := (*policies.UnknownNamespaceError)(nil); errors.As(evalErr, &unknown) {
+				return
+			}
+			for _, gp := range c.policies {
+				compiled, err := Compile(gp, c.schemas)
+				if err != nil {
+					t.Fatal(err)
+				}
+				matched := slices.Contains(res.Policies, gp.Name)
+				if !matched && evalErr == nil {
+					continue // matchConstraints decide: the e2e parity test covers them on kube-apiserver
+				}
+				got := evaluateVAP(t, t.Context(), compiled, ptr(c.admitted(t, res)))
+				if evalErr != nil {
+					if len(got.errors) == 0 {
+						t.Errorf("engine could not evaluate (%v), the compiled policy did", evalErr)
+					}
+					continue
+				}
+				want := sortedStrings(matchEvaluationErrors(t, engineFindings(res, compiled), got.errors))
+				have := sortedStrings(got.findings)
+				if known, ok := vapKnownDifferences[name]; ok {
+					want, have = compareKnown(t, want, have, known.engine, known.vap)
+				}
+				if !slices.Equal(want, have) {
+					t.Errorf("findings differ\n--- engine\n%s\n--- vap\n%s", strings.Join(want, "\n"), strings.Join(have, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// compareKnown checks that each side has exactly its documented findings
+// in place of the other's, and returns both sides without them.
+func compareKnown(t *testing.T, want, have, engineOnly, vapOnly []string) ([]string, []string) {
+	t.Helper()
+	remove := func(side string, list, drop []string) []string {
+		for _, d := range drop {
+			i := slices.Index(list, d)
+			if i < 0 {
+				t.Errorf("documented %s finding is gone: %s", side, d)
+				continue
+			}
+			list = slices.Delete(slices.Clone(list), i, i+1)
+		}
+		return list
+	}
+	return remove("engine", want, engineOnly), remove("vap", have, vapOnly)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestVAPGate checks where the compiled validations go: a policy whose
+// rules all have a boolean form that fits, or that is a lone cel rule,
+// gets a gate, a match condition that lets through only a request that
+// fails one of them, and messages that no longer test their validation;
+// one with a cel rule among others or with forms too large to write out
+// has none, and each message tests its validation.
+func TestVAPGate(t *testing.T) {
+	gate := func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) string {
+		for _, c := range vap.Spec.MatchConditions {
+			if c.Name == gateCondition {
+				return c.Expression
+			}
+		}
+		return ""
+	}
+	example := compileExample(t, example)
+	deny, warn := example.Policies[0], example.Policies[1]
+	// The warn policy holds the cel rule alone: if it fails to evaluate,
+	// the gate's error quotes only it.
+	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{deny, warn} {
+		var passes []string
+		for _, v := range vap.Spec.Validations {
+			passes = append(passes, v.Expression)
+			if strings.Contains(v.Expression, "variables.") || !strings.HasPrefix(v.MessageExpression, `"[mysql-safety/`) {
+				t.Errorf("%s: validation %q, message %q; want the written-out boolean form and the findings alone", vap.Name, v.Expression, v.MessageExpression)
+			}
+		}
+		if got, want := gate(vap), "!(("+strings.Join(passes, ") && (")+"))"; got != want {
+			t.Errorf("%s: gate %q; want %q", vap.Name, got, want)
+		}
+	}
+	// A cel rule among others would quote them all in its error; the
+	// preset's walks are too large to write out.
+	mixed := &v1alpha1.GuardPolicy{}
+	if err := yaml.UnmarshalStrict([]byte(`
+metadata: {name: mixed}
+spec:
+  match: {resources: [{group: db.example.io, kinds: [MySQLCluster]}]}
+  rules:
+  - {name: replicas, cel: {expression: "object.spec.replicas >= 1"}}
+  - {name: requests, resources: {paths: [spec.resources], requireRequests: [cpu]}}
+`), mixed); err != nil {
+		t.Fatal(err)
+	}
+	compiledMixed, err := Compile(mixed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preset := compileExample(t, goldenCases+"/resources/ratio-boundaries").Policies[0]
+	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{compiledMixed.Policies[0], preset} {
+		if g := gate(vap); g != "" {
+			t.Errorf("%s: gate %q; want none", vap.Name, g)
+		}
+		for _, v := range vap.Spec.Validations {
+			if !strings.HasPrefix(v.MessageExpression, "("+v.Expression+`) ? "" : "[`) {
+				t.Errorf("%s: message %q does not test its validation first", vap.Name, v.MessageExpression)
+			}
+		}
+	}
+	if !strings.Contains(preset.Spec.Validations[0].Expression, "variables.places") {
+		t.Errorf("%s: validation %q; want the preset's places read from their variables", preset.Name, preset.Spec.Validations[0].Expression)
+	}
+}
+
+// TestVAPMatch checks how a GuardPolicy's match becomes the policy's
+// matchConstraints and matchConditions: kinds by their plurals where the
+// CRDs give them, else by a condition; excluded namespaces by a namespace
+// selector, unless the policy may match Namespace objects.
+func TestVAPMatch(t *testing.T) {
+	schemas, err := schema.RegistryFromFiles(t.Context(), example+"/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(conditions []admissionregistrationv1.MatchCondition) []string {
+		var out []string
+		for _, c := range conditions {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	mysql := v1alpha1.ResourceMatch{Group: "db.example.io", Kinds: []string{"MySQLCluster"}}
+	excluded := []string{"kube-system"}
+	notExcluded := metav1.LabelSelectorRequirement{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: excluded}
+	for _, tc := range []struct {
+		name       string
+		match      v1alpha1.Match
+		schemas    *schema.Registry
+		resources  []string
+		selector   *metav1.LabelSelector
+		conditions []string
+	}{
+		{"plural", v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{mysql}, ExcludedNamespaces: excluded}, schemas,
+			[]string{"mysqlclusters"}, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{notExcluded}}, nil},
+		{"no CRDs", v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{mysql}}, nil,
+			[]string{"*"}, nil, []string{"kinds"}},
+		{"selector kept", v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{mysql}, ExcludedNamespaces: excluded, NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "db"}}}, schemas,
+			[]string{"mysqlclusters"}, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "db"}, MatchExpressions: []metav1.LabelSelectorRequirement{notExcluded}}, []string{"namespaced"}},
+		{"namespaces", v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{{Group: "", Kinds: []string{"Namespace"}}}, ExcludedNamespaces: excluded}, schemas,
+			[]string{"*"}, nil, []string{"kinds", "excluded-namespaces"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			constraints, conditions := matchResources(&tc.match, tc.schemas)
+			if got := constraints.ResourceRules[0].Resources; !slices.Equal(got, tc.resources) {
+				t.Errorf("resources = %v, want %v", got, tc.resources)
+			}
+			if got := constraints.NamespaceSelector; !reflect.DeepEqual(got, tc.selector) {
+				t.Errorf("namespaceSelector = %v, want %v", got, tc.selector)
+			}
+			if got := names(conditions); !slices.Equal(got, tc.conditions) {
+				t.Errorf("conditions = %v, want %v", got, tc.conditions)
+			}
+		})
+	}
+}

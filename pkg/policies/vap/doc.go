@@ -1,0 +1,6 @@
+// Package vap compiles GuardPolicies to ValidatingAdmissionPolicies and
+// their bindings, which reach the engine's verdict inside kube-apiserver.
+// Each rule kind that has a CEL form has a file of its own; compileRule
+// lists them. What cannot be compiled is listed with the reason and stays
+// with the webhook.
+package vap

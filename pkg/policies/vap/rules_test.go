@@ -1,0 +1,380 @@
+package vap
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
+)
+
+// assertVAPParity compiles policy and checks, for each request, that the
+// compiled policy's findings equal the engine's exactly, but for the
+// documented differences (engine finding, compiled finding); it returns
+// the number of findings compared, so a table cannot pass by finding
+// nothing.
+func assertVAPParity(t *testing.T, policyYAML string, differences [][2]string, reqs ...policies.Request) int {
+	t.Helper()
+	gp := &v1alpha1.GuardPolicy{}
+	if err := yaml.UnmarshalStrict([]byte(policyYAML), gp); err != nil {
+		t.Fatal(err)
+	}
+	engine, err := policies.NewEngine(nil, gp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiled, err := Compile(gp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range compiled.Rules {
+		if r.Webhook != "" {
+			t.Fatalf("rule %s stays with the webhook: %s", r.Name, r.Webhook)
+		}
+	}
+	total := 0
+	runner := newVAPRunner(t, compiled)
+	for i, req := range reqs {
+		res, err := engine.Evaluate(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := runner.run(t, t.Context(), &req)
+		if len(got.errors) > 0 {
+			t.Errorf("request %d: compiled policy failed to evaluate: %v", i, got.errors)
+		}
+		want, have := sortedStrings(engineFindings(res, compiled)), sortedStrings(got.findings)
+		for _, d := range differences {
+			if i := slices.Index(want, d[0]); i >= 0 {
+				want[i] = d[1]
+				slices.Sort(want)
+			}
+		}
+		if !slices.Equal(want, have) {
+			t.Errorf("request %d: findings differ\n--- engine\n%s\n--- vap\n%s", i, strings.Join(want, "\n"), strings.Join(have, "\n"))
+		}
+		total += len(want)
+	}
+	return total
+}
+
+func object(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// TestVAPRatioBoundaries decides limit/request at and around the band's
+// bounds with cpu in millis and memory in binary and decimal suffixes:
+// the compiled policy must agree with the engine's exact rationals.
+func TestVAPRatioBoundaries(t *testing.T) {
+	const policy = `
+metadata: {name: ratios}
+spec:
+  match: {resources: [{group: db.example.io, kinds: [MySQLCluster]}]}
+  rules:
+  - name: exclusive
+    resources:
+      paths: [spec.resources]
+      ratios:
+      - {resource: cpu, min: "1.5", minExclusive: true, max: "4", maxExclusive: true}
+      - {resource: memory, min: "1.5", minExclusive: true, max: "4", maxExclusive: true}
+  - name: inclusive
+    resources:
+      paths: [spec.resources]
+      ratios:
+      - {resource: cpu, min: "1.5", max: "4"}
+      - {resource: memory, min: "1.5", max: "4"}
+  - name: thirds
+    resources:
+      paths: [spec.resources]
+      ratios:
+      - {resource: cpu, min: "1.25", max: "3.3333"}
+  - name: ceiling
+    resources:
+      paths: [spec.resources]
+      ratios:
+      - {resource: cpu, max: "2"}
+  - name: floor
+    resources:
+      paths: [spec.resources]
+      ratios:
+      - {resource: cpu, min: "2"}
+`
+	pairs := [][2]string{ // request, limit
+		{"1", "1500m"}, {"250m", "1"}, {"1", "4"}, {"100m", "0.15"}, {"1", "1501m"}, {"1", "1499m"},
+		{"1", "3999m"}, {"1", "4001m"}, {"0", "1"}, {"0", "0"}, {"3", "10"}, {"1000m", "1.25"},
+		{"2", "3"}, {"1m", "4m"}, {"1n", "6n"}, {"1e3", "1.5e3"}, {"1", "3.3333"}, {"1", "3.33331"},
+		// Inside a bound by less than the float test's margin, and
+		// negative: decided by the exact test.
+		{"1000000000", "1500000001"}, {"1000000000", "3999999999"}, {"-1", "-2"}, {"1E", "2E"},
+		// A zero request makes the float ratio infinite or NaN.
+		{"0", "-1"}, {"-1", "1"}, {"0", "-0"},
+	}
+	memory := [][2]string{
+		{"1Gi", "4Gi"}, {"1Gi", "1536Mi"}, {"1G", "4Gi"}, {"1Gi", "4G"}, {"1000M", "1G"}, {"1Gi", "1.5Gi"},
+		{"1G", "1500M"}, {"512Mi", "2Gi"}, {"1Ki", "1537"}, {"1Ki", "1536"}, {"1M", "4Mi"},
+	}
+	var reqs []policies.Request
+	for i, cpu := range pairs {
+		mem := memory[i%len(memory)]
+		if i < len(memory) {
+			mem = memory[i]
+		}
+		reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: object(t, fmt.Sprintf(`
+apiVersion: db.example.io/v1
+kind: MySQLCluster
+metadata: {name: c%d, namespace: shop}
+spec:
+  resources:
+    requests: {cpu: %q, memory: %q}
+    limits: {cpu: %q, memory: %q}
+`, i, cpu[0], mem[0], cpu[1], mem[1]))})
+	}
+	// Numbers as the API server stores an unquoted YAML number.
+	reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: object(t, `
+apiVersion: db.example.io/v1
+kind: MySQLCluster
+metadata: {name: numbers, namespace: shop}
+spec:
+  resources:
+    requests: {cpu: 2, memory: 1000}
+    limits: {cpu: 3, memory: 4000.5}
+`)})
+	if n := assertVAPParity(t, policy, nil, reqs...); n < 20 {
+		t.Errorf("only %d findings compared; the table should produce more", n)
+	}
+}
+
+// TestVAPRequirements covers required requests and limits, and values
+// that are not quantities.
+func TestVAPRequirements(t *testing.T) {
+	const policy = `
+metadata: {name: required}
+spec:
+  match: {resources: [{kinds: ["*"]}]}
+  rules:
+  - name: required
+    resources:
+      paths: [spec.resources, "spec.containers[*].resources", spec.sidecar.resources]
+      requireRequests: [cpu, memory]
+      requireLimits: [memory]
+`
+	// CEL has no JSON encoder: a list shows as […].
+	differences := [][2]string{{
+		`spec.containers[1].resources.limits.memory [required/required] Deny: Invalid value: [1]: must be a quantity`,
+		`spec.containers[1].resources.limits.memory [required/required] Deny: Invalid value: […]: must be a quantity`,
+	}}
+	n := assertVAPParity(t, policy, differences,
+		policies.Request{Operation: v1alpha1.Create, Object: object(t, `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {resources: {requests: {cpu: "1"}}}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: object(t, `{apiVersion: v1, kind: Thing, metadata: {name: b}, spec: {containers: [{name: x}, {name: y, resources: {requests: {cpu: bad, memory: 1Gi}, limits: {memory: [1]}}}], sidecar: {}}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: object(t, `{apiVersion: v1, kind: Thing, metadata: {name: c}, spec: {resources: {requests: "lots", limits: {memory: 1Gi, cpu: 1.5.5}}}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: object(t, `{apiVersion: v1, kind: Thing, metadata: {name: d}, spec: {resources: 5}}`)},
+	)
+	if n < 8 {
+		t.Errorf("only %d findings compared", n)
+	}
+}
+
+// TestVAPImageReferences parses image references in CEL as
+// distribution/reference does: digests, registries with ports (IPv6
+// too), missing tags, and each compare mode.
+func TestVAPImageReferences(t *testing.T) {
+	images := []string{
+		"mysql:8.0.36", "mysql", "mysql:latest", "registry.local:5000/mysql", "registry.local:5000/mysql:8.0.36",
+		"registry.local:5000/team/mysql:8.0.35", "[::1]:5000/mysql:8.0.36", "localhost/mysql:8.0.36-debian12",
+		"mysql@sha256:" + strings.Repeat("ab", 32), "mysql:8.0.36@sha256:" + strings.Repeat("cd", 32),
+		"registry.local:5000/mysql@sha256:" + strings.Repeat("ef", 32), "docker.io/library/mysql:v8.0.36",
+		"mysql:8.0.36_build.7", "mysql:8.0", "mysql:8.0.360", "mysql:8.0.36-rc.1", "mysql::8", "mysql:8.0.36:9",
+		"ghcr.io/org/mysql:8.0.36+meta",
+	}
+	var body strings.Builder
+	for i, img := range images {
+		fmt.Fprintf(&body, "    - %q\n", img)
+		_ = i
+	}
+	var reqs []policies.Request
+	for _, version := range []string{`"8.0.36"`, `"v8.0.36"`, `"8.0"`, `8`, `"8.0.36-rc.1"`, `"latest"`, `"8.0.x"`} {
+		reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: object(t, fmt.Sprintf(`
+apiVersion: db.example.io/v1
+kind: MySQLCluster
+metadata: {name: c, namespace: shop}
+spec:
+  version: %s
+  images:
+%s  containers:
+  - {name: mysql, image: "mysql:8.0.36"}
+  - {name: sidecar, image: "busybox"}
+  - {name: exporter, image: "exporter@sha256:%s"}
+`, version, body.String(), strings.Repeat("12", 32)))})
+	}
+	for _, compare := range []string{"Exact", "Semver", "TagPrefix"} {
+		t.Run(compare, func(t *testing.T) {
+			policy := fmt.Sprintf(`
+metadata: {name: images}
+spec:
+  match: {resources: [{group: db.example.io, kinds: [MySQLCluster]}]}
+  rules:
+  - name: listed
+    imageVersion: {versionPath: spec.version, imagePaths: ["spec.images[*]"], compare: %[1]s}
+  - name: containers
+    imageVersion: {versionPath: spec.version, containersPath: spec.containers, excludeContainers: [sidecar], compare: %[1]s, digestOnly: Warn}
+  - name: named
+    imageVersion: {versionPath: spec.version, containersPath: spec.containers, containerName: db, compare: %[1]s}
+`, compare)
+			if n := assertVAPParity(t, policy, nil, reqs...); n < 30 {
+				t.Errorf("only %d findings compared", n)
+			}
+		})
+	}
+}
+
+// TestVAPTransitions covers every check on UPDATE, with versions and
+// quantities at their edges.
+func TestVAPTransitions(t *testing.T) {
+	const policy = `
+metadata: {name: updates}
+spec:
+  match: {resources: [{kinds: ["*"]}]}
+  rules:
+  - name: updates
+    transitions:
+    - {path: spec.version, check: NoDowngrade}
+    - {path: spec.version, check: MaxMinorSkip, maxMinorSkip: 1}
+    - {path: spec.size, check: NoDecrease}
+    - {path: spec.cap, check: NoIncrease}
+    - {path: spec.class, check: Immutable}
+    - {path: "spec.labels[tier]", check: Immutable}
+    - {path: spec.users, check: NoRemoval}
+    - {path: spec.zones, check: NoRemoval, keys: [region, zone]}
+    - {path: spec.labels, check: NoRemoval}
+    - {path: spec.owner, check: NoRemoval}
+    - {path: "spec.nodes[1]", check: Immutable}
+    - {path: "spec.zones[*].zone", check: Immutable, keys: [region]}
+    - {path: "spec.users[*].name", check: Immutable}
+`
+	old := `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {version: %s, size: %s, cap: %s, class: fast,
+  labels: {tier: gold, app: db}, users: [{name: root}, {name: app}, {id: 7}, ops, 3], owner: team,
+  zones: [{region: eu, zone: a}, {region: eu, zone: b}], nodes: [n0, n1]}}`
+	cur := `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {version: %s, size: %s, cap: %s, class: %s,
+  labels: {tier: %s}, users: [{name: app}, 3], zones: [{region: eu, zone: b}], nodes: [n0]}}`
+	type edit struct{ oldVersion, newVersion, oldSize, newSize, oldCap, newCap, class, tier string }
+	edits := []edit{
+		{`"8.0.36"`, `"8.0.35"`, `10Gi`, `9Gi`, `100`, `101`, `slow`, `silver`},
+		{`"8.0"`, `"8.3.1"`, `1Gi`, `1024Mi`, `1.5`, `"1500m"`, `fast`, `gold`},
+		{`"v1.2.3"`, `"2.0.0"`, `1G`, `999M`, `"2"`, `3`, `fast`, `gold`},
+		{`"1.2.3-rc.1"`, `"1.2.3-beta.2"`, `5`, `4.5`, `1k`, `1001`, `fast`, `gold`},
+		{`"1.2.3"`, `"1.10.0"`, `5`, `lots`, `junk`, `1`, `fast`, `gold`},
+		{`"1.2.3"`, `"banana"`, `5`, `5`, `1`, `1`, `fast`, `gold`},
+		{`8`, `"8.2"`, `5`, `5`, `1`, `1`, `fast`, `gold`},
+		{`"1.2.3"`, `"1.20.0"`, `5`, `5`, `1`, `1`, `fast`, `gold`},
+		{`"1.2.3+build.1"`, `"1.2.3"`, `5`, `5`, `1`, `1`, `fast`, `gold`},
+		{`"bad"`, `"1.0.0"`, `5`, `5`, `1`, `1`, `fast`, `gold`},
+	}
+	var reqs []policies.Request
+	for _, e := range edits {
+		reqs = append(reqs, policies.Request{
+			Operation: v1alpha1.Update,
+			OldObject: object(t, fmt.Sprintf(old, e.oldVersion, e.oldSize, e.oldCap)),
+			Object:    object(t, fmt.Sprintf(cur, e.newVersion, e.newSize, e.newCap, e.class, e.tier)),
+		})
+	}
+	if n := assertVAPParity(t, policy, nil, reqs...); n < 60 {
+		t.Errorf("only %d findings compared", n)
+	}
+}
+
+// TestVAPSemverRegexp holds semverStrictRE, which compiled rules use, to
+// rules.ParseSemanticVersion, which the engine uses.
+func TestVAPSemverRegexp(t *testing.T) {
+	for _, v := range []string{
+		"1", "1.2", "1.2.3", "v1.2.3", "01.2.3", "1.02", "1.2.3-rc.1", "1.2.3-rc.01", "1.2.3-0", "1.2.3-00",
+		"1.2.3-", "1.2.3+", "1.2.3+b.1", "1.2.3+b..1", "1.2-rc1", "1-rc1", "1.2.3-rc_1", "1.2.3.4", "v", "",
+		"1.2.3-alpha-1.x", "1.2.3+001", "1.2.3-01a", "V1.2.3", "1.2.3-rc.1+build.5",
+	} {
+		_, err := rules.ParseSemanticVersion(v)
+		if matched := semverStrictRegexp.MatchString(v); matched != (err == nil) {
+			t.Errorf("%q: semverStrictRE matches %v, rules.ParseSemanticVersion error %v", v, matched, err)
+		}
+	}
+}
+
+// TestVAPRuleListing lists where each rule of the example policy runs,
+// with the reason for each that stays with the webhook.
+func TestVAPRuleListing(t *testing.T) {
+	docs := readDocs(t, example+"/policy.yaml")
+	gps, err := policies.PoliciesFromDocuments(t.Context(), docs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiled, err := Compile(gps[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range compiled.Rules {
+		got = append(got, fmt.Sprintf("%s (%s): %s", r.Name, r.Kind, cmp.Or(r.Webhook, "vap")))
+	}
+	approvers := "the policy has approvers: a Deny finding may be lifted once with crdguard.dev/approve, which needs the webhook"
+	want := []string{
+		"resources (resources): " + approvers,
+		"default-cpu-limit (defaults): defaults patch the object; a ValidatingAdmissionPolicy cannot mutate (the mutating webhook keeps this rule, and runs before ValidatingAdmissionPolicies)",
+		"image-version (imageVersion): " + approvers,
+		"safe-updates (transitions): " + approvers,
+		"protect-data (deletion): " + approvers,
+		"production-replicas (cel): vap",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rules\n got: %q\nwant: %q", got, want)
+	}
+	if len(compiled.Policies) != 1 || compiled.Policies[0].Name != "crdguard-mysql-safety-warn" ||
+		!slices.Equal(compiled.Bindings[0].Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn}) {
+		t.Errorf("want one Warn policy, got %d: %v", len(compiled.Policies), compiled.Policies)
+	}
+}
+
+var semverStrictRegexp = regexp.MustCompile(semverStrictRE)
+
+// TestVAPWebhookPolicy keeps for the webhook exactly the rules that did
+// not compile.
+func TestVAPWebhookPolicy(t *testing.T) {
+	gps, err := policies.PoliciesFromDocuments(t.Context(), readDocs(t, example+"/policy.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp := gps[0]
+	compiled, err := Compile(gp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range compiled.WebhookPolicy(gp).Spec.Rules {
+		got = append(got, r.Name)
+	}
+	if want := []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"}; !slices.Equal(got, want) {
+		t.Errorf("webhook rules = %q, want %q", got, want)
+	}
+	if len(gp.Spec.Rules) != 6 {
+		t.Errorf("the policy itself changed: %d rules", len(gp.Spec.Rules))
+	}
+	gp.Spec.Approvers = nil
+	gp.Spec.Rules = slices.DeleteFunc(gp.Spec.Rules, func(r v1alpha1.Rule) bool { return r.Defaults != nil })
+	if compiled, err = Compile(gp, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p := compiled.WebhookPolicy(gp); p != nil {
+		t.Errorf("every rule compiles without approvers and defaults, yet the webhook keeps %d", len(p.Spec.Rules))
+	}
+}

@@ -1,0 +1,342 @@
+package vap
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
+)
+
+// compileTransitions compiles a transitions rule: oldObject against object on
+// UPDATE. Versions are compared with the Kubernetes semver library after
+// filling in missing minor and patch numbers, as rules.ParseSemanticVersion
+// does; quantities with the quantity library, exactly.
+//
+// What stays with the webhook: NoRemoval below a "[*]". Each "[*]" pairs
+// old and new items by key as the engine does. Where the compiled rule may differ in
+// messages: objects and lists are shown as "{…}" and "[…]" (CEL has no
+// JSON encoder), and list items with duplicate keys are each matched
+// against any new item with that key.
+func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
+	var parts []string
+	var helpers []admissionregistrationv1.Variable
+	for i, rt := range tr.Transitions {
+		t := transitionCEL{rt}
+		if t.Check == v1alpha1.NoRemoval && t.Path.HasWildcard() {
+			return nil, needsWebhook("transitions[%d] path %s: NoRemoval below [*] is not compiled", i, t.Path)
+		}
+		for _, l := range t.Lists {
+			if l.ByIndex {
+				return nil, needsWebhook("transitions[%d] path %s: matchBy Index is not compiled", i, t.Path)
+			}
+			if slices.ContainsFunc(l.Keys, func(k string) bool { return strings.Contains(k, ".") }) {
+				return nil, needsWebhook("transitions[%d] path %s: keys below an item's top level are not compiled", i, t.Path)
+			}
+		}
+		expr, err := t.celPairs(c, t.Path, nil, "oldObject", "object", celPath{})
+		if err != nil {
+			return nil, fmt.Errorf("transitions[%d]: %w", i, err)
+		}
+		// One helper per transition: each expression is type-checked
+		// alone, and checking time grows faster than its size.
+		helper := c.names.next("transition")
+		helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: expr})
+		parts = append(parts, "variables."+helper)
+	}
+	return []ruleCEL{{findings: strings.Join(parts, " + "), helpers: helpers}}, nil
+}
+
+// transitionCEL writes a transition's checks in CEL.
+type transitionCEL struct{ *rules.Transition }
+
+// listKeys are the keys NoRemoval matches list items by: the rule's, else
+// the CRD's list-map keys for the kinds the policy matches, else "name",
+// as transition.listKeys decides per request.
+func (c *compiler) listKeys(t *rules.Transition, list rules.ObjectPath) ([]string, error) {
+	level := 0
+	for _, s := range list.Steps {
+		if s.Each {
+			level++
+		}
+	}
+	if keys := t.Lists[level].Keys; len(keys) > 0 {
+		return keys, nil
+	}
+	if c.schemas == nil {
+		return rules.DefaultListKeys, nil
+	}
+	var schemaPath []string
+	for _, s := range list.Steps {
+		switch {
+		case s.Field != "":
+			schemaPath = append(schemaPath, s.Field)
+		case !s.Each && s.Index < 0:
+			schemaPath = append(schemaPath, s.Key)
+		}
+	}
+	var found []string
+	seen := false
+	for _, gvk := range c.schemas.Kinds() {
+		if !rules.MatchesKind(c.match.Resources, gvk) {
+			continue
+		}
+		keys := c.schemas.ListMapKeys(gvk, schemaPath...)
+		if len(keys) == 0 {
+			keys = rules.DefaultListKeys
+		}
+		if seen && !slices.Equal(keys, found) {
+			return nil, needsWebhook("list %s has list-map keys %v in one matched kind and %v in another; set keys on the transition", list, found, keys)
+		}
+		found, seen = keys, true
+	}
+	if !seen {
+		return rules.DefaultListKeys, nil
+	}
+	return found, nil
+}
+
+// celGet is the value at p (no [*]) in root as a CEL optional: none when a
+// step is missing, null or of the wrong type.
+func celGet(names *celNames, p rules.ObjectPath, root string) string {
+	if len(p.Steps) == 0 {
+		return fmt.Sprintf("(%[1]s != null ? optional.of(%[1]s) : optional.none())", root)
+	}
+	var build func(i int, value string) string
+	build = func(i int, value string) string {
+		if i == len(p.Steps) {
+			return "optional.of(" + value + ")"
+		}
+		s, child := p.Steps[i], names.next("g")
+		if s.Field != "" || (!s.Each && s.Index < 0) {
+			name := s.Field
+			if name == "" {
+				name = s.Key
+			}
+			return fmt.Sprintf("(type(%[1]s) == map && %[2]s in %[1]s && %[1]s[%[2]s] != null ? cel.bind(%[3]s, %[1]s[%[2]s], %[4]s) : optional.none())",
+				value, celString(name), child, build(i+1, child))
+		}
+		return fmt.Sprintf("(type(%[1]s) == list && size(%[1]s) > %[2]d && %[1]s[%[2]d] != null ? cel.bind(%[3]s, %[1]s[%[2]d], %[4]s) : optional.none())",
+			value, s.Index, child, build(i+1, child))
+	}
+	return build(0, root)
+}
+
+// celFullSemver is a version that matches semverStrictRE with its "v"
+// dropped and missing minor and patch numbers filled with 0, as
+// rules.ParseSemanticVersion reads it, parsed by the semver library.
+func celFullSemver(names *celNames, v string) string {
+	s, core, n := names.next("s"), names.next("core"), names.next("n")
+	return fmt.Sprintf(`cel.bind(%[1]s, %[4]s.startsWith("v") ? %[4]s.substring(1) : %[4]s, cel.bind(%[2]s, %[1]s.split("-")[0].split("+")[0], cel.bind(%[3]s, %[2]s.split(".").size(), semver(%[2]s + (%[3]s == 1 ? ".0.0" : %[3]s == 2 ? ".0" : "") + %[1]s.substring(%[2]s.size())))))`,
+		s, core, n, v)
+}
+
+// celJudge is transition.judge in CEL, as a list(string) of findings, for
+// the value at p below oldRoot and newRoot; oldAt and curAt are where those
+// roots are (the object itself, or a list item).
+func (t transitionCEL) celJudge(names *celNames, keys []string, p rules.ObjectPath, oldRoot, newRoot string, oldAt, curAt celPath) string {
+	o, n, ov, nv := names.next("old"), names.next("new"), names.next("ov"), names.next("nv")
+	path, oldPath := curAt, oldAt
+	for _, s := range p.Steps {
+		switch {
+		case s.Field != "":
+			path, oldPath = path.child(s.Field), oldPath.child(s.Field)
+		case s.Index >= 0:
+			path, oldPath = path.index(s.Index), oldPath.index(s.Index)
+		default:
+			path, oldPath = path.key(s.Key), oldPath.key(s.Key)
+		}
+	}
+	check := string(t.Check)
+	var judge string
+	switch t.Check {
+	case v1alpha1.NoRemoval:
+		pathText, _ := oldPath.static() // NoRemoval has no [*]
+		judge = t.celRemoval(names, oldPath, pathText, ov, n, keys)
+	default:
+		describe := celShowValue(ov)
+		if t.Check != v1alpha1.Immutable {
+			describe = fmt.Sprintf("(type(%[1]s) == string ? %[1]s : %[2]s)", ov, celShowValue(ov))
+		}
+		removed := fmt.Sprintf("[%s]", celFinding(path, fmt.Sprintf(`"Required value: was " + %s + %s`, describe, celString("; "+check+" does not allow removing it"))))
+		var value string
+		switch t.Check {
+		case v1alpha1.Immutable:
+			value = fmt.Sprintf(`(%[1]s == %[2]s ? [] : [%[3]s])`, ov, nv, celFinding(path, celInvalidBody(nv,
+				fmt.Sprintf(`"is immutable once set; was " + %s + (%s ? "" : ", now " + %s)`, celShowValue(ov), celIsScalar(nv), celShowValue(nv)))))
+		case v1alpha1.NoDecrease, v1alpha1.NoIncrease:
+			was := celScalarString(ov)
+			op, verb, bound := "< 0", "decrease", "or more"
+			if t.Check == v1alpha1.NoIncrease {
+				op, verb, bound = "> 0", "increase", "or less"
+			}
+			value = fmt.Sprintf(`(!%[1]s ? [] : !%[2]s ? [%[3]s] : %[4]s.compareTo(%[5]s) %[6]s ? [%[7]s] : [])`,
+				celIsQuantity(ov), celIsQuantity(nv),
+				celFinding(path, celInvalidBody(nv, fmt.Sprintf(`%s + %s`, celString("is not a number or quantity, which "+check+" compares; was "), was))),
+				celQuantity(nv), celQuantity(ov), op,
+				celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not %s: was " + %s + "; allowed: " + %s + " %s"`, verb, was, was, bound))))
+		case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip:
+			value = t.celVersion(names, path, ov, nv)
+		}
+		judge = fmt.Sprintf("(!%s.hasValue() ? %s : cel.bind(%s, %s.value(), %s))", n, removed, nv, n, value)
+	}
+	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, !%s.hasValue() ? [] : cel.bind(%s, %s.value(), %s)))",
+		o, celGet(names, p, oldRoot), n, celGet(names, p, newRoot), o, ov, o, judge)
+}
+
+// splitWildcard splits p at its first [*]: the list's path and the path
+// below each item. wildcards counts the [*] steps.
+func splitWildcard(p rules.ObjectPath) (list, rest rules.ObjectPath, wildcards int) {
+	at := -1
+	for i, s := range p.Steps {
+		if s.Each {
+			wildcards++
+			if at < 0 {
+				at = i
+			}
+		}
+	}
+	if at < 0 {
+		return p, rules.ObjectPath{}, 0
+	}
+	return rules.ObjectPath{Raw: p.Raw, Steps: p.Steps[:at]}, rules.ObjectPath{Raw: p.Raw, Steps: p.Steps[at+1:]}, wildcards
+}
+
+// celPairs is transition.walk in CEL for p below oldRoot and newRoot
+// (found at curAt; above is the path from the object to them, for the
+// CRD's list-map keys). At each "[*]" every new item is paired with the
+// old item of the same key (every key field a scalar) or, when it has no
+// key, with the keyless old item at its position; items on one side only
+// are not judged. Duplicate keys pair with the first old item.
+func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, above []rules.PathStep, oldRoot, newRoot string, curAt celPath) (string, error) {
+	list, rest, wildcards := splitWildcard(p)
+	if wildcards == 0 {
+		var keys []string
+		if t.Check == v1alpha1.NoRemoval {
+			var err error
+			if keys, err = c.listKeys(t.Transition, rules.ObjectPath{Raw: t.Path.Raw, Steps: append(above[:len(above):len(above)], p.Steps...)}); err != nil {
+				return "", err
+			}
+		}
+		return t.celJudge(c.names, keys, p, oldRoot, newRoot, curAt, curAt), nil
+	}
+	listSteps := append(above[:len(above):len(above)], list.Steps...)
+	keys, err := c.listKeys(t.Transition, rules.ObjectPath{Raw: t.Path.Raw, Steps: listSteps})
+	if err != nil {
+		return "", err
+	}
+	names := c.names
+	oldList, newList, olv := names.next("ol"), names.next("nl"), names.next("olv")
+	j, item, match, oi := names.next("j"), names.next("it"), names.next("m"), names.next("oi")
+	listAt := curAt
+	for _, s := range list.Steps {
+		switch {
+		case s.Field != "":
+			listAt = listAt.child(s.Field)
+		case s.Index >= 0:
+			listAt = listAt.index(s.Index)
+		default:
+			listAt = listAt.key(s.Key)
+		}
+	}
+	// Value checks report at the new item's index, as the engine does.
+	below := append(listSteps, rules.PathStep{Each: true, Index: -1})
+	keyed, err := t.celPairs(c, rest, below, match+"[0]", item, listAt.indexVar(j))
+	if err != nil {
+		return "", err
+	}
+	positional, err := t.celPairs(c, rest, below, olv+"["+j+"]", item, listAt.indexVar(j))
+	if err != nil {
+		return "", err
+	}
+	// An object without its keys is a finding; scalars pair by position.
+	keyless := celFinding(listAt.indexVar(j), fmt.Sprintf(`"Required value: has no %s, which identifies the items of " + %s + %s`,
+		strings.Join(keys, ", "), listAt.expr(), celString(" for "+string(t.Check)+"; give the items their keys, or set the transition's keys or matchBy: Index")))
+	perItem := fmt.Sprintf(`(%[1]s ? cel.bind(%[2]s, %[3]s.filter(%[4]s, %[5]s), size(%[2]s) > 0 ? %[6]s : []) : !%[7]s ? [%[8]s] : (%[9]s < size(%[3]s) && %[10]s ? %[11]s : []))`,
+		celHasKeys(item, keys), match, olv, oi, celSameKeys(oi, item, keys), keyed,
+		celIsScalar(item), keyless, j, celIsScalar(olv+"["+j+"]"), positional)
+	return fmt.Sprintf(`cel.bind(%[1]s, %[3]s, cel.bind(%[2]s, %[4]s, %[1]s.hasValue() && %[2]s.hasValue() && type(%[1]s.value()) == list && type(%[2]s.value()) == list ? cel.bind(%[8]s, %[1]s.value(), %[2]s.value().transformList(%[5]s, %[6]s, %[7]s)).flatten() : []))`,
+		oldList, newList, celGet(names, list, oldRoot), celGet(names, list, newRoot), j, item, perItem, olv), nil
+}
+
+// celVersion is judgeVersion in CEL.
+func (t transitionCEL) celVersion(names *celNames, path celPath, ov, nv string) string {
+	check := string(t.Check)
+	was, now := names.next("wv"), names.next("nw")
+	isVersion := func(v string) string {
+		return fmt.Sprintf("((type(%[1]s) == string || %[2]s) && %[3]s.matches(%[4]s))", v, celIsNumber(v), celScalarString(v), celString(semverStrictRE))
+	}
+	wasRaw := celScalarString(ov)
+	notVersion := celFinding(path, celTypeInvalidBody(nv, celString("must be a version, which "+check+" compares; was ")+" + "+wasRaw))
+	notSemver := celFinding(path, celInvalidBody(nv, celString("is not a semantic version, which "+check+" compares; was ")+" + "+wasRaw))
+	var verdict string
+	if t.Check == v1alpha1.NoDowngrade {
+		verdict = fmt.Sprintf(`(%s.compareTo(%s) < 0 ? [%s] : [])`, now, was,
+			celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not be downgraded: was " + %s + "; allowed: " + %s + " or later"`, wasRaw, wasRaw))))
+	} else {
+		skip := t.MaxMinorSkip
+		highest := fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]d) + ".x"`, was, skip+1)
+		major := celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not change the major version: was " + %s + "; allowed: " + string(%s.major()) + ".x up to " + %s`, wasRaw, was, highest)))
+		k, count := names.next("k"), names.next("skipped")
+		minor := func(offset string) string {
+			return fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]s)`, was, offset)
+		}
+		skipped := fmt.Sprintf(`(%[1]s == 1 ? "1 minor version (" + %[2]s + ")" : %[1]s > 5 ? string(%[1]s) + " minor versions (" + %[2]s + " to " + %[3]s + ")" : string(%[1]s) + " minor versions (" + lists.range(%[1]s).map(%[4]s, %[5]s).join(", ") + ")")`,
+			count, minor("1"), minor(count), k, minor(k+" + 1"))
+		skips := celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"skips " + %s + ": was " + %s + "; allowed: at most %d skipped, up to " + %s`, skipped, wasRaw, skip, highest)))
+		verdict = fmt.Sprintf(`(%[1]s.major() != %[2]s.major() ? [%[3]s] : cel.bind(%[4]s, %[1]s.minor() - %[2]s.minor() - 1, %[4]s > %[5]d ? [%[6]s] : []))`,
+			now, was, major, count, skip, skips)
+	}
+	return fmt.Sprintf(`(!%[1]s ? [] : !(type(%[2]s) == string || %[3]s) ? [%[4]s] : !%[5]s ? [%[6]s] : cel.bind(%[7]s, %[8]s, cel.bind(%[9]s, %[10]s, %[11]s)))`,
+		isVersion(ov), nv, celIsNumber(nv), notVersion, isVersion(nv), notSemver,
+		was, celFullSemver(names, celScalarString(ov)), now, celFullSemver(names, celScalarString(nv)), verdict)
+}
+
+// celRemoval is judgeRemoval in CEL.
+func (t transitionCEL) celRemoval(names *celNames, path celPath, pathText, ov, n string, keys []string) string {
+	k, i, item, nl, x := names.next("k"), names.next("i"), names.next("item"), names.next("nl"), names.next("x")
+	// Maps: every key of the old value with a value that the new one lacks.
+	nm := names.next("nm")
+	mapCase := fmt.Sprintf(`cel.bind(%[1]s, %[2]s.hasValue() && type(%[2]s.value()) == map ? %[2]s.value() : {}, %[3]s.map(%[4]s, %[4]s).sort().filter(%[4]s, %[3]s[%[4]s] != null && !(%[4]s in %[1]s && %[1]s[%[4]s] != null)).map(%[4]s, %[5]s + "[" + %[4]s + "]: Forbidden: key " + strings.quote(%[4]s) + " was removed; NoRemoval keeps every key of %[6]s"))`,
+		nm, n, ov, k, celString(pathText), pathText)
+	var desc []string
+	for _, key := range keys {
+		desc = append(desc, fmt.Sprintf(`%s + %s`, celString(key+" "), celShowValue(item+"["+celString(key)+"]")))
+	}
+	removed := func(what string) string {
+		return fmt.Sprintf(`[%s + "[" + string(%s) + "]: Forbidden: " + %s + %s]`, celString(pathText), i, what, celString(" was removed; NoRemoval keeps every item of "+pathText))
+	}
+	// An old object without its keys cannot be told removed or kept.
+	keyless := fmt.Sprintf(`[%[1]s + "[" + string(%[2]s) + "]: Forbidden: item " + string(%[2]s) + %[3]s]`, celString(pathText), i,
+		celString(" has no "+strings.Join(keys, ", ")+", which identifies the items of "+pathText+", so NoRemoval cannot tell whether it was removed; give the items their keys, or set the transition's keys or matchBy: Index"))
+	perItem := fmt.Sprintf(`(%[1]s ? (%[2]s.exists(%[3]s, %[3]s == %[4]s) ? [] : %[5]s) : %[6]s ? (%[2]s.exists(%[3]s, %[7]s) ? [] : %[8]s) : %[9]s)`,
+		celIsScalar(item), nl, x, item, removed(`"value " + `+celShowValue(item)),
+		celHasKeys(item, keys), celSameKeys(x, item, keys), removed(`"item with " + `+strings.Join(desc, ` + " and " + `)),
+		keyless)
+	listCase := fmt.Sprintf(`cel.bind(%[1]s, %[2]s.hasValue() && type(%[2]s.value()) == list ? %[2]s.value() : [], %[3]s.transformList(%[4]s, %[5]s, %[6]s).flatten())`,
+		nl, n, ov, i, item, perItem)
+	scalarCase := fmt.Sprintf(`(%s.hasValue() ? [] : [%s])`, n, celFinding(path, fmt.Sprintf(`"Forbidden: was " + %s + "; NoRemoval does not allow removing it"`, celShowValue(ov))))
+	return fmt.Sprintf(`(type(%[1]s) == map ? %[2]s : type(%[1]s) == list ? %[3]s : %[4]s)`, ov, mapCase, listCase, scalarCase)
+}
+
+// celHasKeys is true when v is an item of a list-map: a map holding every
+// one of keys, each a scalar.
+func celHasKeys(v string, keys []string) string {
+	parts := []string{fmt.Sprintf("type(%s) == map", v)}
+	for _, key := range keys {
+		parts = append(parts, fmt.Sprintf(`%[2]s in %[1]s && %[1]s[%[2]s] != null && %[3]s`, v, celString(key), celIsScalar(v+"["+celString(key)+"]")))
+	}
+	return "(" + strings.Join(parts, " && ") + ")"
+}
+
+// celSameKeys is true when a is an item of a list-map whose keys equal b's.
+func celSameKeys(a, b string, keys []string) string {
+	parts := []string{celHasKeys(a, keys)}
+	for _, key := range keys {
+		parts = append(parts, fmt.Sprintf(`%[1]s[%[3]s] == %[2]s[%[3]s]`, a, b, celString(key)))
+	}
+	return "(" + strings.Join(parts, " && ") + ")"
+}
