@@ -10,4 +10,8 @@
 // walks both CRDs generically and reports any differing field nobody claimed,
 // so a new CRD field or an overlooked schema keyword fails closed instead of
 // passing silently.
+//
+// Replay is the other half: what the new CRD does to one stored object.
+// `crdguard diff --objects` and the webhook's /validate-crd both call it,
+// so a file of objects and a cluster's stored ones get the same findings.
 package diff
