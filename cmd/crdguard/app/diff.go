@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/report"
@@ -52,9 +51,11 @@ with "./"). A side without CRDs exits 2, so a wrong path never passes as
 "every CRD was added"; --allow-empty compares it as an empty set.
 
 With --objects, the objects there (for example kubectl get -o yaml output) are
-validated against the NEW CRDs as an UPDATE of themselves and as a CREATE: an
-object rejected on update fails the run; what only a create would reject is
-reported as tolerated by ratcheting while the value stays unchanged.
+validated against the NEW CRDs as an UPDATE of themselves and as a CREATE, as
+the webhook's /validate-crd replays stored objects. Each finding fails the run:
+rejected-on-update (the next write fails), ratchet-tolerated (only a write that
+leaves the value unchanged passes; a change or a re-create fails) and pruned
+(the new schema does not declare the field: the next write drops it).
 
 Checks:
 ` + diffCheckList(),
@@ -330,9 +331,10 @@ func enforcementOf(e diff.Enforcement) report.Enforcement {
 	return report.Audit
 }
 
-// replay validates existing objects against the new CRDs, as the API server
-// would on their next update (an update of the object to itself, so
-// ratcheting applies) and on a create (no ratcheting).
+// replay validates existing objects against the new CRDs through
+// diff.Replay, the replay /validate-crd runs on stored objects. Every
+// finding is Deny: each is an object the upgrade leaves unable to be
+// written as it is.
 func replay(ctx context.Context, streams Streams, newCRDs []locatedCRD, paths []string) ([]report.Result, error) {
 	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(newCRDs))
 	for i, c := range newCRDs {
@@ -356,49 +358,21 @@ func replay(ctx context.Context, streams Streams, newCRDs []locatedCRD, paths []
 		}
 		obj := doc.Object
 		res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), registry.Namespace(obj), obj.GetName()
-		onUpdate, err := registry.Validate(ctx, obj, obj)
+		findings, err := diff.Replay(ctx, registry, obj)
 		var noSchema *schema.NoSchemaError
-		if errors.As(err, &noSchema) {
+		switch {
+		case errors.As(err, &noSchema):
 			res.Skipped, res.SkipReason = true, "no new CustomResourceDefinition defines "+obj.GroupVersionKind().String()
-			results = append(results, res)
-			continue
-		} else if err != nil {
+		case err != nil:
 			res.Error = err.Error()
-			results = append(results, res)
-			continue
 		}
-		onCreate, err := registry.Validate(ctx, obj, nil)
-		if err != nil {
-			res.Error = err.Error()
-			results = append(results, res)
-			continue
-		}
-		seen := map[string]bool{}
-		for _, e := range onUpdate {
-			seen[errorKey(e)] = true
-			f := report.Finding{Field: e.Field, Type: string(e.Type), Message: e.ErrorBody(), Policy: replayPolicy, Rule: "update", Enforcement: report.Deny}
-			if schema.IsUnknownField(e) {
-				// Not a rejection under the default field validation, but
-				// the value is lost on the next write.
-				f.Rule, f.Enforcement = "pruned", report.Warn
-				f.Message = "the new schema does not declare this field: the next write of the object drops it"
-			}
-			res.Violations = append(res.Violations, f)
-		}
-		for _, e := range onCreate {
-			if seen[errorKey(e)] || schema.IsUnknownField(e) {
-				continue
-			}
+		for _, f := range findings {
 			res.Violations = append(res.Violations, report.Finding{
-				Field: e.Field, Type: string(e.Type), Policy: replayPolicy, Rule: "ratcheted", Enforcement: report.Warn,
-				Message: "tolerated by ratcheting while the value is unchanged; any change to it, or re-creating the object, is rejected: " + e.ErrorBody(),
+				Field: f.Error.Field, Type: string(f.Error.Type), Message: f.Message(),
+				Policy: replayPolicy, Rule: string(f.Class), Enforcement: report.Deny,
 			})
 		}
 		results = append(results, res)
 	}
 	return results, nil
-}
-
-func errorKey(e *field.Error) string {
-	return e.Field + "\x00" + string(e.Type) + "\x00" + e.Detail
 }

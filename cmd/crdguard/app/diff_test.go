@@ -156,30 +156,54 @@ func TestDiffReplay(t *testing.T) {
 	}
 	want := []string{
 		"Widget small UPDATE",
-		"Widget big UPDATE | spec.legacy replay/pruned Warn | spec.color replay/ratcheted Warn | spec.replicas replay/ratcheted Warn",
+		"Widget big UPDATE | spec.legacy replay/pruned Deny | spec.color replay/ratchet-tolerated Deny | spec.replicas replay/ratchet-tolerated Deny",
 		"Gadget other UPDATE skipped",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("replay\n got: %q\nwant: %q", got, want)
 	}
-	// Waived CRD changes and ratcheted objects: nothing is rejected today.
-	if r.code != ExitOK {
-		t.Errorf("exit %d", r.code)
+	// The CRD changes are waived; the stored object they break is not.
+	if r.code != ExitViolations {
+		t.Errorf("exit %d, want %d", r.code, ExitViolations)
 	}
 }
 
-func TestDiffReplayRejectedOnUpdate(t *testing.T) {
-	// An object of a version the new CRD no longer serves fails any update.
-	dir := t.TempDir()
-	obj := filepath.Join(dir, "obj.yaml")
-	if err := os.WriteFile(obj, []byte("apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w, namespace: ns}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := crdguard(t, "", "diff", "-o", "json", "--objects", obj, diffFile("old.yaml"), diffFile("new-safe.yaml"))
-	rep := decodeReport(t, r)
-	if r.code != ExitViolations || len(rep.Results) != 2 || len(rep.Results[1].Violations) == 0 ||
-		rep.Results[1].Violations[0].RuleID() != "replay/update" || rep.Results[1].Violations[0].Field != "apiVersion" {
-		t.Errorf("exit %d, results %+v", r.code, rep.Results)
+// TestDiffReplayClasses: each of the three classes of replay finding fails
+// the run on its own, with its path, rule and message.
+func TestDiffReplayClasses(t *testing.T) {
+	for _, tc := range []struct {
+		name, object string
+		want         report.Finding
+	}{{
+		name:   "rejected on update",
+		object: "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w, namespace: ns}\n",
+		want: report.Finding{Field: "apiVersion", Type: "FieldValueNotSupported", Policy: "replay", Rule: "rejected-on-update", Enforcement: report.Deny,
+			Message: `rejected on update: the object's next write fails: Unsupported value: "example.com/v2": supported values: "example.com/v1"`},
+	}, {
+		name:   "ratchet-tolerated",
+		object: "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\nspec: {replicas: 8}\n",
+		want: report.Finding{Field: "spec.replicas", Type: "FieldValueInvalid", Policy: "replay", Rule: "ratchet-tolerated", Enforcement: report.Deny,
+			Message: "ratchet-tolerated: the object's next write passes only while this value is unchanged; changing it or re-creating the object fails: Invalid value: 8: spec.replicas in body should be less than or equal to 5"},
+	}, {
+		name:   "pruned",
+		object: "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\nspec: {legacy: \"yes\"}\n",
+		want: report.Finding{Field: "spec.legacy", Type: "FieldValueForbidden", Policy: "replay", Rule: "pruned", Enforcement: report.Deny,
+			Message: "pruned: the new schema does not declare this field, so the object's next write drops it"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := filepath.Join(t.TempDir(), "obj.yaml")
+			if err := os.WriteFile(obj, []byte(tc.object), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := crdguard(t, "", "diff", "-o", "json", "--config", diffFile("config-waive.yaml"), "--objects", obj, diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+			rep := decodeReport(t, r)
+			if r.code != ExitViolations || len(rep.Results) != 2 {
+				t.Fatalf("exit %d, want %d, results %+v", r.code, ExitViolations, rep.Results)
+			}
+			if got := rep.Results[1].Violations; len(got) != 1 || got[0] != tc.want {
+				t.Errorf("findings %+v\nwant [%+v]", got, tc.want)
+			}
+		})
 	}
 }
 
