@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,6 +21,23 @@ type Lister struct {
 	Client dynamic.Interface
 	// PageSize is the limit of one list call. Default DefaultPageSize.
 	PageSize int64
+	// MaxObjects bounds the objects one List reads: the page that takes
+	// the count past it ends the listing with a *TooManyObjectsError,
+	// before any of its objects reaches fn. Default 0: no bound.
+	MaxObjects int
+}
+
+// TooManyObjectsError is a listing stopped at Lister.MaxObjects. It is an
+// error, not a short answer: the objects not read could be the ones that
+// matter.
+type TooManyObjectsError struct {
+	Resource schema.GroupVersionResource
+	// Max is the bound, Lister.MaxObjects.
+	Max int
+}
+
+func (e *TooManyObjectsError) Error() string {
+	return fmt.Sprintf("%s has more than %d objects", e.Resource.GroupResource(), e.Max)
 }
 
 // List hands each of t's objects in namespace ("" for all) to fn, one page
@@ -34,10 +52,14 @@ func (l *Lister) List(ctx context.Context, t Target, namespace string, fn func(*
 	if opts.Limit <= 0 {
 		opts.Limit = DefaultPageSize
 	}
+	seen := 0
 	for {
 		list, err := resource.List(ctx, opts)
 		if err != nil {
 			return err
+		}
+		if seen += len(list.Items); l.MaxObjects > 0 && seen > l.MaxObjects {
+			return &TooManyObjectsError{Resource: t.Resource, Max: l.MaxObjects}
 		}
 		for i := range list.Items {
 			list.Items[i].SetGroupVersionKind(t.Kind)
