@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -16,16 +17,17 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/dynamic"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/audit"
 	"github.com/crdguard/crdguard/pkg/schema"
 	"github.com/crdguard/crdguard/pkg/schema/diff"
 )
@@ -57,9 +59,6 @@ const (
 	defaultReplayConcurrency = 4
 )
 
-// ListFunc lists one page of stored objects of a resource, all namespaces.
-type ListFunc func(ctx context.Context, gvr k8sschema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
-
 // CRDGuard configures /validate-crd.
 type CRDGuard struct {
 	// Selector selects guarded CRDs by label; nil selects none by label.
@@ -69,13 +68,14 @@ type CRDGuard struct {
 	Names []string
 	// Approvers may approve breaking changes with crdguard.dev/approve.
 	Approvers v1alpha1.Approvers
-	// List reads stored objects from the API server; it needs list on
-	// every guarded kind.
-	List ListFunc
-	// PageSize is the limit of one list call; 0: no limit.
+	// Client reads stored objects live from the API server; it needs
+	// list on every guarded kind.
+	Client dynamic.Interface
+	// PageSize is the limit of one list call; 0: audit.DefaultPageSize.
 	PageSize int64
-	// MaxObjects bounds the stored objects replayed for one request; 0:
-	// 10000.
+	// MaxObjects bounds the stored objects replayed for one request at
+	// each changed version (audit.Lister.MaxObjects: a version lists them
+	// all); 0: 10000.
 	MaxObjects int
 	// Timeout bounds listing and replaying for one request, waiting for a
 	// replay slot included; it must be below the webhook configuration's
@@ -311,46 +311,50 @@ func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomR
 	case <-ctx.Done():
 		return nil, fmt.Errorf("waiting for a replay slot: %w (raise --crd-replay-concurrency)", ctx.Err())
 	}
+	lister := &audit.Lister{Client: g.Client, PageSize: g.PageSize, MaxObjects: cmp.Or(g.MaxObjects, defaultReplayMaxObjects)}
 	var invalid []invalidObject
-	seen := 0
 	for _, i := range changed {
 		v := crd.Spec.Versions[i]
-		gvr := k8sschema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural}
-		opts := metav1.ListOptions{Limit: g.PageSize}
-		for {
-			page, err := g.List(ctx, gvr, opts)
+		target := audit.Target{
+			Resource:   k8sschema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural},
+			Kind:       k8sschema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind},
+			Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+		}
+		resource := target.Resource.GroupResource()
+		// replayErr is why fn stopped the listing, told apart from the
+		// listing's own errors.
+		var replayErr error
+		err := lister.List(ctx, target, "", func(obj *unstructured.Unstructured) error {
+			if replayErr = ctx.Err(); replayErr != nil {
+				replayErr = fmt.Errorf("replaying %s: %w (raise --crd-replay-timeout)", resource, replayErr)
+				return replayErr
+			}
+			errs, err := storedObjectErrors(ctx, registry, obj)
 			if err != nil {
-				return nil, fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)
+				replayErr = fmt.Errorf("validating %s %s/%s: %w", crd.Spec.Names.Kind, obj.GetNamespace(), obj.GetName(), err)
+				return replayErr
 			}
-			seen += len(page.Items)
-			// Past the bound, the objects not read could be the invalid
-			// ones: that is not an answer.
-			if maxObjects := cmp.Or(g.MaxObjects, defaultReplayMaxObjects); seen > maxObjects {
-				return nil, fmt.Errorf("%s has more than %d stored objects to replay; raise --crd-replay-max-objects", gvr.GroupResource(), maxObjects)
+			if len(errs) > 0 {
+				invalid = append(invalid, invalidObject{
+					kind: crd.Spec.Names.Kind, namespace: obj.GetNamespace(), name: obj.GetName(),
+					schemaPath: field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema").String(), errs: errs,
+				})
 			}
-			for k := range page.Items {
-				obj := &page.Items[k]
-				if err := ctx.Err(); err != nil {
-					return nil, fmt.Errorf("replaying %s: %w (raise --crd-replay-timeout)", gvr.GroupResource(), err)
-				}
-				errs, err := storedObjectErrors(ctx, registry, obj)
-				if err != nil {
-					return nil, fmt.Errorf("validating %s %s/%s: %w", crd.Spec.Names.Kind, obj.GetNamespace(), obj.GetName(), err)
-				}
-				if len(errs) > 0 {
-					invalid = append(invalid, invalidObject{
-						kind: crd.Spec.Names.Kind, namespace: obj.GetNamespace(), name: obj.GetName(),
-						schemaPath: field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema").String(), errs: errs,
-					})
-				}
-			}
-			if page.GetContinue() == "" {
-				break
-			}
-			opts.Continue = page.GetContinue()
+			return nil
+		})
+		// Past the bound, the objects not read could be the invalid ones:
+		// that is not an answer.
+		var tooMany *audit.TooManyObjectsError
+		switch {
+		case replayErr != nil:
+			return nil, replayErr
+		case errors.As(err, &tooMany):
+			return nil, fmt.Errorf("%s has more than %d stored objects to replay; raise --crd-replay-max-objects", resource, tooMany.Max)
+		case err != nil:
+			return nil, fmt.Errorf("listing %s: %w", resource, err)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("replaying %s: %w (raise --crd-replay-timeout)", gvr.GroupResource(), err)
+			return nil, fmt.Errorf("replaying %s: %w (raise --crd-replay-timeout)", resource, err)
 		}
 	}
 	return invalid, nil

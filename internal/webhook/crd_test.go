@@ -20,6 +20,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
 
@@ -134,44 +137,28 @@ func crdRequest(t *testing.T, op admissionv1.Operation, user authenticationv1.Us
 	}}
 }
 
-// fakeStore lists widgets in pages of its page size, recording the calls.
-type fakeStore struct {
-	objects []map[string]any
-	err     error
-	calls   []metav1.ListOptions
-	gvrs    []k8sschema.GroupVersionResource
-	delay   time.Duration
+// widgetsResource is where the guard lists stored widgets.
+var widgetsResource = k8sschema.GroupVersionResource{Group: "test.example.io", Version: "v1", Resource: "widgets"}
+
+// storedWidgets is client-go's fake dynamic client holding objects as the
+// stored widgets.
+func storedWidgets(objects ...map[string]any) *dynamicfake.FakeDynamicClient {
+	objs := make([]runtime.Object, len(objects))
+	for i, o := range objects {
+		objs[i] = &unstructured.Unstructured{Object: o}
+	}
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[k8sschema.GroupVersionResource]string{widgetsResource: "WidgetList"}, objs...)
 }
 
-func (f *fakeStore) list(ctx context.Context, gvr k8sschema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
-	f.calls = append(f.calls, opts)
-	f.gvrs = append(f.gvrs, gvr)
-	if f.err != nil {
-		return nil, f.err
-	}
-	if f.delay > 0 {
-		select {
-		case <-time.After(f.delay):
-		case <-ctx.Done():
-			return nil, ctx.Err()
+// lists are the list calls client received.
+func lists(client *dynamicfake.FakeDynamicClient) []k8stesting.ListAction {
+	var out []k8stesting.ListAction
+	for _, a := range client.Actions() {
+		if l, ok := a.(k8stesting.ListAction); ok {
+			out = append(out, l)
 		}
 	}
-	start := 0
-	if opts.Continue != "" {
-		fmt.Sscan(opts.Continue, &start)
-	}
-	end := len(f.objects)
-	if opts.Limit > 0 && start+int(opts.Limit) < end {
-		end = start + int(opts.Limit)
-	}
-	list := &unstructured.UnstructuredList{}
-	for _, o := range f.objects[start:end] {
-		list.Items = append(list.Items, unstructured.Unstructured{Object: o})
-	}
-	if end < len(f.objects) {
-		list.SetContinue(fmt.Sprint(end))
-	}
-	return list, nil
+	return out
 }
 
 func storedWidget(name string, size int64) map[string]any {
@@ -182,11 +169,11 @@ func storedWidget(name string, size int64) map[string]any {
 	}
 }
 
-func guard(store *fakeStore) *CRDGuard {
+func guard(client dynamic.Interface) *CRDGuard {
 	return &CRDGuard{
 		Selector:   labels.SelectorFromSet(labels.Set{"guard": "yes"}),
 		Approvers:  v1alpha1.Approvers{Users: []string{"alice"}, Groups: []string{"platform"}},
-		List:       store.list,
+		Client:     client,
 		PageSize:   2,
 		MaxObjects: 100,
 		Timeout:    5 * time.Second,
@@ -265,7 +252,7 @@ func TestCRDGuardSelection(t *testing.T) {
 		{"neither", nil, nil, old, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store := &fakeStore{}
+			store := storedWidgets()
 			g := guard(store)
 			g.Selector, g.Names = tc.selector, tc.names
 			v := &CRDValidator{Guard: g}
@@ -274,8 +261,8 @@ func TestCRDGuardSelection(t *testing.T) {
 				wantDenied(t, resp, map[string]string{noteGone: "field-removed"})
 			} else {
 				wantAllowed(t, resp)
-				if len(store.calls) != 0 {
-					t.Errorf("listed %d times for an unguarded CRD", len(store.calls))
+				if n := len(lists(store)); n != 0 {
+					t.Errorf("listed %d times for an unguarded CRD", n)
 				}
 			}
 		})
@@ -283,14 +270,14 @@ func TestCRDGuardSelection(t *testing.T) {
 
 	// Removing the label in the breaking update itself does not escape.
 	t.Run("label removed by the update", func(t *testing.T) {
-		v := &CRDValidator{Guard: guard(&fakeStore{})}
+		v := &CRDValidator{Guard: guard(storedWidgets())}
 		resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, removeNote(unlabelled), old))
 		wantDenied(t, resp, map[string]string{noteGone: "field-removed"})
 	})
 }
 
 func TestCRDGuardOtherOperations(t *testing.T) {
-	store := &fakeStore{}
+	store := storedWidgets()
 	v := &CRDValidator{Guard: guard(store)}
 	crd := widget(t)
 	for _, req := range []admission.Request{
@@ -299,8 +286,8 @@ func TestCRDGuardOtherOperations(t *testing.T) {
 	} {
 		wantAllowed(t, v.Handle(t.Context(), req))
 	}
-	if len(store.calls) != 0 {
-		t.Errorf("listed %d times for a create and a delete", len(store.calls))
+	if n := len(lists(store)); n != 0 {
+		t.Errorf("listed %d times for a create and a delete", n)
 	}
 }
 
@@ -310,7 +297,7 @@ func TestCRDGuardBreakingDenied(t *testing.T) {
 		p.Enum = p.Enum[:1]
 		return p
 	})
-	v := &CRDValidator{Guard: guard(&fakeStore{})}
+	v := &CRDValidator{Guard: guard(storedWidgets())}
 	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, removeNote(narrowed), old))
 	wantDenied(t, resp, map[string]string{
 		noteGone: "v1: breaking change [field-removed]",
@@ -322,21 +309,20 @@ func TestCRDGuardBreakingDenied(t *testing.T) {
 }
 
 func TestCRDGuardSafeAllowed(t *testing.T) {
-	store := &fakeStore{objects: []map[string]any{storedWidget("a", 3)}}
+	store := storedWidgets(storedWidget("a", 3))
 	v := &CRDValidator{Guard: guard(store)}
 	old := widget(t)
 	// A new optional field strands nothing: answered without listing.
 	wantAllowed(t, v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, addColor(old), old)))
-	if len(store.calls) != 0 {
-		t.Errorf("listed %d times for an update without a breaking change", len(store.calls))
+	if n := len(lists(store)); n != 0 {
+		t.Errorf("listed %d times for an update without a breaking change", n)
 	}
 	// Only a label: no schema changed, nothing to list.
 	relabelled := old.DeepCopy()
 	relabelled.Labels["team"] = "a"
-	store.calls = nil
 	wantAllowed(t, v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, relabelled, old)))
-	if len(store.calls) != 0 {
-		t.Errorf("listed %d times for an update that changes no schema", len(store.calls))
+	if n := len(lists(store)); n != 0 {
+		t.Errorf("listed %d times for an update that changes no schema", n)
 	}
 }
 
@@ -351,7 +337,7 @@ func TestCRDGuardDenialBounded(t *testing.T) {
 	for i := range 30 {
 		crd = specProp(crd, fmt.Sprintf("f%02d", i), func(*apiextensionsv1.JSONSchemaProps, bool) *apiextensionsv1.JSONSchemaProps { return nil })
 	}
-	v := &CRDValidator{Guard: guard(&fakeStore{})}
+	v := &CRDValidator{Guard: guard(storedWidgets())}
 	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, crd, old))
 	wantDenied(t, resp, nil)
 	cs := causes(resp)
@@ -391,7 +377,7 @@ func TestCRDGuardApproval(t *testing.T) {
 		{"stale approval", alice, withApproval(old, approve), approve, false, "unchanged"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := &CRDValidator{Guard: guard(&fakeStore{})}
+			v := &CRDValidator{Guard: guard(storedWidgets())}
 			resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, tc.user, withApproval(removeNote(old), tc.value), tc.old))
 			if tc.allowed {
 				wantAllowed(t, resp)
@@ -408,9 +394,7 @@ func TestCRDGuardApproval(t *testing.T) {
 
 func TestCRDGuardStoredObjects(t *testing.T) {
 	old := widget(t)
-	store := &fakeStore{objects: []map[string]any{
-		storedWidget("a", 3), storedWidget("b", 9), storedWidget("c", 1), storedWidget("d", 8), storedWidget("e", 2),
-	}}
+	store := storedWidgets(storedWidget("a", 3), storedWidget("b", 9), storedWidget("c", 1), storedWidget("d", 8), storedWidget("e", 2))
 	v := &CRDValidator{Guard: guard(store)}
 	lowered := setMaximum(old, 5)
 	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, lowered, old))
@@ -422,12 +406,10 @@ func TestCRDGuardStoredObjects(t *testing.T) {
 	if msg := causeString(resp); !strings.Contains(msg, "Widget ns/d") || strings.Contains(msg, "Widget ns/a") {
 		t.Errorf("want b and d named, not a:\n%s", msg)
 	}
-	// Paged: 5 objects at 2 a page, each continue passed on.
-	if len(store.calls) != 3 || store.calls[0].Limit != 2 || store.calls[1].Continue != "2" || store.calls[2].Continue != "4" {
-		t.Errorf("list calls %+v, want 3 pages of 2", store.calls)
-	}
-	if want := (k8sschema.GroupVersionResource{Group: "test.example.io", Version: "v1", Resource: "widgets"}); store.gvrs[0] != want {
-		t.Errorf("listed %v, want %v", store.gvrs[0], want)
+	// The changed version, in every namespace. The pages are audit.Lister's
+	// (TestListerPages in test/e2e follows a real server's).
+	if l := lists(store); len(l) != 1 || l[0].GetResource() != widgetsResource || l[0].GetNamespace() != "" {
+		t.Errorf("list calls %+v, want one of %v in all namespaces", l, widgetsResource)
 	}
 
 	// Approving the diff check alone leaves the stored objects' denial.
@@ -439,10 +421,10 @@ func TestCRDGuardStoredObjects(t *testing.T) {
 		}
 	}
 	// Approving both lifts it, without listing.
-	store.calls = nil
+	before := len(lists(store))
 	wantAllowed(t, v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(lowered, "maximum-changed,stored-objects: smaller widgets"), old)))
-	if len(store.calls) != 0 {
-		t.Errorf("listed %d times with stored-objects approved", len(store.calls))
+	if n := len(lists(store)) - before; n != 0 {
+		t.Errorf("listed %d times with stored-objects approved", n)
 	}
 
 	// Lowered to a value every object meets: only the diff's finding.
@@ -461,7 +443,7 @@ func TestCRDGuardStoredObjectsOnly(t *testing.T) {
 		p.Maximum = nil
 		return p
 	})
-	store := &fakeStore{objects: []map[string]any{storedWidget("big", 50)}}
+	store := storedWidgets(storedWidget("big", 50))
 	v := &CRDValidator{Guard: guard(store)}
 	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 10), "maximum-changed: bounded"), old))
 	wantDenied(t, resp, map[string]string{"spec.versions[0].schema.openAPIV3Schema": "stored Widget ns/big would be rejected"})
@@ -469,7 +451,10 @@ func TestCRDGuardStoredObjectsOnly(t *testing.T) {
 
 func TestCRDGuardListFailure(t *testing.T) {
 	old := widget(t)
-	store := &fakeStore{err: errors.New("the server is on fire")}
+	store := storedWidgets()
+	store.PrependReactor("list", "widgets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("the server is on fire")
+	})
 	v := &CRDValidator{Guard: guard(store)}
 
 	// Unknown verdict: 500, which is served as an HTTP 500 so that
@@ -509,23 +494,25 @@ func TestCRDGuardBounds(t *testing.T) {
 	}
 
 	t.Run("objects", func(t *testing.T) {
-		store := &fakeStore{objects: objects}
-		g := guard(store)
+		g := guard(storedWidgets(objects...))
 		g.MaxObjects = 6
 		resp := (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old))
-		if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "more than 6 stored objects") {
+		if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError ||
+			resp.Result.Message != "widgets.test.example.io has more than 6 stored objects to replay; raise --crd-replay-max-objects" {
 			t.Fatalf("response %+v, want a 500 at the object bound", resp.Result)
-		}
-		// It stops at the page that crosses the bound.
-		if len(store.calls) != 4 {
-			t.Errorf("%d list calls, want 4", len(store.calls))
 		}
 		g.MaxObjects = 7
 		wantAllowed(t, (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old)))
 	})
 
 	t.Run("time", func(t *testing.T) {
-		store := &fakeStore{objects: objects, delay: time.Hour}
+		// The fake client cannot be interrupted: a list that takes longer
+		// than the timeout, then the replay that must not start.
+		store := storedWidgets(objects...)
+		store.PrependReactor("list", "widgets", func(k8stesting.Action) (bool, runtime.Object, error) {
+			time.Sleep(200 * time.Millisecond)
+			return false, nil, nil
+		})
 		g := guard(store)
 		g.Timeout = 50 * time.Millisecond
 		start := time.Now()
@@ -544,19 +531,19 @@ func TestCRDGuardBounds(t *testing.T) {
 // decides; a slot freed lets the next one run.
 func TestCRDGuardReplaySlots(t *testing.T) {
 	old := widget(t)
-	store := &fakeStore{objects: []map[string]any{storedWidget("a", 3)}}
+	store := storedWidgets(storedWidget("a", 3))
 	listing, unblock := make(chan struct{}), make(chan struct{})
-	g := guard(store)
-	g.Concurrency, g.Timeout = 1, 200*time.Millisecond
 	// The first list call holds its slot until unblocked.
-	g.List = func(ctx context.Context, gvr k8sschema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	store.PrependReactor("list", "widgets", func(k8stesting.Action) (bool, runtime.Object, error) {
 		select {
 		case listing <- struct{}{}:
 			<-unblock
 		default:
 		}
-		return store.list(ctx, gvr, opts)
-	}
+		return false, nil, nil
+	})
+	g := guard(store)
+	g.Concurrency, g.Timeout = 1, 200*time.Millisecond
 	v := &CRDValidator{Guard: g}
 	req := crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 5), "maximum-changed: smaller"), old)
 

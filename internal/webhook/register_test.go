@@ -28,7 +28,7 @@ func TestWebhooksCRDGuardOptIn(t *testing.T) {
 	if _, ok := Webhooks(Config{})[ValidateCRDPath]; ok {
 		t.Errorf("%s served without a CRDGuard", ValidateCRDPath)
 	}
-	hook, ok := Webhooks(Config{CRDGuard: guard(&fakeStore{})})[ValidateCRDPath]
+	hook, ok := Webhooks(Config{CRDGuard: guard(storedWidgets())})[ValidateCRDPath]
 	if !ok {
 		t.Fatalf("%s not served with a CRDGuard", ValidateCRDPath)
 	}

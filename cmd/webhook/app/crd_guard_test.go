@@ -35,7 +35,7 @@ func TestCRDGuardOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if guard.List == nil || guard.MaxObjects != 50 || guard.PageSize != 10 || guard.Timeout != 3*time.Second {
+	if guard.Client == nil || guard.MaxObjects != 50 || guard.PageSize != 10 || guard.Timeout != 3*time.Second {
 		t.Errorf("guard %+v", guard)
 	}
 	if !guard.Selector.Matches(labels.Set{"crdguard.dev/guard": "true"}) || guard.Selector.Matches(labels.Set{"crdguard.dev/guard": "true", "tier": "test"}) {

@@ -169,8 +169,9 @@ type Options struct {
 	CRDApproverUsers  []string
 	CRDApproverGroups []string
 	// CRDReplayMaxObjects bounds the stored objects /validate-crd lists
-	// and replays for one CRD update; more is an error, left to the
-	// failurePolicy (--crd-replay-max-objects). Default 10000.
+	// and replays for one CRD update, at each changed version; more is an
+	// error, left to the failurePolicy (--crd-replay-max-objects). Default
+	// 10000.
 	CRDReplayMaxObjects int
 	// CRDReplayPageSize is the limit of one list call
 	// (--crd-replay-page-size). Default 500.

@@ -14,10 +14,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -292,13 +290,11 @@ func (o *Options) crdGuard(cfg *rest.Config) (*webhook.CRDGuard, error) {
 	// concurrent replays wait past their deadline.
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = o.CRDReplayQPS, o.CRDReplayBurst
-	dyn, err := dynamic.NewForConfig(cfg)
+	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	guard.List = func(ctx context.Context, gvr schema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
-		return dyn.Resource(gvr).List(ctx, opts)
-	}
+	guard.Client = client
 	return guard, nil
 }
 
