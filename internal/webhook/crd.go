@@ -38,9 +38,9 @@ import (
 const ValidateCRDPath = "/validate-crd"
 
 // StoredObjectsCheck is the name an approval gives to lift the denial of a
-// CRD update that would make stored objects invalid. It is not a diff
-// check: naming it says "I know these objects will be rejected on their
-// next update".
+// CRD update that strands stored objects. It is not a diff check: naming
+// it says "I know these objects lose these fields, or will be rejected on
+// their next write or on an edit of these values".
 const StoredObjectsCheck = "stored-objects"
 
 // maxDenialCauses bounds the causes of a denial: the API server puts them
@@ -93,8 +93,9 @@ type CRDGuard struct {
 
 // CRDValidator is the /validate-crd handler: on UPDATE of a guarded CRD it
 // denies breaking schema changes that no approver approved, and changes
-// that make stored objects invalid. Other CRDs and operations are allowed
-// untouched.
+// that strand stored objects (every diff.Replay finding: rejected on
+// update, ratchet-tolerated or pruned). Other CRDs and operations are
+// allowed untouched.
 type CRDValidator struct {
 	Guard *CRDGuard
 	// Metrics records decisions; nil records nothing.
@@ -261,27 +262,34 @@ func isCRDApprover(a *v1alpha1.Approvers, user authenticationv1.UserInfo) bool {
 	return false
 }
 
-// invalidObject is a stored object the new CRD rejects on its next update.
+// invalidObject is a stored object the new CRD strands.
 type invalidObject struct {
 	kind, namespace, name string
 	// schemaPath is the path of the version's schema in the new CRD.
 	schemaPath string
-	errs       field.ErrorList
+	findings   []diff.ReplayFinding
+}
+
+func (o invalidObject) qualifiedName() string {
+	if o.namespace != "" {
+		return o.namespace + "/" + o.name
+	}
+	return o.name
 }
 
 func (o invalidObject) String() string {
-	name := o.name
-	if o.namespace != "" {
-		name = o.namespace + "/" + name
+	findings := make([]string, len(o.findings))
+	for i, f := range o.findings {
+		findings[i] = f.String()
 	}
-	return fmt.Sprintf("%s %s: %s", o.kind, name, o.errs.ToAggregate())
+	return fmt.Sprintf("%s %s: %s", o.kind, o.qualifiedName(), strings.Join(findings, "; "))
 }
 
 // replay lists the stored objects of every version whose schema changes
-// and validates each as an update of itself under the new CRD: what its
-// next edit (a label, a status write) is held to, ratcheting included.
-// Versions the old CRD does not serve cannot be listed and hold nothing
-// new; versions the new one drops are the diff's business.
+// and replays each against the new CRD with diff.Replay, as `crdguard
+// diff --objects` replays objects from files. Versions the old CRD does
+// not serve cannot be listed and hold nothing new; versions the new one
+// drops are the diff's business.
 func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomResourceDefinition) ([]invalidObject, error) {
 	var changed []int
 	for i, v := range crd.Spec.Versions {
@@ -329,15 +337,15 @@ func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomR
 				replayErr = fmt.Errorf("replaying %s: %w (raise --crd-replay-timeout)", resource, replayErr)
 				return replayErr
 			}
-			errs, err := storedObjectErrors(ctx, registry, obj)
+			findings, err := diff.Replay(ctx, registry, obj)
 			if err != nil {
 				replayErr = fmt.Errorf("validating %s %s/%s: %w", crd.Spec.Names.Kind, obj.GetNamespace(), obj.GetName(), err)
 				return replayErr
 			}
-			if len(errs) > 0 {
+			if len(findings) > 0 {
 				invalid = append(invalid, invalidObject{
 					kind: crd.Spec.Names.Kind, namespace: obj.GetNamespace(), name: obj.GetName(),
-					schemaPath: field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema").String(), errs: errs,
+					schemaPath: field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema").String(), findings: findings,
 				})
 			}
 			return nil
@@ -360,36 +368,6 @@ func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomR
 	return invalid, nil
 }
 
-// storedObjectErrors validates a stored object against the new schema, as
-// an update of itself (what its next edit is held to: transition rules,
-// status) and as a create. Ratcheting lets an unchanged invalid value
-// through an update, so the update alone would hide exactly what a
-// narrowed schema breaks (a value above a lowered maximum); the object is
-// invalid all the same, and any change to that value, or re-creating the
-// object, is rejected. Unknown fields are pruned on the next write, not
-// rejected.
-func storedObjectErrors(ctx context.Context, registry *schema.Registry, obj *unstructured.Unstructured) (field.ErrorList, error) {
-	onUpdate, err := registry.Validate(ctx, obj, obj)
-	if err != nil {
-		return nil, err
-	}
-	onCreate, err := registry.Validate(ctx, obj, nil)
-	if err != nil {
-		return nil, err
-	}
-	var errs field.ErrorList
-	seen := map[string]bool{}
-	for _, e := range append(onUpdate, onCreate...) {
-		key := e.Field + "\x00" + string(e.Type) + "\x00" + e.Detail
-		if seen[key] || schema.IsUnknownField(e) {
-			continue
-		}
-		seen[key] = true
-		errs = append(errs, e)
-	}
-	return errs, nil
-}
-
 // denialCauses are the top findings, each at its path in the CRD, then a
 // count of the rest. Breaking changes come first: they say what to fix.
 func denialCauses(breaking []diff.Change, invalid []invalidObject, approvalProblem string) field.ErrorList {
@@ -404,21 +382,19 @@ func denialCauses(breaking []diff.Change, invalid []invalidObject, approvalProbl
 		}
 		causes = append(causes, field.Forbidden(field.NewPath(ch.Path), oneLine(detail)))
 	}
+	// One cause per finding, so that every object and field path is named
+	// (up to the bound).
+	stranded := 0
 	for _, o := range invalid {
-		name := o.name
-		if o.namespace != "" {
-			name = o.namespace + "/" + name
+		for _, f := range o.findings {
+			causes = append(causes, field.Forbidden(field.NewPath(o.schemaPath), oneLine(fmt.Sprintf("stored %s %s: %s", o.kind, o.qualifiedName(), f))))
+			stranded++
 		}
-		detail := fmt.Sprintf("stored %s %s would be rejected on its next update: %s", o.kind, name, o.errs[0].Error())
-		if len(o.errs) > 1 {
-			detail += fmt.Sprintf(" (and %d more errors)", len(o.errs)-1)
-		}
-		causes = append(causes, field.Forbidden(field.NewPath(o.schemaPath), oneLine(detail)))
 	}
 	if len(causes) > maxDenialCauses {
 		rest := len(causes) - (maxDenialCauses - 1)
 		causes = append(causes[:maxDenialCauses-1], field.Forbidden(field.NewPath("spec"),
-			fmt.Sprintf("%d more findings (%d breaking changes, %d invalid stored objects in all); the crdguard webhook's log has the full report", rest, len(breaking), len(invalid))))
+			fmt.Sprintf("%d more findings (in all: %d breaking changes, %d findings in %d stored objects); the crdguard webhook's log has the full report", rest, len(breaking), stranded, len(invalid))))
 	}
 	return causes
 }

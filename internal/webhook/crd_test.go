@@ -345,7 +345,7 @@ func TestCRDGuardDenialBounded(t *testing.T) {
 		t.Fatalf("%d causes, want %d:\n%s", len(cs), maxDenialCauses, causeString(resp))
 	}
 	last := cs[len(cs)-1]
-	if last.Field != "spec" || !strings.Contains(last.Message, "21 more findings (30 breaking changes, 0 invalid stored objects in all)") {
+	if last.Field != "spec" || !strings.Contains(last.Message, "21 more findings (in all: 30 breaking changes, 0 findings in 0 stored objects)") {
 		t.Errorf("last cause %s: %s, want the count of the 21 others", last.Field, last.Message)
 	}
 	for _, c := range cs {
@@ -401,7 +401,7 @@ func TestCRDGuardStoredObjects(t *testing.T) {
 	schemaPath := "spec.versions[0].schema.openAPIV3Schema"
 	wantDenied(t, resp, map[string]string{
 		schemaPath + ".properties.spec.properties.size": "maximum-changed",
-		schemaPath: "stored Widget ns/b would be rejected on its next update: spec.size",
+		schemaPath: "stored Widget ns/b: spec.size: ratchet-tolerated: ",
 	})
 	if msg := causeString(resp); !strings.Contains(msg, "Widget ns/d") || strings.Contains(msg, "Widget ns/a") {
 		t.Errorf("want b and d named, not a:\n%s", msg)
@@ -446,7 +446,52 @@ func TestCRDGuardStoredObjectsOnly(t *testing.T) {
 	store := storedWidgets(storedWidget("big", 50))
 	v := &CRDValidator{Guard: guard(store)}
 	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 10), "maximum-changed: bounded"), old))
-	wantDenied(t, resp, map[string]string{"spec.versions[0].schema.openAPIV3Schema": "stored Widget ns/big would be rejected"})
+	wantDenied(t, resp, map[string]string{"spec.versions[0].schema.openAPIV3Schema": "stored Widget ns/big: spec.size: ratchet-tolerated"})
+}
+
+// TestCRDGuardStoredObjectFindings: each class of diff.Replay finding
+// denies on its own, with the diff's findings approved, as one cause per
+// finding at the version's schema naming the object, its field path and
+// the class; approving stored-objects lifts it.
+func TestCRDGuardStoredObjectFindings(t *testing.T) {
+	old := widget(t)
+	withNote := storedWidget("noted", 3)
+	withNote["spec"].(map[string]any)["note"] = "keep me"
+	legacy := storedWidget("legacy", 3)
+	legacy["spec"].(map[string]any)["mode"] = "slow"
+	// A root rule is re-evaluated on every update: ratcheting tolerates
+	// nothing it rejects.
+	rooted := old.DeepCopy()
+	rooted.Spec.Versions[0].Schema.OpenAPIV3Schema.XValidations = apiextensionsv1.ValidationRules{{
+		Rule: "!has(self.spec.mode) || self.spec.mode != 'slow'", FieldPath: ".spec.mode", Message: "slow mode is gone",
+	}}
+	const schemaPath = "spec.versions[0].schema.openAPIV3Schema"
+	for _, tc := range []struct {
+		name    string
+		stored  map[string]any
+		crd     *apiextensionsv1.CustomResourceDefinition
+		approve string
+		want    string
+	}{{
+		name: "rejected on update", stored: legacy, crd: rooted, approve: "validation-rules-changed",
+		want: "Forbidden: stored Widget ns/legacy: spec.mode: rejected on update: the object's next write fails: Invalid value: slow mode is gone",
+	}, {
+		name: "ratchet-tolerated", stored: storedWidget("big", 8), crd: setMaximum(old, 5), approve: "maximum-changed",
+		want: "Forbidden: stored Widget ns/big: spec.size: ratchet-tolerated: the object's next write passes only while this value is unchanged; changing it or re-creating the object fails: Invalid value: 8: spec.size in body should be less than or equal to 5",
+	}, {
+		name: "pruned", stored: withNote, crd: removeNote(old), approve: "field-removed",
+		want: "Forbidden: stored Widget ns/noted: spec.note: pruned: the new schema does not declare this field, so the object's next write drops it",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &CRDValidator{Guard: guard(storedWidgets(tc.stored, storedWidget("fine", 1)))}
+			resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(tc.crd, tc.approve+": known"), old))
+			wantDenied(t, resp, nil)
+			if cs := causes(resp); len(cs) != 1 || cs[0].Field != schemaPath || cs[0].Message != tc.want {
+				t.Errorf("causes:\n%s\nwant one at %s: %s", causeString(resp), schemaPath, tc.want)
+			}
+			wantAllowed(t, v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(tc.crd, tc.approve+",stored-objects: known"), old)))
+		})
+	}
 }
 
 func TestCRDGuardListFailure(t *testing.T) {

@@ -21,10 +21,11 @@
 //     path, as `crdguard validate --policies` rejects the file.
 //   - /validate-crd (CRDValidator, crd.go; opt-in, --guard-crds): UPDATE of
 //     guarded CustomResourceDefinitions. Breaking changes (pkg/schema/diff)
-//     no approver approved, and stored objects the new schema rejects
-//     (listed live, paged, bounded in count and time), are one bounded 422
-//     Invalid status; the full report is logged. A listing that fails
-//     without a breaking change to deny is a 500.
+//     no approver approved, and every finding of diff.Replay on the stored
+//     objects (listed live through audit.Lister, bounded in count and
+//     time), are one bounded 422 Invalid status; the full report is
+//     logged. A listing that fails without a breaking change to deny is a
+//     500.
 //
 // The engine is read from an EngineHolder on every request, so a source can
 // replace the policies and schemas without a restart: EngineFromFiles
