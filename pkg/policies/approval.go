@@ -9,6 +9,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
@@ -47,55 +48,75 @@ type ApprovalRecord struct {
 	Time   string   `json:"time"`
 }
 
-// approval is a parsed crdguard.dev/approve annotation.
-type approval struct {
-	rules  []string
-	reason string
+// RequestedApproval is a parsed crdguard.dev/approve annotation: what it
+// names and why. GuardPolicies and the CRD guard (/validate-crd) read it
+// alike.
+type RequestedApproval struct {
+	// Names are GuardPolicy rules ("rule", or "policy/rule" for one
+	// policy's rule only), or the CRD guard's checks.
+	Names  []string
+	Reason string
 }
 
-// parseApproval reads "<rule>[,<rule>...]: <reason>". A rule may be written
-// "policy/rule" to name one policy's rule only.
-func parseApproval(value string) (approval, error) {
+// ParseApproval reads "<name>[,<name>...]: <reason>". noun is what the
+// names are ("rule", "check"), for the messages.
+func ParseApproval(value, noun string) (RequestedApproval, error) {
 	list, reason, ok := strings.Cut(value, ":")
 	reason = strings.TrimSpace(reason)
 	if !ok || reason == "" {
-		return approval{}, fmt.Errorf(`%s must be "<rule>[,<rule>...]: <reason>", found %q`, v1alpha1.ApproveAnnotation, value)
+		return RequestedApproval{}, fmt.Errorf(`%s must be "<%s>[,<%s>...]: <reason>", found %q`, v1alpha1.ApproveAnnotation, noun, noun, value)
 	}
-	var a approval
+	var a RequestedApproval
 	for _, r := range strings.Split(list, ",") {
 		if r = strings.TrimSpace(r); r != "" {
-			a.rules = append(a.rules, r)
+			a.Names = append(a.Names, r)
 		}
 	}
-	if len(a.rules) == 0 {
-		return approval{}, fmt.Errorf("%s names no rule", v1alpha1.ApproveAnnotation)
+	if len(a.Names) == 0 {
+		return RequestedApproval{}, fmt.Errorf("%s names no %s", v1alpha1.ApproveAnnotation, noun)
 	}
-	a.reason = reason
+	a.Reason = reason
 	return a, nil
 }
 
-// names tells whether the approval names a policy's rule.
-func (a approval) names(policy, rule string) bool {
-	return slices.Contains(a.rules, rule) || slices.Contains(a.rules, policy+"/"+rule)
+// namesRule tells whether the approval names a policy's rule.
+func (a RequestedApproval) namesRule(policy, rule string) bool {
+	return slices.Contains(a.Names, rule) || slices.Contains(a.Names, policy+"/"+rule)
 }
 
-// isApprover tells whether user may approve exceptions to p.
-func isApprover(p *v1alpha1.Approvers, user authenticationv1.UserInfo) bool {
-	if p == nil {
+// IsApprover tells whether user is one of approvers: a listed user, a
+// member of a listed group, or a listed service account
+// ("namespace/name"). Nil approvers have no one.
+func IsApprover(approvers *v1alpha1.Approvers, user authenticationv1.UserInfo) bool {
+	if approvers == nil {
 		return false
 	}
-	if slices.Contains(p.Users, user.Username) {
+	if slices.Contains(approvers.Users, user.Username) {
 		return true
 	}
 	for _, g := range user.Groups {
-		if slices.Contains(p.Groups, g) {
+		if slices.Contains(approvers.Groups, g) {
 			return true
 		}
 	}
-	if ns, name, ok := strings.Cut(strings.TrimPrefix(user.Username, "system:serviceaccount:"), ":"); ok && strings.HasPrefix(user.Username, "system:serviceaccount:") {
-		return slices.Contains(p.ServiceAccounts, ns+"/"+name)
+	if ns, name, err := serviceaccount.SplitUsername(user.Username); err == nil {
+		return slices.Contains(approvers.ServiceAccounts, ns+"/"+name)
 	}
 	return false
+}
+
+// AnnotationWritten tells whether a request writes an annotation: the new
+// object's annotations have it, and the old object's (nil for a CREATE)
+// had no such value. Only what a request writes can be its user's act.
+func AnnotationWritten(oldAnnotations, newAnnotations map[string]string, annotation string) (string, bool) {
+	value, ok := newAnnotations[annotation]
+	if !ok {
+		return "", false
+	}
+	if old, had := oldAnnotations[annotation]; had && old == value {
+		return value, false
+	}
+	return value, true
 }
 
 // describeApprovers names who may approve, for the message of a denial.
@@ -139,19 +160,13 @@ func rulesNamed(guarding []*policy, names func(policy, rule string) bool) []appr
 	return out
 }
 
-// annotationChanged tells whether a CREATE or UPDATE writes annotation:
-// the new object has it, and the old one had no such value.
+// annotationChanged tells whether a CREATE or UPDATE writes annotation.
 func annotationChanged(req *Request, annotation string) (string, bool) {
-	value, ok := req.Object.GetAnnotations()[annotation]
-	if !ok {
-		return "", false
-	}
+	var old map[string]string
 	if req.OldObject != nil {
-		if old, had := req.OldObject.GetAnnotations()[annotation]; had && old == value {
-			return value, false
-		}
+		old = req.OldObject.GetAnnotations()
 	}
-	return value, true
+	return AnnotationWritten(old, req.Object.GetAnnotations(), annotation)
 }
 
 // applyApproval lifts the Deny findings an approval names, and denies
@@ -170,13 +185,13 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 			return
 		}
 	}
-	a, err := parseApproval(value)
+	a, err := ParseApproval(value, "rule")
 	if err != nil {
 		res.Warnings = append(res.Warnings, "ignored: "+err.Error())
 		return
 	}
-	named := rulesNamed(guarding, a.names)
-	for _, r := range a.rules {
+	named := rulesNamed(guarding, a.namesRule)
+	for _, r := range a.Names {
 		if !slices.ContainsFunc(named, func(n approvedRule) bool { return r == n.rule.Name || r == n.String() }) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s names rule %q, which no matching policy has", v1alpha1.ApproveAnnotation, r))
 		}
@@ -190,16 +205,16 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 	var lifted []string
 	for i := range res.Violations {
 		v := &res.Violations[i]
-		if v.Enforcement != v1alpha1.Deny || v.Policy == SchemaPolicy || !a.names(v.Policy, v.Rule) {
+		if v.Enforcement != v1alpha1.Deny || v.Policy == SchemaPolicy || !a.namesRule(v.Policy, v.Rule) {
 			continue
 		}
 		p := guarding[slices.IndexFunc(guarding, func(p *policy) bool { return p.Name == v.Policy })]
 		id := v.Policy + "/" + v.Rule
 		switch {
-		case !isApprover(p.Spec.Approvers, user):
+		case !IsApprover(p.Spec.Approvers, user):
 			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user.Username, p.Name, describeApprovers(p.Spec.Approvers))
 			continue
-		case req.Object == nil && (record == nil || record.Reason != a.reason || !slices.Contains(record.Rules, id)):
+		case req.Object == nil && (record == nil || record.Reason != a.Reason || !slices.Contains(record.Rules, id)):
 			v.Message += fmt.Sprintf(" (not approved: the stored object's approval has no %s record of crdguard admitting it for %s)", v1alpha1.LastApprovalAnnotation, id)
 			continue
 		}
@@ -209,8 +224,8 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 		}
 	}
 	if len(lifted) > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("approved by %s: %s: %s", user.Username, strings.Join(lifted, ", "), a.reason))
-		res.Approval = &Approval{User: user.Username, Rules: lifted, Reason: a.reason, Lifted: true}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("approved by %s: %s: %s", user.Username, strings.Join(lifted, ", "), a.Reason))
+		res.Approval = &Approval{User: user.Username, Rules: lifted, Reason: a.Reason, Lifted: true}
 	}
 	if req.Object == nil {
 		return
@@ -220,7 +235,7 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 	// approve every rule it names.
 	refused := false
 	for _, r := range named {
-		if isApprover(r.policy.Spec.Approvers, user) {
+		if IsApprover(r.policy.Spec.Approvers, user) {
 			continue
 		}
 		refused = true
@@ -240,7 +255,7 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 	for i, r := range named {
 		rules[i] = r.String()
 	}
-	res.Approval = &Approval{User: user.Username, Rules: rules, Reason: a.reason}
+	res.Approval = &Approval{User: user.Username, Rules: rules, Reason: a.Reason}
 	res.Warnings = append(res.Warnings, fmt.Sprintf("%s lifted nothing in this request; it stays on the object, where it can approve a DELETE (%s); remove it if it is not meant for one", v1alpha1.ApproveAnnotation, strings.Join(rules, ", ")))
 }
 
@@ -263,7 +278,7 @@ func checkRecordWrite(req *Request, guarding []*policy, res *Result) {
 		switch {
 		case record.User != user.Username:
 			problem = fmt.Sprintf("it records an approval of %s by %s, and only crdguard writes it, in %s's own request", r, record.User, record.User)
-		case !isApprover(r.policy.Spec.Approvers, user):
+		case !IsApprover(r.policy.Spec.Approvers, user):
 			problem = fmt.Sprintf("%s may not approve %s; %s", user.Username, r, describeApprovers(r.policy.Spec.Approvers))
 		default:
 			continue

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"slices"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -23,13 +24,13 @@ func TestParseApproval(t *testing.T) {
 		{in: " , : reason", err: "crdguard.dev/approve names no rule"},
 	}
 	for _, tt := range tests {
-		a, err := parseApproval(tt.in)
+		a, err := ParseApproval(tt.in, "rule")
 		gotErr := ""
 		if err != nil {
 			gotErr = err.Error()
 		}
-		if gotErr != tt.err || (err == nil && (a.reason != tt.reason || len(a.rules) != len(tt.rules))) {
-			t.Errorf("parseApproval(%q) = %+v, %q; want rules %v reason %q err %q", tt.in, a, gotErr, tt.rules, tt.reason, tt.err)
+		if gotErr != tt.err || (err == nil && (a.Reason != tt.reason || !slices.Equal(a.Names, tt.rules))) {
+			t.Errorf("ParseApproval(%q) = %+v, %q; want rules %v reason %q err %q", tt.in, a, gotErr, tt.rules, tt.reason, tt.err)
 		}
 	}
 }
@@ -46,14 +47,35 @@ func TestIsApprover(t *testing.T) {
 		{authenticationv1.UserInfo{Username: "system:serviceaccount:ops:deployer"}, true, "listed service account"},
 		{authenticationv1.UserInfo{Username: "system:serviceaccount:dev:deployer"}, false, "same name, other namespace"},
 		{authenticationv1.UserInfo{Username: "ops/deployer"}, false, "a user named like a service account entry"},
+		{authenticationv1.UserInfo{Username: "system:serviceaccount:ops:deployer:x"}, false, "not a service account's username"},
 		{authenticationv1.UserInfo{Username: "mallory", Groups: []string{"dbas"}}, false, "no match"},
 	}
 	for _, tt := range tests {
-		if got := isApprover(approvers, tt.user); got != tt.want {
-			t.Errorf("%s: isApprover(%+v) = %v, want %v", tt.reason, tt.user, got, tt.want)
+		if got := IsApprover(approvers, tt.user); got != tt.want {
+			t.Errorf("%s: IsApprover(%+v) = %v, want %v", tt.reason, tt.user, got, tt.want)
 		}
 	}
-	if isApprover(nil, authenticationv1.UserInfo{Username: "alice"}) {
+	if IsApprover(nil, authenticationv1.UserInfo{Username: "alice"}) {
 		t.Error("a policy without approvers has no approvers")
+	}
+}
+
+func TestAnnotationWritten(t *testing.T) {
+	const key = "crdguard.dev/approve"
+	tests := []struct {
+		name     string
+		old, new map[string]string
+		written  bool
+	}{
+		{"added", map[string]string{}, map[string]string{key: "a: b"}, true},
+		{"created", nil, map[string]string{key: "a: b"}, true},
+		{"changed", map[string]string{key: "a: b"}, map[string]string{key: "a: c"}, true},
+		{"unchanged", map[string]string{key: "a: b"}, map[string]string{key: "a: b"}, false},
+		{"removed", map[string]string{key: "a: b"}, map[string]string{}, false},
+	}
+	for _, tt := range tests {
+		if _, got := AnnotationWritten(tt.old, tt.new, key); got != tt.written {
+			t.Errorf("%s: written = %v, want %v", tt.name, got, tt.written)
+		}
 	}
 }
