@@ -28,6 +28,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/audit"
+	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/schema"
 	"github.com/crdguard/crdguard/pkg/schema/diff"
 )
@@ -145,7 +146,7 @@ func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admiss
 		log.Error(err, "Cannot compare the CRD versions", "crd", crd.Name)
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	approved, approvalProblem := crdApproval(old, crd, req.UserInfo, &v.Guard.Approvers)
+	approved, approvalProblem, forbidden := crdApproval(old, crd, req.UserInfo, &v.Guard.Approvers)
 	var breaking, lifted []diff.Change
 	var warnings []string
 	for _, ch := range changes {
@@ -179,9 +180,12 @@ func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admiss
 		}
 	}
 
-	if len(breaking) == 0 && len(invalid) == 0 {
+	if len(breaking) == 0 && len(invalid) == 0 && !forbidden {
 		if len(lifted) > 0 {
 			log.Info("Allowed an approved CRD update", "crd", crd.Name, "approved", changeStrings(lifted))
+		}
+		if approvalProblem != "" {
+			warnings = append([]string{"ignored: " + oneLine(approvalProblem)}, warnings...)
 		}
 		resp := admission.Allowed("")
 		resp.Warnings = boundedWarnings(warnings)
@@ -220,46 +224,34 @@ func (g *CRDGuard) selects(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return g.Selector != nil && !g.Selector.Empty() && g.Selector.Matches(labels.Set(crd.Labels))
 }
 
-// crdApproval returns the checks an approval in this request lifts, and
-// why an approval present was not honoured ("" if none). The model is the
-// GuardPolicy one, "<check>[,<check>...]: <reason>" in crdguard.dev/approve
-// by a listed user or group member, made one-shot without a mutating
-// webhook: only an annotation this request sets or changes counts, so an
-// approval left on the CRD does not approve its next upgrade too.
-func crdApproval(old, crd *apiextensionsv1.CustomResourceDefinition, user authenticationv1.UserInfo, approvers *v1alpha1.Approvers) (map[string]bool, string) {
-	value, ok := crd.Annotations[v1alpha1.ApproveAnnotation]
-	if !ok {
-		return nil, ""
+// crdApproval reads an approval on the CRD by the rules of GuardPolicy
+// approvals (pkg/policies): "<check>[,<check>...]: <reason>" in
+// crdguard.dev/approve counts only in the request that writes it, so one
+// left on the CRD does not approve its next upgrade too, and only an
+// approver may write it. It returns the checks the approval lifts, why an
+// approval present lifts nothing ("" if none), and whether writing it is
+// forbidden: writing an approval is approving, denied to anyone else
+// whatever the update changes.
+func crdApproval(old, crd *apiextensionsv1.CustomResourceDefinition, user authenticationv1.UserInfo, approvers *v1alpha1.Approvers) (checks map[string]bool, problem string, forbidden bool) {
+	if _, ok := crd.Annotations[v1alpha1.ApproveAnnotation]; !ok {
+		return nil, "", false
 	}
-	if oldValue, had := old.Annotations[v1alpha1.ApproveAnnotation]; had && oldValue == value {
-		return nil, "the approval is unchanged from the stored CRD's; approve this update with a new one"
+	value, written := policies.AnnotationWritten(old.Annotations, crd.Annotations, v1alpha1.ApproveAnnotation)
+	if !written {
+		return nil, "the approval is unchanged from the stored CRD's; approve this update with a new one", false
 	}
-	list, reason, found := strings.Cut(value, ":")
-	checks := map[string]bool{}
-	for _, c := range strings.Split(list, ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			checks[c] = true
-		}
+	a, err := policies.ParseApproval(value, "check")
+	if err != nil {
+		return nil, err.Error(), false
 	}
-	if !found || strings.TrimSpace(reason) == "" || len(checks) == 0 {
-		return nil, fmt.Sprintf(`%s must be "<check>[,<check>...]: <reason>"`, v1alpha1.ApproveAnnotation)
+	if !policies.IsApprover(approvers, user) {
+		return nil, fmt.Sprintf("%s is not a CRD approver; only approvers may write %s", user.Username, v1alpha1.ApproveAnnotation), true
 	}
-	if !isCRDApprover(approvers, user) {
-		return nil, fmt.Sprintf("%s is not a CRD approver", user.Username)
+	checks = map[string]bool{}
+	for _, name := range a.Names {
+		checks[name] = true
 	}
-	return checks, ""
-}
-
-func isCRDApprover(a *v1alpha1.Approvers, user authenticationv1.UserInfo) bool {
-	if slices.Contains(a.Users, user.Username) {
-		return true
-	}
-	for _, g := range user.Groups {
-		if slices.Contains(a.Groups, g) {
-			return true
-		}
-	}
-	return false
+	return checks, "", false
 }
 
 // invalidObject is a stored object the new CRD strands.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,7 +173,7 @@ func storedWidget(name string, size int64) map[string]any {
 func guard(client dynamic.Interface) *CRDGuard {
 	return &CRDGuard{
 		Selector:   labels.SelectorFromSet(labels.Set{"guard": "yes"}),
-		Approvers:  v1alpha1.Approvers{Users: []string{"alice"}, Groups: []string{"platform"}},
+		Approvers:  v1alpha1.Approvers{Users: []string{"alice"}, Groups: []string{"platform"}, ServiceAccounts: []string{"ops/releaser"}},
 		Client:     client,
 		PageSize:   2,
 		MaxObjects: 100,
@@ -227,6 +228,8 @@ func wantAllowed(t *testing.T, resp admission.Response) {
 
 var (
 	carol    = authenticationv1.UserInfo{Username: "carol", Groups: []string{"platform", "system:authenticated"}}
+	releaser = authenticationv1.UserInfo{Username: "system:serviceaccount:ops:releaser", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ops", "system:authenticated"}}
+	intruder = authenticationv1.UserInfo{Username: "system:serviceaccount:dev:releaser", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:dev", "system:authenticated"}}
 	noteGone = "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.note"
 )
 
@@ -371,9 +374,11 @@ func TestCRDGuardApproval(t *testing.T) {
 	}{
 		{"approver user", alice, old, approve, true, ""},
 		{"approver group", carol, old, approve, true, ""},
-		{"not an approver", bob, old, approve, false, "bob is not a CRD approver"},
+		{"approver service account", releaser, old, approve, true, ""},
+		{"not an approver", bob, old, approve, false, "bob is not a CRD approver; only approvers may write crdguard.dev/approve"},
+		{"service account of another namespace", intruder, old, approve, false, "system:serviceaccount:dev:releaser is not a CRD approver"},
 		{"other check approved", alice, old, "enum-value-removed: wrong check", false, ""},
-		{"malformed", alice, old, "field-removed", false, "must be"},
+		{"malformed", alice, old, "field-removed", false, `crdguard.dev/approve must be "<check>[,<check>...]: <reason>", found "field-removed"`},
 		{"stale approval", alice, withApproval(old, approve), approve, false, "unchanged"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -389,6 +394,18 @@ func TestCRDGuardApproval(t *testing.T) {
 			}
 			wantDenied(t, resp, want)
 		})
+	}
+
+	// Writing an approval is approving: denied to a non-approver even on
+	// an update it lifts nothing in. A malformed one is ignored, said so.
+	safe := addColor(old)
+	v := &CRDValidator{Guard: guard(storedWidgets())}
+	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, withApproval(safe, approve), old))
+	wantDenied(t, resp, map[string]string{"metadata.annotations[crdguard.dev/approve]": "bob is not a CRD approver"})
+	resp = v.Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, withApproval(safe, "field-removed"), old))
+	wantAllowed(t, resp)
+	if want := []string{`ignored: crdguard.dev/approve must be "<check>[,<check>...]: <reason>", found "field-removed"`}; !slices.Equal(resp.Warnings, want) {
+		t.Errorf("warnings %q, want %q", resp.Warnings, want)
 	}
 }
 
