@@ -105,6 +105,13 @@ func IsApprover(approvers *v1alpha1.Approvers, user authenticationv1.UserInfo) b
 	return false
 }
 
+// ValidateServiceAccountApprovers checks that each service account approver
+// is "namespace/name": any other entry would never match a user, and
+// approve nothing without a word.
+func ValidateServiceAccountApprovers(serviceAccounts []string, path *field.Path) field.ErrorList {
+	return rules.ValidateServiceAccountApprovers(serviceAccounts, path)
+}
+
 // AnnotationWritten tells whether a request writes an annotation: the new
 // object's annotations have it, and the old object's (nil for a CREATE)
 // had no such value. Only what a request writes can be its user's act.

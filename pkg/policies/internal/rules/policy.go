@@ -60,11 +60,7 @@ func CompilePolicy(p *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Policy, 
 		errs = append(errs, field.Invalid(match.Child("objectSelector"), p.Spec.Match.ObjectSelector, err.Error()))
 	}
 	if p.Spec.Approvers != nil {
-		for i, sa := range p.Spec.Approvers.ServiceAccounts {
-			if ns, name, ok := strings.Cut(sa, "/"); !ok || ns == "" || name == "" {
-				errs = append(errs, field.Invalid(spec.Child("approvers", "serviceAccounts").Index(i), sa, `must be "namespace/name"`))
-			}
-		}
+		errs = append(errs, ValidateServiceAccountApprovers(p.Spec.Approvers.ServiceAccounts, spec.Child("approvers", "serviceAccounts"))...)
 	}
 
 	names := map[string]bool{}
@@ -132,4 +128,17 @@ func Weaker(finding, rule v1alpha1.Enforcement) v1alpha1.Enforcement {
 		return finding
 	}
 	return rule
+}
+
+// ValidateServiceAccountApprovers checks that each service account approver
+// is "namespace/name": any other entry would never match a user, and
+// approve nothing without a word.
+func ValidateServiceAccountApprovers(serviceAccounts []string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, sa := range serviceAccounts {
+		if ns, name, ok := strings.Cut(sa, "/"); !ok || ns == "" || name == "" {
+			errs = append(errs, field.Invalid(path.Index(i), sa, `must be "namespace/name"`))
+		}
+	}
+	return errs
 }
