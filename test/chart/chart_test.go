@@ -83,6 +83,7 @@ var guarded = []string{
 	"guardCRDs.extraListRules[0].resources={httproutes}",
 	"guardCRDs.approvers.users={alice}",
 	"guardCRDs.approvers.groups={dba}",
+	"guardCRDs.approvers.serviceAccounts={ci/releaser}",
 }
 
 func TestTemplate(t *testing.T) {
@@ -248,7 +249,7 @@ func TestTemplate(t *testing.T) {
 			for _, a := range []string{
 				"--guard-crds", "--guard-crds-selector=crdguard.dev/guard=enabled",
 				"--guard-crd-names=mysqlclusters.db.example.io,certificates.cert-manager.io",
-				"--crd-approvers-users=alice", "--crd-approvers-groups=dba",
+				"--crd-approvers-users=alice", "--crd-approvers-groups=dba", "--crd-approvers-service-accounts=ci/releaser",
 			} {
 				if !slices.Contains(args, a) {
 					t.Errorf("args %v lack %s", args, a)
@@ -359,6 +360,7 @@ func TestBadValues(t *testing.T) {
 		{"guardPolicies.p.match.resources=x", "- at '/guardPolicies/p': missing property 'rules'\n"},
 		{"examplePolicies=yes", "- at '/examplePolicies': got string, want boolean\n"},
 		{"guardCRDs.names={widgets}", "- at '/guardCRDs/names/0': 'widgets' does not match pattern '^[a-z0-9-]+\\\\.[a-z0-9.-]+$'\n"},
+		{"guardCRDs.approvers.serviceAccounts={releaser}", "- at '/guardCRDs/approvers/serviceAccounts/0': 'releaser' does not match pattern '^[^/]+/[^/]+$'\n"},
 		{"audit.qps=0", "- at '/audit/qps': exclusiveMinimum: got 0, want 0\n"},
 		{"audit.pageSize=0", "- at '/audit/pageSize': minimum: got 0, want 1\n"},
 		{"audit.interval=hourly", "- at '/audit/interval': 'hourly' does not match pattern '^([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$'\n"},

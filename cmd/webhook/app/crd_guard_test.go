@@ -9,13 +9,15 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func TestCRDGuardOptions(t *testing.T) {
 	got, err := parse(t, "--policies", examplePolicy,
 		"--guard-crds", "--guard-crds-selector", "crdguard.dev/guard=true,tier!=test",
 		"--guard-crd-names", "widgets.example.io,gadgets.example.io",
-		"--crd-approvers-users", "alice,bob", "--crd-approvers-groups", "platform",
+		"--crd-approvers-users", "alice,bob", "--crd-approvers-groups", "platform", "--crd-approvers-service-accounts", "ci/releaser",
 		"--crd-replay-max-objects", "50", "--crd-replay-page-size", "10", "--crd-replay-timeout", "3s")
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +28,7 @@ func TestCRDGuardOptions(t *testing.T) {
 	want.GuardCRDs, want.GuardCRDsSelector = true, "crdguard.dev/guard=true,tier!=test"
 	want.GuardCRDNames = []string{"widgets.example.io", "gadgets.example.io"}
 	want.CRDApproverUsers, want.CRDApproverGroups = []string{"alice", "bob"}, []string{"platform"}
+	want.CRDApproverServiceAccounts = []string{"ci/releaser"}
 	want.CRDReplayMaxObjects, want.CRDReplayPageSize, want.CRDReplayTimeout = 50, 10, 3*time.Second
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
@@ -44,8 +47,8 @@ func TestCRDGuardOptions(t *testing.T) {
 	if diff := cmp.Diff([]string{"widgets.example.io", "gadgets.example.io"}, guard.Names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"alice", "bob"}, guard.Approvers.Users); diff != "" || len(guard.Approvers.Groups) != 1 {
-		t.Errorf("approvers %+v", guard.Approvers)
+	if diff := cmp.Diff(v1alpha1.Approvers{Users: []string{"alice", "bob"}, Groups: []string{"platform"}, ServiceAccounts: []string{"ci/releaser"}}, guard.Approvers); diff != "" {
+		t.Errorf("approvers (-want +got):\n%s", diff)
 	}
 
 	// Off by default: no guard, /validate-crd unserved.
@@ -78,6 +81,10 @@ func TestCRDGuardOptionsInvalid(t *testing.T) {
 			"--crd-replay-max-objects", "0", "--crd-replay-page-size", "-1", "--crd-replay-timeout", "0s"},
 		want: `[crd-replay-max-objects: Invalid value: 0: must be positive, crd-replay-page-size: Invalid value: -1: must be positive, ` +
 			`crd-replay-timeout: Invalid value: "0s": must be positive, guard-crds-selector: Invalid value: "a==b==c": `,
+	}, {
+		name: "service account approver not namespace/name",
+		args: []string{"--guard-crds", "--guard-crd-names", "widgets.example.io", "--crd-approvers-service-accounts", "ci/releaser,releaser"},
+		want: `crd-approvers-service-accounts[1]: Invalid value: "releaser": must be "namespace/name"`,
 	}, {
 		name: "empty selector",
 		args: []string{"--guard-crds", "--guard-crds-selector", " "},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/selfsigned"
 	"github.com/crdguard/crdguard/internal/webhook"
+	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 // Options configure crdguard-webhook. NewOptions sets every default named
@@ -163,11 +164,14 @@ type Options struct {
 	// GuardCRDNames are guarded CRDs by name, plural.group
 	// (--guard-crd-names). Default: none.
 	GuardCRDNames []string
-	// CRDApproverUsers and CRDApproverGroups may approve breaking CRD
+	// CRDApproverUsers, CRDApproverGroups and CRDApproverServiceAccounts
+	// ("namespace/name", for a release pipeline) may approve breaking CRD
 	// changes with crdguard.dev/approve: "<check>[,...]: <reason>"
-	// (--crd-approvers-users, --crd-approvers-groups). Default: nobody.
-	CRDApproverUsers  []string
-	CRDApproverGroups []string
+	// (--crd-approvers-users, --crd-approvers-groups,
+	// --crd-approvers-service-accounts). Default: nobody.
+	CRDApproverUsers           []string
+	CRDApproverGroups          []string
+	CRDApproverServiceAccounts []string
 	// CRDReplayMaxObjects bounds the stored objects /validate-crd lists
 	// and replays for one CRD update, at each changed version; more is an
 	// error, left to the failurePolicy (--crd-replay-max-objects). Default
@@ -287,6 +291,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.GuardCRDNames, "guard-crd-names", o.GuardCRDNames, "names (plural.group) of the CRDs /validate-crd guards, comma-separated")
 	fs.StringSliceVar(&o.CRDApproverUsers, "crd-approvers-users", o.CRDApproverUsers, "users who may approve breaking CRD changes with crdguard.dev/approve")
 	fs.StringSliceVar(&o.CRDApproverGroups, "crd-approvers-groups", o.CRDApproverGroups, "groups whose members may approve breaking CRD changes with crdguard.dev/approve")
+	fs.StringSliceVar(&o.CRDApproverServiceAccounts, "crd-approvers-service-accounts", o.CRDApproverServiceAccounts, "service accounts (namespace/name) that may approve breaking CRD changes with crdguard.dev/approve")
 	fs.IntVar(&o.CRDReplayMaxObjects, "crd-replay-max-objects", o.CRDReplayMaxObjects, "most stored objects /validate-crd replays for one CRD update; more fails the request")
 	fs.Int64Var(&o.CRDReplayPageSize, "crd-replay-page-size", o.CRDReplayPageSize, "objects per list call when /validate-crd reads stored objects")
 	fs.IntVar(&o.CRDReplayConcurrency, "crd-replay-concurrency", o.CRDReplayConcurrency, "CRD updates /validate-crd replays stored objects for at once; the others wait within --crd-replay-timeout")
@@ -428,6 +433,7 @@ func (o *Options) validateCRDGuard() field.ErrorList {
 			errs = append(errs, field.Invalid(field.NewPath("guard-crds-selector"), o.GuardCRDsSelector, "selects nothing"))
 		}
 	}
+	errs = append(errs, policies.ValidateServiceAccountApprovers(o.CRDApproverServiceAccounts, field.NewPath("crd-approvers-service-accounts"))...)
 	if o.CRDReplayMaxObjects <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("crd-replay-max-objects"), o.CRDReplayMaxObjects, "must be positive"))
 	}

@@ -273,7 +273,7 @@ func (o *Options) crdGuard(cfg *rest.Config) (*webhook.CRDGuard, error) {
 	}
 	guard := &webhook.CRDGuard{
 		Names:       o.GuardCRDNames,
-		Approvers:   v1alpha1.Approvers{Users: o.CRDApproverUsers, Groups: o.CRDApproverGroups},
+		Approvers:   v1alpha1.Approvers{Users: o.CRDApproverUsers, Groups: o.CRDApproverGroups, ServiceAccounts: o.CRDApproverServiceAccounts},
 		PageSize:    o.CRDReplayPageSize,
 		MaxObjects:  o.CRDReplayMaxObjects,
 		Timeout:     o.CRDReplayTimeout,

@@ -7,11 +7,16 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,6 +73,55 @@ func updateGizmos(ctx context.Context, c client.Client, fn func(*apiextensionsv1
 	}
 	fn(crd)
 	return c.Update(ctx, crd, opts...)
+}
+
+// The service account the webhook takes as a CRD approver, as a release
+// pipeline's.
+const (
+	releaserNamespace = "guard-e2e-releases"
+	releaserName      = "releaser"
+)
+
+// serviceAccountClient is a client authenticated as namespace/name with a
+// token the API server issued, bound to cluster-admin so that RBAC never
+// decides, only the webhook.
+func serviceAccountClient(t *testing.T, namespace, name string) client.Client {
+	t.Helper()
+	ctx := t.Context()
+	cfg, err := clientcmd.BuildConfigFromFlags("", cluster.configs["admin"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "crdguard-e2e-" + namespace + "-" + name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: name}},
+		},
+	} {
+		if err := cluster.client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := clientset.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("requesting a token for %s/%s: %v", namespace, name, err)
+	}
+	saConfig := rest.AnonymousClientConfig(cfg)
+	saConfig.BearerToken = token.Status.Token
+	c, err := client.New(saConfig, client.Options{Scheme: cluster.client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func userClient(t *testing.T, user string) client.Client {
@@ -230,5 +284,26 @@ func TestCRDGuard(t *testing.T) {
 	}
 	if m := got.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["size"].Maximum; m == nil || *m != 5 {
 		t.Errorf("stored maximum %v, want 5", m)
+	}
+
+	// (5) A service account approver: the release pipeline removes
+	// spec.note, which no stored object sets. big is still above the
+	// maximum alice accepted, so every breaking change names it again:
+	// stored-objects too.
+	releaser := serviceAccountClient(t, releaserNamespace, releaserName)
+	if err := updateGizmos(ctx, releaser, func(crd *apiextensionsv1.CustomResourceDefinition) {
+		editSpec(crd, func(p map[string]apiextensionsv1.JSONSchemaProps) { delete(p, "note") })
+		crd.Annotations[v1alpha1.ApproveAnnotation] = "field-removed,stored-objects: spec.note was never read, big is known"
+	}); err != nil {
+		t.Fatalf("the releaser service account approving the removal of spec.note: %v, want accepted", err)
+	}
+	// Another namespace's service account of the same name is no approver.
+	intruder := serviceAccountClient(t, ns, releaserName)
+	err = updateGizmos(ctx, intruder, func(crd *apiextensionsv1.CustomResourceDefinition) {
+		editSpec(crd, func(p map[string]apiextensionsv1.JSONSchemaProps) { delete(p, "mode") })
+		crd.Annotations[v1alpha1.ApproveAnnotation] = "field-removed: spec.mode is unused"
+	}, client.DryRunAll)
+	if want := "system:serviceaccount:" + ns + ":" + releaserName + " is not a CRD approver"; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s/%s approving: %v, want denied: %s", ns, releaserName, err, want)
 	}
 }

@@ -49,11 +49,14 @@
 //     stays in force until it is fixed;
 //   - TestCRDGuard: with /validate-crd registered for a test-only CRD
 //     (labelled crdguard.dev/e2e-guarded; the webhook runs with
-//     --guard-crds and alice as CRD approver), removing a field and
+//     --guard-crds, alice and the service account
+//     guard-e2e-releases/releaser as CRD approvers), removing a field and
 //     narrowing an enum are denied at their paths, adding an optional field
 //     is accepted, lowering a maximum below a stored object's value is
-//     denied naming that object (also when bob approves), and the same
-//     update approved by alice is accepted.
+//     denied naming that object (also when bob approves), the same update
+//     approved by alice is accepted, and so is one the releaser service
+//     account approves with a token of its own, but not one a service
+//     account of the same name in another namespace approves.
 //
 // It has its own control plane rather than the e2e package's: there, the
 // MySQL example is compared against the server's schema verdict alone, and

@@ -114,9 +114,11 @@ func setup(s *localsuite.Setup) error {
 		o.SourceDebounce = 200 * time.Millisecond
 		o.CertDir = cluster.certDir
 		o.Kubeconfig = cluster.configs["admin"]
-		// /validate-crd, for the CRDs crd_guard_test.go labels; alice approves.
+		// /validate-crd, for the CRDs crd_guard_test.go labels; alice and
+		// a release pipeline's service account approve.
 		o.GuardCRDs, o.GuardCRDsSelector = true, guardedCRDLabel+"=true"
 		o.CRDApproverUsers = []string{"alice"}
+		o.CRDApproverServiceAccounts = []string{releaserNamespace + "/" + releaserName}
 		// register's configuration: the kinds it routes to /validate.
 		o.ValidatingConfigurations = []string{"crdguard"}
 		return nil
