@@ -70,17 +70,13 @@ func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string, enforc
 	// A path without a CRD or a GuardPolicy is an error: a webhook started
 	// with none would allow everything. A server has no standard input,
 	// so "-" reads nothing.
-	registry, guardPolicies, err := policies.Files{CRDs: crdPaths, Policies: policyPaths}.Load(ctx)
+	all, guardPolicies, err := policies.Files{CRDs: crdPaths, Policies: policyPaths}.Engine(ctx)
 	if err != nil {
 		return nil, SourceStats{}, err
 	}
-	all, err := policies.NewEngine(registry, guardPolicies...)
+	engine, err := enforcement.admissionEngine(all, guardPolicies, all.Schemas())
 	if err != nil {
 		return nil, SourceStats{}, err
 	}
-	engine, err := enforcement.admissionEngine(all, guardPolicies, registry)
-	if err != nil {
-		return nil, SourceStats{}, err
-	}
-	return engine, SourceStats{Policies: len(guardPolicies), Schemas: len(registry.Kinds())}, nil
+	return engine, SourceStats{Policies: len(guardPolicies), Schemas: len(all.Schemas().Kinds())}, nil
 }

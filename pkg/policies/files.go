@@ -79,6 +79,22 @@ func (f Files) Load(ctx context.Context) (*schema.Registry, []*v1alpha1.GuardPol
 	return registry, guardPolicies, nil
 }
 
+// Engine builds the engine of the files: the one way `crdguard validate`
+// and `crdguard-webhook --policies` turn files into an engine. It returns
+// the GuardPolicies too, for callers that compile them further (the
+// webhook's --enforcement=vap); the schemas are the engine's Schemas().
+func (f Files) Engine(ctx context.Context) (*Engine, []*v1alpha1.GuardPolicy, error) {
+	registry, guardPolicies, err := f.Load(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	engine, err := NewEngine(registry, guardPolicies...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return engine, guardPolicies, nil
+}
+
 func (f Files) read(path string) ([]manifest.Document, error) {
 	stdin := f.Stdin
 	if stdin == nil {

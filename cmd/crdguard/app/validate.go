@@ -92,14 +92,11 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err := stdinOnce(pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old}, pathFlag{"the inputs", paths}); err != nil {
 		return err
 	}
-	registry, guardPolicies, err := policies.Files{CRDs: o.crds, Policies: o.policies, Stdin: streams.In, AllowEmpty: o.allowEmpty}.Load(ctx)
+	engine, _, err := policies.Files{CRDs: o.crds, Policies: o.policies, Stdin: streams.In, AllowEmpty: o.allowEmpty}.Engine(ctx)
 	if err != nil {
 		return emptyOrInputError(err)
 	}
-	engine, err := policies.NewEngine(registry, guardPolicies...)
-	if err != nil {
-		return inputError(err)
-	}
+	registry := engine.Schemas()
 	olds, err := loadOldObjects(streams, registry, o.old)
 	if err != nil {
 		return err
