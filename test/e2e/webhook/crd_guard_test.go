@@ -31,16 +31,20 @@ const guardedCRDLabel = "crdguard.dev/e2e-guarded"
 
 const gizmoCRD = "gizmos.guard-e2e.example.io"
 
-// gizmos is a test-only CRD: spec.size (maximum 10), spec.mode (enum fast,
-// slow) and spec.note.
-func gizmos() *apiextensionsv1.CustomResourceDefinition {
+// gizmos is the test-only CRD of TestCRDGuard.
+func gizmos() *apiextensionsv1.CustomResourceDefinition { return guardedCRD("gizmo", "Gizmo") }
+
+// guardedCRD is a test-only CRD of group guard-e2e.example.io, labelled
+// for /validate-crd: spec.size (maximum 10), spec.mode (enum fast, slow)
+// and spec.note.
+func guardedCRD(singular, kind string) *apiextensionsv1.CustomResourceDefinition {
 	maximum := 10.0
 	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: gizmoCRD, Labels: map[string]string{guardedCRDLabel: "true"}},
+		ObjectMeta: metav1.ObjectMeta{Name: singular + "s.guard-e2e.example.io", Labels: map[string]string{guardedCRDLabel: "true"}},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: "guard-e2e.example.io",
 			Scope: apiextensionsv1.NamespaceScoped,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gizmos", Singular: "gizmo", Kind: "Gizmo", ListKind: "GizmoList"},
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: singular + "s", Singular: singular, Kind: kind, ListKind: kind + "List"},
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
 				Name: "v1", Served: true, Storage: true,
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
@@ -65,14 +69,93 @@ func editSpec(crd *apiextensionsv1.CustomResourceDefinition, fn func(props map[s
 	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
 }
 
-// updateGizmos gets the stored CRD, applies fn and updates it as c.
+// updateGizmos gets the stored gizmos CRD, applies fn and updates it as c.
 func updateGizmos(ctx context.Context, c client.Client, fn func(*apiextensionsv1.CustomResourceDefinition), opts ...client.UpdateOption) error {
+	return updateCRD(ctx, c, gizmoCRD, fn, opts...)
+}
+
+// updateCRD gets the stored CRD name, applies fn and updates it as c.
+func updateCRD(ctx context.Context, c client.Client, name string, fn func(*apiextensionsv1.CustomResourceDefinition), opts ...client.UpdateOption) error {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := cluster.client.Get(ctx, client.ObjectKey{Name: gizmoCRD}, crd); err != nil {
+	if err := cluster.client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 		return err
 	}
 	fn(crd)
 	return c.Update(ctx, crd, opts...)
+}
+
+// installCRD creates crd, waits until it is established and deletes it
+// when the test ends.
+func installCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) {
+	t.Helper()
+	ctx := t.Context()
+	if err := cluster.client.Create(ctx, crd.DeepCopy()); err != nil {
+		t.Fatalf("creating the test CRD %s: %v", crd.Name, err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := cluster.client.Delete(ctx, crd.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting the test CRD %s: %v", crd.Name, err)
+			return
+		}
+		// Gone before the next test (or -count run) creates it again.
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			err := cluster.client.Get(ctx, client.ObjectKey{Name: crd.Name}, &apiextensionsv1.CustomResourceDefinition{})
+			return apierrors.IsNotFound(err), nil
+		}); err != nil {
+			t.Errorf("the test CRD %s is still there: %v", crd.Name, err)
+		}
+	})
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got := &apiextensionsv1.CustomResourceDefinition{}
+		if err := cluster.client.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err != nil {
+			return false, nil
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	}); err != nil {
+		t.Fatalf("the test CRD %s is not established: %v", crd.Name, err)
+	}
+}
+
+// registerCRDGuard sends the UPDATEs of CRDs labelled guardedCRDLabel to
+// /validate-crd until the test ends. The API server picks it up from an
+// informer: callers poll until a denial shows it in force.
+func registerCRDGuard(t *testing.T) {
+	t.Helper()
+	none := admissionregistrationv1.SideEffectClassNone
+	fail := admissionregistrationv1.Fail
+	config := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "crdguard-e2e-crd-guard"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "validate-crd.crdguard.dev",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://" + cluster.webhookAddr + "/validate-crd"), CABundle: cluster.ca.PEM},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups: []string{"apiextensions.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"customresourcedefinitions"},
+					Scope: ptr.To(admissionregistrationv1.ClusterScope),
+				},
+			}},
+			ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{guardedCRDLabel: "true"}},
+			SideEffects:             &none,
+			FailurePolicy:           &fail,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	if err := cluster.client.Create(t.Context(), config); err != nil {
+		t.Fatalf("registering /validate-crd: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := cluster.client.Delete(context.Background(), config); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting the /validate-crd configuration: %v", err)
+		}
+	})
 }
 
 // The service account the webhook takes as a CRD approver, as a release
@@ -142,38 +225,7 @@ func userClient(t *testing.T, user string) client.Client {
 // object breaks naming that object, and accepts it approved by an approver.
 func TestCRDGuard(t *testing.T) {
 	ctx := t.Context()
-	crd := gizmos()
-	if err := cluster.client.Create(ctx, crd); err != nil {
-		t.Fatalf("creating the test CRD: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		if err := cluster.client.Delete(ctx, gizmos()); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting the test CRD: %v", err)
-			return
-		}
-		// Gone before the next test (or -count run) creates it again.
-		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			err := cluster.client.Get(ctx, client.ObjectKey{Name: gizmoCRD}, &apiextensionsv1.CustomResourceDefinition{})
-			return apierrors.IsNotFound(err), nil
-		}); err != nil {
-			t.Errorf("the test CRD is still there: %v", err)
-		}
-	})
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got := &apiextensionsv1.CustomResourceDefinition{}
-		if err := cluster.client.Get(ctx, client.ObjectKey{Name: gizmoCRD}, got); err != nil {
-			return false, nil
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	}); err != nil {
-		t.Fatalf("the test CRD is not established: %v", err)
-	}
+	installCRD(t, gizmos())
 
 	// A stored object within today's maximum of 10, above tomorrow's 5.
 	ns := namespace(t)
@@ -188,35 +240,7 @@ func TestCRDGuard(t *testing.T) {
 		return err == nil || apierrors.IsAlreadyExists(err), errString(err)
 	})
 
-	none := admissionregistrationv1.SideEffectClassNone
-	fail := admissionregistrationv1.Fail
-	config := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "crdguard-e2e-crd-guard"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         "validate-crd.crdguard.dev",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://" + cluster.webhookAddr + "/validate-crd"), CABundle: cluster.ca.PEM},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-				Rule: admissionregistrationv1.Rule{
-					APIGroups: []string{"apiextensions.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"customresourcedefinitions"},
-					Scope: ptr.To(admissionregistrationv1.ClusterScope),
-				},
-			}},
-			ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{guardedCRDLabel: "true"}},
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
-	}
-	if err := cluster.client.Create(ctx, config); err != nil {
-		t.Fatalf("registering /validate-crd: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.client.Delete(context.Background(), config); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting the /validate-crd configuration: %v", err)
-		}
-	})
+	registerCRDGuard(t)
 
 	// (1) Removing a field: denied at its path. Dry runs leave the CRD as
 	// it is, so the poll also waits for the API server to pick the

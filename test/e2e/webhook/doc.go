@@ -56,7 +56,13 @@
 //     denied naming that object (also when bob approves), the same update
 //     approved by alice is accepted, and so is one the releaser service
 //     account approves with a token of its own, but not one a service
-//     account of the same name in another namespace approves.
+//     account of the same name in another namespace approves;
+//   - TestCRDReplayParity: `crdguard diff --objects` and /validate-crd
+//     (listing in pages of two), given the same CRD change and the same
+//     stored objects, give the same verdict and name the same objects,
+//     field paths, classes and messages: a root CEL rule (rejected on
+//     update), a lowered maximum (ratchet-tolerated), a removed field
+//     (pruned) and a safe change.
 //
 // It has its own control plane rather than the e2e package's: there, the
 // MySQL example is compared against the server's schema verdict alone, and

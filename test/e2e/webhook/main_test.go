@@ -119,6 +119,8 @@ func setup(s *localsuite.Setup) error {
 		o.GuardCRDs, o.GuardCRDsSelector = true, guardedCRDLabel+"=true"
 		o.CRDApproverUsers = []string{"alice"}
 		o.CRDApproverServiceAccounts = []string{releaserNamespace + "/" + releaserName}
+		// Pages of two, so that replays follow the server's continue tokens.
+		o.CRDReplayPageSize = 2
 		// register's configuration: the kinds it routes to /validate.
 		o.ValidatingConfigurations = []string{"crdguard"}
 		return nil
