@@ -10,6 +10,7 @@
 #   controller-gen bin/controller-gen-<version>/controller-gen
 #   helm           bin/helm-<version>/helm
 #   benchstat      bin/benchstat-<version>/benchstat
+#   golangci-lint  bin/golangci-lint-<version>/golangci-lint
 #   openapi2jsonschema  prints the path of kubeconform's python script
 #                       (scripts/openapi2jsonschema.py) in the module cache
 #   module MODULE  prints the source dir of a dependency of crdguard's own
@@ -21,7 +22,8 @@
 #   sarif-schema   prints the path of the SARIF 2.1.0 JSON schema,
 #                  bin/sarif-schema-<version>/sarif-2.1.0.json, taken from the
 #                  npm package @microsoft/sarif-multitool-linux (needs npm)
-#   all            envtest + kubeconform + controller-gen + helm
+#   all            envtest + kubeconform + controller-gen + helm + benchstat
+#                  + golangci-lint
 #
 # Versions come from the go.mod files beside this script, and one from the
 # script itself:
@@ -30,6 +32,7 @@
 #   controller-gen/go.mod  sigs.k8s.io/controller-tools (controller-gen)
 #   helm/go.mod     helm.sh/helm/v3 (helm)
 #   benchstat/go.mod  golang.org/x/perf (benchstat)
+#   golangci-lint/go.mod  github.com/golangci/golangci-lint/v2 (golangci-lint)
 #   corpora/go.mod  cert-manager, gateway-api, prometheus-operator (CRD YAML)
 #   corpora-previous/go.mod  the same modules at the release before
 #   SARIF_MULTITOOL_VERSION below  @microsoft/sarif-multitool-linux (SARIF schema)
@@ -166,6 +169,20 @@ install_benchstat() {
 	echo "$dir/benchstat"
 }
 
+install_golangci_lint() {
+	v=$(modversion "$TOOLS_DIR/golangci-lint" github.com/golangci/golangci-lint/v2)
+	dir=$BIN_DIR/golangci-lint-$v
+	if [ ! -x "$dir/golangci-lint" ]; then
+		# Built from a module of ours, the binary's build info names that
+		# module, not golangci-lint's: set what `golangci-lint version`
+		# reports the way its release build does (a date makes it skip the
+		# build info).
+		date=$(cd "$TOOLS_DIR/golangci-lint" && go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' github.com/golangci/golangci-lint/v2)
+		gobuild "$TOOLS_DIR/golangci-lint" "$dir" "-s -w -X main.version=${v#v} -X main.date=$date" github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	fi
+	echo "$dir/golangci-lint"
+}
+
 install_sarif_schema() {
 	v=$SARIF_MULTITOOL_VERSION
 	dir=$BIN_DIR/sarif-schema-$v
@@ -186,7 +203,7 @@ install_sarif_schema() {
 	echo "$dir/sarif-2.1.0.json"
 }
 
-[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
+[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|golangci-lint|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -201,6 +218,7 @@ while [ $# -gt 0 ]; do
 	controller-gen) install_controller_gen ;;
 	helm) install_helm ;;
 	benchstat) install_benchstat ;;
+	golangci-lint) install_golangci_lint ;;
 	sarif-schema) install_sarif_schema ;;
 	openapi2jsonschema)
 		f=$(moddir "$TOOLS_DIR" github.com/yannh/kubeconform)/scripts/openapi2jsonschema.py
@@ -229,6 +247,7 @@ while [ $# -gt 0 ]; do
 		install_controller_gen
 		install_helm
 		install_benchstat
+		install_golangci_lint
 		;;
 	*) die "unknown tool: $1" ;;
 	esac
