@@ -4,7 +4,7 @@ GO        ?= go
 TOOLS     := sh hack/tools/install.sh
 # Packages whose tests start kube-apiserver and etcd (envtest); make unit
 # runs every other package.
-APISERVER_PKGS := /internal/localcluster /test/
+APISERVER_PKGS := /internal/localcluster /test/e2e /test/reliability /test/chart
 # Packages whose tests are cheap enough to run under the race detector.
 RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/... ./pkg/audit/ ./internal/webhook/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
 FUZZTIME  ?= 30s

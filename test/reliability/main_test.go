@@ -25,7 +25,7 @@ import (
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/localsuite"
-	"github.com/crdguard/crdguard/internal/localwebhook"
+	"github.com/crdguard/crdguard/test/localwebhook"
 )
 
 // cluster is the environment every test shares.

@@ -23,9 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
-	"github.com/crdguard/crdguard/internal/localwebhook"
 	"github.com/crdguard/crdguard/internal/selfsigned"
 	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/test/localwebhook"
 )
 
 // TestSelfSignedWebhook runs crdguard-webhook with --tls-mode=self-signed

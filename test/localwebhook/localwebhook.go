@@ -1,6 +1,8 @@
 // Package localwebhook runs crdguard-webhook in this process, through the
 // same app.Run as the binary, on free local ports: how the webhook e2e,
 // self-signed TLS and reliability tests serve it to a local kube-apiserver.
+// It lives under test/ because it runs the binary's own app package, and
+// internal/ never imports cmd/.
 package localwebhook
 
 import (
