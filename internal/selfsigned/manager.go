@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 )
 
@@ -122,7 +122,7 @@ func (m *Manager) NeedLeaderElection() bool { return false }
 // one object by name (so the RBAC can be limited to those names), which
 // wake Start on every change.
 func (m *Manager) watch(ctx context.Context) ([]informers.SharedInformerFactory, error) {
-	wake := cache.ResourceEventHandlerFuncs{
+	wake := toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { m.wake() },
 		UpdateFunc: func(any, any) { m.wake() },
 		DeleteFunc: func(any) { m.wake() },
@@ -133,7 +133,7 @@ func (m *Manager) watch(ctx context.Context) ([]informers.SharedInformerFactory,
 		})
 	}
 	var factories []informers.SharedInformerFactory
-	add := func(f informers.SharedInformerFactory, informer cache.SharedIndexInformer) error {
+	add := func(f informers.SharedInformerFactory, informer toolscache.SharedIndexInformer) error {
 		factories = append(factories, f)
 		_, err := informer.AddEventHandler(wake)
 		return err

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/crdguard/crdguard/internal/corpus"
 	"github.com/crdguard/crdguard/pkg/manifest"
@@ -50,7 +50,7 @@ func FuzzCompare(f *testing.F) {
 		if _, err := diff.Compare(oldCRD, newCRD); err != nil {
 			t.Fatalf("Compare: %v", err)
 		}
-		if !equality.Semantic.DeepEqual(oldCRD, oldCopy) || !equality.Semantic.DeepEqual(newCRD, newCopy) {
+		if !apiequality.Semantic.DeepEqual(oldCRD, oldCopy) || !apiequality.Semantic.DeepEqual(newCRD, newCopy) {
 			t.Fatal("Compare modified its arguments")
 		}
 	})
