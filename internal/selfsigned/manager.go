@@ -225,13 +225,14 @@ func (m *Manager) readOrCreate(ctx context.Context) (secret *corev1.Secret, s *s
 		if secret, err = newSecret(m.cfg.Namespace, m.cfg.Name, s); err != nil {
 			return nil, nil, nil, err
 		}
-		created, err := secrets.Create(ctx, secret, metav1.CreateOptions{})
-		if err == nil {
+		// Not err: the read of theirs below must set the err checked after.
+		created, createErr := secrets.Create(ctx, secret, metav1.CreateOptions{})
+		if createErr == nil {
 			m.log.Info("Created the serving certificate Secret", "secret", m.secretName())
 			return created, s, nil, nil
 		}
-		if !apierrors.IsAlreadyExists(err) {
-			return nil, nil, nil, err
+		if !apierrors.IsAlreadyExists(createErr) {
+			return nil, nil, nil, createErr
 		}
 		secret, err = secrets.Get(ctx, m.cfg.Name, metav1.GetOptions{})
 	}

@@ -3,6 +3,7 @@ package selfsigned
 import (
 	"bytes"
 	"crypto/x509"
+	"errors"
 	"testing"
 
 	"github.com/go-logr/logr/testr"
@@ -49,6 +50,36 @@ func TestLostCreation(t *testing.T) {
 	}
 	if served := leafOf(t, m); !bytes.Equal(served.Raw, mustDecode(t, theirs).serving.cert.Raw) {
 		t.Error("the replica that lost the creation does not serve the winner's certificate")
+	}
+	if got := getSecret(t, client, c); !bytes.Equal(got.Data[corev1.TLSCertKey], theirs.Data[corev1.TLSCertKey]) {
+		t.Error("the winner's Secret was overwritten")
+	}
+}
+
+// TestLostCreationUnreadable: another replica creates the Secret first,
+// and reading theirs fails. That error is New's: this replica must not
+// take the failed read for a Secret without a CA and start over.
+func TestLostCreationUnreadable(t *testing.T) {
+	c := testConfig
+	c.Clock = clocktesting.NewFakeClock(start)
+	theirs := secretOf(t, c)
+	client := fake.NewClientset()
+	down := errors.New("connection refused")
+	var gets int
+	client.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if gets++; gets == 2 {
+			return true, nil, down
+		}
+		return false, nil, nil
+	})
+	client.PrependReactor("create", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if err := client.Tracker().Add(theirs.DeepCopy()); err != nil {
+			t.Fatal(err)
+		}
+		return true, nil, apierrors.NewAlreadyExists(secretsResource, c.Name)
+	})
+	if _, err := New(t.Context(), client, c, testr.New(t)); !errors.Is(err, down) {
+		t.Errorf("New: got %v, want %v", err, down)
 	}
 	if got := getSecret(t, client, c); !bytes.Equal(got.Data[corev1.TLSCertKey], theirs.Data[corev1.TLSCertKey]) {
 		t.Error("the winner's Secret was overwritten")
