@@ -35,7 +35,7 @@ func BenchmarkValidate(b *testing.B) {
 // BenchmarkServeValidate is one AdmissionReview through /validate as the
 // server receives it: the review decoded, decided, encoded, with metrics.
 func BenchmarkServeValidate(b *testing.B) {
-	serveReview(b, Webhooks(Config{Engines: engines(b), Metrics: NewMetrics(), BodyBudget: NewBodyBudget(64 << 20)})[ValidatePath])
+	serveReview(b, webhooks(Config{Engines: engines(b), Metrics: NewMetrics(), BodyBudget: NewBodyBudget(64 << 20)})[ValidatePath])
 }
 
 // BenchmarkServeAllowAll is BenchmarkServeValidate's review served by

@@ -42,10 +42,10 @@ type Config struct {
 	Shutdown context.Context
 }
 
-// Webhooks returns the admission webhooks by path, each recovering from a
+// webhooks returns the admission webhooks by path, each recovering from a
 // panic in its handler as a 500 response: one bad object must not take the
 // server down with every request in flight.
-func Webhooks(cfg Config) map[string]reviewServer {
+func webhooks(cfg Config) map[string]reviewServer {
 	hooks := map[string]reviewServer{
 		ValidatePath:       serveReviews(&Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}),
 		MutatePath:         serveReviews(&Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}),
@@ -63,7 +63,7 @@ func Webhooks(cfg Config) map[string]reviewServer {
 
 // Register serves the webhooks on server.
 func Register(server webhook.Server, cfg Config) {
-	for path, hook := range Webhooks(cfg) {
+	for path, hook := range webhooks(cfg) {
 		server.Register(path, closesWhenDraining(cfg.Draining, survivesShutdown(cfg.Shutdown, hook)))
 	}
 }

@@ -10,7 +10,7 @@ import (
 // TestWebhooksRecoverPanics: a handler that panics (here: no engine holder
 // at all) answers 500 instead of killing the request, on both paths.
 func TestWebhooksRecoverPanics(t *testing.T) {
-	for path, hook := range Webhooks(Config{}) {
+	for path, hook := range webhooks(Config{}) {
 		t.Run(path, func(t *testing.T) {
 			resp := hook.Handle(t.Context(), request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil))
 			if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusInternalServerError {
@@ -25,10 +25,10 @@ func TestWebhooksRecoverPanics(t *testing.T) {
 
 // TestWebhooksCRDGuardOptIn: /validate-crd is served only with a guard.
 func TestWebhooksCRDGuardOptIn(t *testing.T) {
-	if _, ok := Webhooks(Config{})[ValidateCRDPath]; ok {
+	if _, ok := webhooks(Config{})[ValidateCRDPath]; ok {
 		t.Errorf("%s served without a CRDGuard", ValidateCRDPath)
 	}
-	hook, ok := Webhooks(Config{CRDGuard: guard(storedWidgets())})[ValidateCRDPath]
+	hook, ok := webhooks(Config{CRDGuard: guard(storedWidgets())})[ValidateCRDPath]
 	if !ok {
 		t.Fatalf("%s not served with a CRDGuard", ValidateCRDPath)
 	}

@@ -14,7 +14,7 @@ import (
 // operation admission does not define, is a 400 on every path, never the
 // allow a handler gives an operation it does not evaluate.
 func TestWebhooksRequireOperation(t *testing.T) {
-	for path, hook := range Webhooks(Config{Engines: engines(t), CRDGuard: guard(storedWidgets())}) {
+	for path, hook := range webhooks(Config{Engines: engines(t), CRDGuard: guard(storedWidgets())}) {
 		for op, want := range map[admissionv1.Operation]string{
 			"":      "the AdmissionReview has no request (no operation)",
 			"PURGE": `unknown operation "PURGE"`,
