@@ -17,8 +17,8 @@ import (
 func TestReportingListerWatcher(t *testing.T) {
 	down := errors.New("connection refused")
 	lw := &toolscache.ListWatch{
-		ListFunc:  func(metav1.ListOptions) (runtime.Object, error) { return nil, down },
-		WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return nil, down },
+		ListWithContextFunc:  func(context.Context, metav1.ListOptions) (runtime.Object, error) { return nil, down },
+		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return nil, down },
 	}
 	s := &ClusterSource{Log: logr.Discard()}
 	reporting := s.ReportingListerWatcher(lw)
@@ -31,7 +31,8 @@ func TestReportingListerWatcher(t *testing.T) {
 	if s.watch.lost.Load() {
 		t.Error("a call ended by its context marked the watches lost")
 	}
-	if _, err := reporting.Watch(metav1.ListOptions{}); !errors.Is(err, down) {
+	// Watch, deprecated, is still what an informer without contexts calls.
+	if _, err := reporting.Watch(metav1.ListOptions{}); !errors.Is(err, down) { //nolint:staticcheck // the deprecated path, on purpose
 		t.Fatalf("Watch = %v, want %v", err, down)
 	}
 	if !s.watch.lost.Load() || s.Staleness() <= 0 {
