@@ -78,7 +78,7 @@ func TestCELBudget(t *testing.T) {
 		t.Error("budgets without a context budget are shared")
 	}
 	ctx := WithCELBudget(t.Context())
-	if celBudgetFrom(ctx) != celBudgetFrom(ctx) {
+	if a, b := celBudgetFrom(ctx), celBudgetFrom(ctx); a != b {
 		t.Error("the context budget is not shared")
 	}
 }
