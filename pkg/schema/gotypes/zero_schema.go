@@ -135,12 +135,12 @@ func enumItem(e string, k types.BasicKind) apiextensions.JSON {
 	if u, err := strconv.Unquote(e); err == nil {
 		return u
 	}
-	switch {
-	case k == types.Bool:
+	switch k {
+	case types.Bool:
 		if b, err := strconv.ParseBool(e); err == nil {
 			return b
 		}
-	case k == types.String:
+	case types.String:
 	default:
 		if n, err := strconv.ParseInt(e, 10, 64); err == nil {
 			return n

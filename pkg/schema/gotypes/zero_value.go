@@ -34,10 +34,10 @@ func omittedScalar(site *Site) (types.BasicKind, bool) {
 }
 
 func zeroLiteral(k types.BasicKind) string {
-	switch {
-	case k == types.Bool:
+	switch k {
+	case types.Bool:
 		return "false"
-	case k == types.String:
+	case types.String:
 		return `""`
 	}
 	return "0"
