@@ -17,14 +17,14 @@ import (
 // json.Marshal writes for a filled value of the same types.
 type shapeTags struct {
 	Plain         string `json:"plain"`
-	Dash          string `json:"-,"`
+	Dash          string `json:"-,"` //nolint:staticcheck // the name "-", on purpose
 	Skipped       string `json:"-"`
-	Invalid       string `json:"in'valid"`
+	Invalid       string `json:"in'valid"` //nolint:staticcheck // a name encoding/json refuses, on purpose
 	Empty         string `json:",omitempty"`
 	NoTag         string
-	Quoted        int `json:"quoted,string"`
-	unexported    string
-	shapeEmbedded // unexported, but its exported fields are promoted
+	Quoted        int    `json:"quoted,string"`
+	unexported    string //nolint:unused // a field encoding/json skips, on purpose
+	shapeEmbedded        // unexported, but its exported fields are promoted
 	*ShapeExported
 	Shadow      string        `json:"shadow"` // shallower than shapeEmbedded's
 	Named       ShapeExported `json:"named"`
