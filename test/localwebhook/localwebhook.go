@@ -56,7 +56,7 @@ func Start(ctx context.Context, configure func(*app.Options) error) (*Webhook, e
 	}
 	go func() { w.served <- app.Run(runCtx, o) }()
 	if err := localcluster.WaitReady(ctx, o.HealthProbeBindAddress, w.served); err != nil {
-		w.Stop()
+		_ = w.Stop() // err already tells how Run ended, if it did
 		return nil, err
 	}
 	return w, nil
