@@ -67,12 +67,12 @@ func serve(name string, port int, certDir string) error {
 					return
 				}
 				w.Header().Set("Content-Type", "application/json")
-				w.Write(data)
+				_, _ = w.Write(data) // a client gone away: nobody to tell
 			}),
 		}
 		go func() {
 			<-ctx.Done()
-			srv.Shutdown(context.Background())
+			_ = srv.Shutdown(context.Background()) // ListenAndServeTLS returns how serving ended
 		}()
 		if err := srv.ListenAndServeTLS("", ""); err != http.ErrServerClosed {
 			return err
