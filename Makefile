@@ -1,4 +1,5 @@
-# crdguard. `make help` lists the targets.
+# crdguard. `make help` lists the targets by section: a `##@` line starts
+# a section, and a target's `##` comment is its line there.
 
 GO        ?= go
 TOOLS     := sh hack/tools/install.sh
@@ -12,57 +13,23 @@ BENCHTIME ?= 2s
 
 .DEFAULT_GOAL := help
 
+##@ General
+
+# Prints each `##@` line as a heading and each `target: ## text` line as
+# the target and its text.
 .PHONY: help
-help: ## List the targets.
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+help: ## List the targets, by section.
+	@awk 'BEGIN { FS = ":.*## "; print "Usage: make <target> [VAR=value ...]" } \
+		/^##@ / { printf "\n%s\n", substr($$0, 5) } \
+		/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-.PHONY: build
-build: ## Build bin/crdguard.
-	$(GO) build -trimpath -o bin/crdguard ./cmd/crdguard
+##@ Development
 
-.PHONY: tools
-tools: ## Build kube-apiserver, etcd, kubectl, kubeconform, controller-gen and helm into bin/ (first time ~10 min).
-	$(TOOLS) all >/dev/null
-
-.PHONY: unit
-unit: ## Run every test that needs no API server (no tools to build): the fast loop.
-	$(GO) test $$($(GO) list ./... | grep -v $(foreach p,$(APISERVER_PKGS),-e '$(p)'))
-
-# -update is defined by internal/golden: only the packages whose tests
-# import it accept the flag.
-.PHONY: update-golden
-update-golden: ## Rewrite every golden file from the current output (go test -update); review them with git diff.
-	$(GO) test $$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/ github.com\/crdguard\/crdguard\/internal\/golden( |$$)/ {print $$1}') -update
-
-.PHONY: test
-test: tools ## Run every test: unit, parity corpus, fuzz seeds, race, real kube-apiserver.
-	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test ./...
-	$(GO) test -race $(RACE_PKGS)
-
-# CRDs and AdmissionReviews are large inputs: minimizing each new one for
-# the default 60s would leave no time to fuzz.
-.PHONY: fuzz
-fuzz: ## Fuzz every target (decoding, validation, policies, image references, CRD diff, AdmissionReviews) for FUZZTIME each.
-	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzImageVersion -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/schema/diff/ -run '^$$' -fuzz FuzzCompare -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./internal/webhook/ -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-
-# The go test benchmarks go to bench/results/gotest.txt, summarised by
-# benchstat (which needs 6 runs for a confidence interval); then ./bench
-# runs the families side by side and writes bench/results/results.md and
-# latency.png.
-.PHONY: bench
-bench: tools ## Benchmarks: go test -bench (benchstat), then webhook vs controller-runtime and net/http, end to end through kube-apiserver (none, VAP, webhook), scale, CLI vs kubeconform, into bench/results/.
-	mkdir -p bench/results
-	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ ./pkg/policies/vap/ ./internal/webhook/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
-	BS="$$($(TOOLS) benchstat)" && $$BS bench/results/gotest.txt | tee bench/results/benchstat.txt
-	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) run ./bench $(BENCHARGS)
-
+# controller-gen writes the GuardPolicy deepcopy functions and CRD; the
+# CRD, the OpenReports CRDs and the example GuardPolicy are then copied to
+# where the library, the chart and config/ read them.
 .PHONY: generate
-generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controller-gen; copy the OpenReports CRDs and the example GuardPolicy into the chart.
+generate: ## Regenerate the GuardPolicy code and CRD, and their copies in the chart.
 	CG="$$($(TOOLS) controller-gen)" && $$CG object paths=./pkg/apis/... && \
 		$$CG crd paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
 	cp config/crd/bases/crdguard.dev_guardpolicies.yaml pkg/apis/crdguard/v1alpha1/crd.yaml
@@ -74,11 +41,12 @@ generate: ## Regenerate the GuardPolicy deepcopy functions and CRD with controll
 		done
 
 .PHONY: lint-api
-lint-api: generate ## Lint the GuardPolicy Go types against the CRD generated from them; warnings fail too.
+lint-api: generate ## Lint the GuardPolicy Go types against their CRD; warnings fail too.
 	$(GO) run ./cmd/crdguard lint --fail-on warning --crds config/crd/bases ./pkg/apis/...
 
+# What CI checks besides the tests (.ci/run runs it before make test).
 .PHONY: verify
-verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generated files, lint-api findings or config/ drifting from the chart.
+verify: generate lint-api ## Fail on stale generated files, gofmt, go vet, lint-api, untidy go.mod or config/ drift.
 	@git diff --exit-code -- pkg/apis config/crd charts/crdguard/crds charts/crdguard/files || { echo "generated files are stale: run make generate and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
@@ -93,3 +61,60 @@ verify: generate lint-api ## Fail on gofmt, go vet, untidy go.mod, stale generat
 .PHONY: demo
 demo: ## Run the webhook behind a real kube-apiserver and show kubectl's verdicts on examples/mysql.
 	$(GO) run ./hack/demo
+
+##@ Testing
+
+.PHONY: unit
+unit: ## Run the tests that need no API server (nor any tool built): the fast loop.
+	$(GO) test $$($(GO) list ./... | grep -v $(foreach p,$(APISERVER_PKGS),-e '$(p)'))
+
+# -update is defined by internal/golden: only the packages whose tests
+# import it accept the flag.
+.PHONY: update-golden
+update-golden: ## Rewrite every golden file from the current output (go test -update); review them with git diff.
+	$(GO) test $$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/ github.com\/crdguard\/crdguard\/internal\/golden( |$$)/ {print $$1}') -update
+
+.PHONY: test
+test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiserver (what CI runs).
+	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test ./...
+	$(GO) test -race $(RACE_PKGS)
+
+# The targets: decoding, validation, policies, image references, CRD diff,
+# AdmissionReviews. CRDs and AdmissionReviews are large inputs: minimizing
+# each new one for the default 60s would leave no time to fuzz.
+.PHONY: fuzz
+fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
+	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzImageVersion -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/schema/diff/ -run '^$$' -fuzz FuzzCompare -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/webhook/ -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+
+# The go test benchmarks go to bench/results/gotest.txt, summarised by
+# benchstat (which needs 6 runs for a confidence interval); then ./bench
+# runs the families side by side: the webhook against controller-runtime
+# and net/http, end to end through kube-apiserver (none, VAP, webhook),
+# scale, and the CLI against kubeconform. It writes
+# bench/results/results.md and latency.png.
+.PHONY: bench
+bench: tools ## Run the benchmarks into bench/results/ (BENCHTIME, BENCHARGS).
+	mkdir -p bench/results
+	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ ./pkg/policies/vap/ ./internal/webhook/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
+	BS="$$($(TOOLS) benchstat)" && $$BS bench/results/gotest.txt | tee bench/results/benchstat.txt
+	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) run ./bench $(BENCHARGS)
+
+##@ Build
+
+.PHONY: build
+build: ## Build bin/crdguard.
+	$(GO) build -trimpath -o bin/crdguard ./cmd/crdguard
+
+##@ Tools
+
+# hack/tools/install.sh builds each from the Go module proxy at the
+# version its go.mod pins, once: kube-apiserver, etcd, kubectl,
+# kubeconform, controller-gen, helm, benchstat and golangci-lint.
+.PHONY: tools
+tools: ## Build the pinned tools into bin/ (the first time takes ~10 min).
+	$(TOOLS) all >/dev/null
