@@ -40,13 +40,20 @@ generate: ## Regenerate the GuardPolicy code and CRD, and their copies in the ch
 			install -D -m 0644 -t $$dir "$$OR/config/crd/openreports.io_reports.yaml" "$$OR/config/crd/openreports.io_clusterreports.yaml" || exit 1; \
 		done
 
+# golangci-lint at the version hack/tools pins, with .golangci.yml: the
+# linters chosen there and depguard's rules for what each of pkg/,
+# internal/ and cmd/ may import.
+.PHONY: lint
+lint: ## Run golangci-lint on the tree (built into bin/ the first time).
+	GL="$$($(TOOLS) golangci-lint)" && $$GL run ./...
+
 .PHONY: lint-api
 lint-api: generate ## Lint the GuardPolicy Go types against their CRD; warnings fail too.
 	$(GO) run ./cmd/crdguard lint --fail-on warning --crds config/crd/bases ./pkg/apis/...
 
 # What CI checks besides the tests (.ci/run runs it before make test).
 .PHONY: verify
-verify: generate lint-api ## Fail on stale generated files, gofmt, go vet, lint-api, untidy go.mod or config/ drift.
+verify: generate lint-api lint ## Fail on stale generated files, gofmt, go vet, lint, lint-api, untidy go.mod or config/ drift.
 	@git diff --exit-code -- pkg/apis config/crd charts/crdguard/crds charts/crdguard/files || { echo "generated files are stale: run make generate and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
@@ -56,6 +63,7 @@ verify: generate lint-api ## Fail on stale generated files, gofmt, go vet, lint-
 	cd hack/tools/corpora-previous && $(GO) mod tidy -diff
 	cd hack/tools/helm && $(GO) mod tidy -diff
 	cd hack/tools/benchstat && $(GO) mod tidy -diff
+	cd hack/tools/golangci-lint && $(GO) mod tidy -diff
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test -count=1 -run '^TestKustomize' ./test/chart/
 
 .PHONY: demo
