@@ -8,6 +8,8 @@ TOOLS     := sh hack/tools/install.sh
 APISERVER_PKGS := /internal/localcluster /test/e2e /test/reliability /test/chart
 # Packages whose tests are cheap enough to run under the race detector.
 RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/... ./pkg/audit/ ./internal/webhook/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
+# The modules that pin the tools, one per tool or group of tools.
+TOOLS_MODULES := $(patsubst %/go.mod,%,$(wildcard hack/tools/go.mod hack/tools/*/go.mod))
 FUZZTIME  ?= 30s
 BENCHTIME ?= 2s
 
@@ -58,12 +60,9 @@ verify: generate lint-api lint ## Fail on stale generated files, gofmt, go vet, 
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
-	cd hack/tools && $(GO) mod tidy -diff
-	cd hack/tools/corpora && $(GO) mod tidy -diff
-	cd hack/tools/corpora-previous && $(GO) mod tidy -diff
-	cd hack/tools/helm && $(GO) mod tidy -diff
-	cd hack/tools/benchstat && $(GO) mod tidy -diff
-	cd hack/tools/golangci-lint && $(GO) mod tidy -diff
+	@for mod in $(TOOLS_MODULES); do \
+		echo "cd $$mod && $(GO) mod tidy -diff"; (cd $$mod && $(GO) mod tidy -diff) || exit 1; \
+	done
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test -count=1 -run '^TestKustomize' ./test/chart/
 
 .PHONY: demo
