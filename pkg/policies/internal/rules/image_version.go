@@ -161,7 +161,7 @@ type declaredVersion struct {
 	at       *field.Path
 	value    string
 	isNumber bool
-	semver   *semanticVersion // set for compare Semver
+	semver   *SemanticVersion // set for compare Semver
 }
 
 func (d *declaredVersion) String() string { return d.at.String() + " " + d.value }
@@ -284,9 +284,9 @@ func scalarString(v any) (s string, isNumber, ok bool) {
 	return "", false, false
 }
 
-// semanticVersion is a semantic version that may leave out its minor and patch
+// SemanticVersion is a semantic version that may leave out its minor and patch
 // numbers ("16", "8.0"), as database versions and image tags often do.
-type semanticVersion struct {
+type SemanticVersion struct {
 	semver.Version
 	// parts is how many of major, minor and patch were written.
 	parts int
@@ -298,10 +298,10 @@ var versionRE = regexp.MustCompile(`^v?(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?(?:\
 
 // ParseSemanticVersion parses a semantic version. Missing minor and patch numbers
 // are zero for ordering; sameAs still tells "8.0" from "8.0.0".
-func ParseSemanticVersion(s string) (semanticVersion, error) {
+func ParseSemanticVersion(s string) (SemanticVersion, error) {
 	m := versionRE.FindStringSubmatch(s)
 	if m == nil {
-		return semanticVersion{}, errors.New("not like 8.0.36 or v1.2.3-rc.1")
+		return SemanticVersion{}, errors.New("not like 8.0.36 or v1.2.3-rc.1")
 	}
 	parts := 1
 	numbers := []string{m[1], "0", "0"}
@@ -312,14 +312,14 @@ func ParseSemanticVersion(s string) (semanticVersion, error) {
 	}
 	v, err := semver.Parse(strings.Join(numbers, ".") + m[4])
 	if err != nil {
-		return semanticVersion{}, err
+		return SemanticVersion{}, err
 	}
-	return semanticVersion{Version: v, parts: parts}, nil
+	return SemanticVersion{Version: v, parts: parts}, nil
 }
 
 // sameAs is the Semver comparison: equal precedence (so build metadata
 // does not count) written to the same precision. "8.0" is not "8.0.0": a
 // tag 8.0 floats over every 8.0.x release, so it does not pin 8.0.0.
-func (v semanticVersion) sameAs(o semanticVersion) bool {
+func (v SemanticVersion) sameAs(o SemanticVersion) bool {
 	return v.parts == o.parts && v.Compare(o.Version) == 0
 }
