@@ -65,8 +65,8 @@ type SourceStats struct {
 // EngineFromFiles builds the engine the webhook evaluates requests with
 // from CRD files and GuardPolicy files (files or directories), validated
 // exactly as `crdguard validate --crds --policies` validates them, and
-// leaving out the rules enforcement leaves to compiled policies.
-func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string, enforcement Enforcement) (*policies.Engine, SourceStats, error) {
+// leaving out the rules mode leaves to compiled policies.
+func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string, mode Mode) (*policies.Engine, SourceStats, error) {
 	// A path without a CRD or a GuardPolicy is an error: a webhook started
 	// with none would allow everything. A server has no standard input,
 	// so "-" reads nothing.
@@ -74,7 +74,7 @@ func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string, enforc
 	if err != nil {
 		return nil, SourceStats{}, err
 	}
-	engine, err := enforcement.admissionEngine(all, guardPolicies, all.Schemas())
+	engine, err := mode.admissionEngine(all, guardPolicies, all.Schemas())
 	if err != nil {
 		return nil, SourceStats{}, err
 	}

@@ -25,7 +25,7 @@ var mysqlEngine = sync.OnceValues(func() (*EngineHolder, error) {
 		context.Background(),
 		[]string{filepath.Join(examples, "crd.yaml")},
 		[]string{filepath.Join(examples, "policy.yaml")},
-		EnforceWebhook,
+		ModeWebhook,
 	)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 )
 
 func TestNamespaceLabels(t *testing.T) {
-	engine, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{filepath.Join("testdata", "prod-namespaces.yaml")}, EnforceWebhook)
+	engine, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{filepath.Join("testdata", "prod-namespaces.yaml")}, ModeWebhook)
 	if err != nil {
 		t.Fatal(err)
 	}

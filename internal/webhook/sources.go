@@ -52,9 +52,9 @@ type ClusterSource struct {
 	Cache cache.Cache
 	// Engines receives every engine built for admission requests.
 	Engines *EngineHolder
-	// Enforcement says which rules the admission engine evaluates; ""
-	// is EnforceWebhook, every rule.
-	Enforcement Enforcement
+	// Mode says which rules the admission engine evaluates; ""
+	// is ModeWebhook, every rule.
+	Mode Mode
 	// AllRules, when set, receives the engine of every rule too, whatever
 	// Enforcement leaves out: what the background audit evaluates.
 	AllRules *EngineHolder
@@ -250,7 +250,7 @@ func (s *ClusterSource) build(ctx context.Context, policies client.Reader) (Sour
 	if s.AllRules != nil {
 		s.AllRules.Store(engine)
 	}
-	if engine, err = s.Enforcement.admissionEngine(engine, s.book.policies(), registry); err != nil {
+	if engine, err = s.Mode.admissionEngine(engine, s.book.policies(), registry); err != nil {
 		return SourceStats{}, err
 	}
 	s.Engines.Store(engine)

@@ -10,12 +10,12 @@ func TestEnforcementOption(t *testing.T) {
 		if err != nil {
 			t.Fatalf("--enforcement %s: %v", mode, err)
 		}
-		if o.Enforcement != mode {
-			t.Errorf("--enforcement %s parsed as %q", mode, o.Enforcement)
+		if o.Mode != mode {
+			t.Errorf("--enforcement %s parsed as %q", mode, o.Mode)
 		}
 	}
-	if o, _ := parse(t, "--policies", examplePolicy); o.Enforcement != "webhook" {
-		t.Errorf("default enforcement %q, want webhook", o.Enforcement)
+	if o, _ := parse(t, "--policies", examplePolicy); o.Mode != "webhook" {
+		t.Errorf("default enforcement %q, want webhook", o.Mode)
 	}
 	_, err := parse(t, "--policies", examplePolicy, "--enforcement", "vaps")
 	want := `enforcement: Unsupported value: "vaps": supported values: "webhook", "vap", "both"`

@@ -37,12 +37,12 @@ type Options struct {
 	// CRD changes in the cluster before it rebuilds, so a burst of changes
 	// costs one rebuild (--source-debounce). Default 500ms.
 	SourceDebounce time.Duration
-	// Enforcement says where GuardPolicy rules are enforced
+	// Mode says where GuardPolicy rules are enforced
 	// (--enforcement): "webhook" (every rule here), "vap" (the
 	// ValidatingAdmissionPolicies `crdguard vap` compiled are installed;
 	// only the rules they cannot express are evaluated here) or "both"
 	// (installed, and every rule evaluated here too). Default "webhook".
-	Enforcement string
+	Mode string
 
 	// Host is the address the webhook server binds (--bind-address).
 	// Default "": every interface.
@@ -240,7 +240,7 @@ func NewOptions() *Options {
 		ShutdownTimeout:         30 * time.Second,
 		SourceDebounce:          500 * time.Millisecond,
 		MaxInFlightRequestBytes: 64 << 20,
-		Enforcement:             string(webhook.EnforceWebhook),
+		Mode:                    string(webhook.ModeWebhook),
 		CRDReplayMaxObjects:     10000,
 		CRDReplayPageSize:       500,
 		CRDReplayTimeout:        8 * time.Second,
@@ -258,7 +258,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.CRDs, "crds", o.CRDs, "CRD file or directory (repeatable); a path without a CRD stops the start; default: with --policies none, else watched from the cluster")
 	fs.StringArrayVar(&o.Policies, "policies", o.Policies, "GuardPolicy file or directory (repeatable), loaded before anything else: a path without a GuardPolicy stops the start; default: watched from the cluster")
 	fs.DurationVar(&o.SourceDebounce, "source-debounce", o.SourceDebounce, "wait after a GuardPolicy or CRD change in the cluster before rebuilding")
-	fs.StringVar(&o.Enforcement, "enforcement", o.Enforcement, "where rules are enforced: webhook, vap (only the rules crdguard vap cannot compile are evaluated here) or both")
+	fs.StringVar(&o.Mode, "enforcement", o.Mode, "where rules are enforced: webhook, vap (only the rules crdguard vap cannot compile are evaluated here) or both")
 	fs.StringVar(&o.Host, "bind-address", o.Host, "address the webhook server binds; empty for every interface")
 	fs.IntVar(&o.Port, "port", o.Port, "port of the webhook server")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with the serving certificate and key")
@@ -380,8 +380,8 @@ func (o *Options) Validate() field.ErrorList {
 		}
 	}
 	errs = append(errs, o.validateClientAuth()...)
-	if !slices.Contains(webhook.Enforcements, webhook.Enforcement(o.Enforcement)) {
-		errs = append(errs, field.NotSupported(field.NewPath("enforcement"), o.Enforcement, webhook.Enforcements))
+	if !slices.Contains(webhook.Modes, webhook.Mode(o.Mode)) {
+		errs = append(errs, field.NotSupported(field.NewPath("enforcement"), o.Mode, webhook.Modes))
 	}
 	if o.MaxInFlightRequestBytes < webhook.MinBodyBudget {
 		errs = append(errs, field.Invalid(field.NewPath("max-in-flight-request-bytes"), o.MaxInFlightRequestBytes, fmt.Sprintf("must be at least %d, twice the bound of one body", webhook.MinBodyBudget)))

@@ -63,10 +63,10 @@ func Run(ctx context.Context, o *Options) error {
 	// The background audit reports every rule, including those compiled
 	// policies enforce on admission.
 	audited := engines
-	enforcement := webhook.Enforcement(o.Enforcement)
+	mode := webhook.Mode(o.Mode)
 	var source *webhook.ClusterSource
 	if len(o.Policies) > 0 {
-		engine, stats, err := webhook.EngineFromFiles(ctx, o.CRDs, o.Policies, enforcement)
+		engine, stats, err := webhook.EngineFromFiles(ctx, o.CRDs, o.Policies, mode)
 		if err != nil {
 			return err
 		}
@@ -74,8 +74,8 @@ func Run(ctx context.Context, o *Options) error {
 		metrics.SetSources(stats.Policies, stats.Schemas)
 		log.Info("Loaded policies and schemas from files", "crds", o.CRDs, "policies", o.Policies, "policyCount", stats.Policies, "schemaCount", stats.Schemas)
 	} else {
-		source = &webhook.ClusterSource{Engines: engines, Enforcement: enforcement, Metrics: metrics, Log: log.WithName("sources"), Debounce: o.SourceDebounce}
-		if enforcement == webhook.EnforceVAP {
+		source = &webhook.ClusterSource{Engines: engines, Mode: mode, Metrics: metrics, Log: log.WithName("sources"), Debounce: o.SourceDebounce}
+		if mode == webhook.ModeVAP {
 			audited = &webhook.EngineHolder{}
 			source.AllRules = audited
 		}

@@ -9,26 +9,26 @@ import (
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
-// Enforcement says where GuardPolicy rules are enforced on admission
+// Mode says where GuardPolicy rules are enforced on admission
 // (--enforcement).
-type Enforcement string
+type Mode string
 
 const (
-	// EnforceWebhook: the webhook evaluates every rule. The default.
-	EnforceWebhook Enforcement = "webhook"
-	// EnforceVAP: the ValidatingAdmissionPolicies `crdguard vap` compiles
+	// ModeWebhook: the webhook evaluates every rule. The default.
+	ModeWebhook Mode = "webhook"
+	// ModeVAP: the ValidatingAdmissionPolicies `crdguard vap` compiles
 	// are installed and enforce every rule they can; the webhook evaluates
 	// only the rest (defaults, approvals, what CEL cannot express), so no
 	// request pays twice for a rule.
-	EnforceVAP Enforcement = "vap"
-	// EnforceBoth: the compiled policies are installed and the webhook
+	ModeVAP Mode = "vap"
+	// ModeBoth: the compiled policies are installed and the webhook
 	// still evaluates every rule, so the compiled rules keep being enforced
 	// while the webhook is down.
-	EnforceBoth Enforcement = "both"
+	ModeBoth Mode = "both"
 )
 
-// Enforcements are the valid values, for flag validation.
-var Enforcements = []Enforcement{EnforceWebhook, EnforceVAP, EnforceBoth}
+// Modes are the valid values, for flag validation.
+var Modes = []Mode{ModeWebhook, ModeVAP, ModeBoth}
 
 // admissionEngine returns the engine the webhook evaluates requests with:
 // all, unless the compiled policies enforce some rules, in which case an
@@ -37,8 +37,8 @@ var Enforcements = []Enforcement{EnforceWebhook, EnforceVAP, EnforceBoth}
 // The rules are removed by compiling each policy with schemas exactly as
 // `crdguard vap --crds` does, so the split matches the installed policies
 // when they were compiled against the same CRDs.
-func (e Enforcement) admissionEngine(all *policies.Engine, guardPolicies []*v1alpha1.GuardPolicy, schemas *schema.Registry) (*policies.Engine, error) {
-	if e != EnforceVAP {
+func (e Mode) admissionEngine(all *policies.Engine, guardPolicies []*v1alpha1.GuardPolicy, schemas *schema.Registry) (*policies.Engine, error) {
+	if e != ModeVAP {
 		return all, nil
 	}
 	var left []*v1alpha1.GuardPolicy

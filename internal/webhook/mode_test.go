@@ -21,12 +21,12 @@ import (
 // and both evaluate every rule.
 func TestEnforcement(t *testing.T) {
 	for _, tt := range []struct {
-		enforcement Enforcement
+		enforcement Mode
 		want        []string
 	}{
-		{EnforceWebhook, every},
-		{EnforceBoth, every},
-		{EnforceVAP, every[:2]},
+		{ModeWebhook, every},
+		{ModeBoth, every},
+		{ModeVAP, every[:2]},
 	} {
 		t.Run(string(tt.enforcement), func(t *testing.T) {
 			engine, stats, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{filepath.Join(examples, "policy.yaml")}, tt.enforcement)
@@ -58,7 +58,7 @@ func TestClusterSourceEnforcement(t *testing.T) {
 	objects := fake.NewClientBuilder().WithScheme(scheme).WithObjects(storedPolicy(t, "uid-a", 1, nil)).Build()
 	source := &ClusterSource{
 		Cache: fakeCache{objects: objects}, Schemas: registry, Log: logr.Discard(),
-		Engines: &EngineHolder{}, Enforcement: EnforceVAP, AllRules: &EngineHolder{},
+		Engines: &EngineHolder{}, Mode: ModeVAP, AllRules: &EngineHolder{},
 	}
 	if _, err := source.build(t.Context(), source.Cache); err != nil {
 		t.Fatal(err)
@@ -96,12 +96,12 @@ func unsafeFindings(t *testing.T, engine *policies.Engine) []string {
 // engine with no policies.
 func TestEngineFromFilesWithoutPolicies(t *testing.T) {
 	for _, path := range []string{filepath.Join(examples, "good.yaml"), t.TempDir()} {
-		_, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{path}, EnforceWebhook)
+		_, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{path}, ModeWebhook)
 		if err == nil || err.Error() != path+" holds no GuardPolicy" {
 			t.Errorf("EngineFromFiles(%s) = %v, want %q", path, err, path+" holds no GuardPolicy")
 		}
 	}
-	if _, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "good.yaml")}, []string{filepath.Join(examples, "policy.yaml")}, EnforceWebhook); err == nil || err.Error() != filepath.Join(examples, "good.yaml")+" holds no CustomResourceDefinition" {
+	if _, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "good.yaml")}, []string{filepath.Join(examples, "policy.yaml")}, ModeWebhook); err == nil || err.Error() != filepath.Join(examples, "good.yaml")+" holds no CustomResourceDefinition" {
 		t.Errorf("a --crds file without CRDs: %v", err)
 	}
 }
