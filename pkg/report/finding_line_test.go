@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 // TestFindingLine checks a finding's own line: SARIF points at it and text
@@ -14,8 +16,8 @@ func TestFindingLine(t *testing.T) {
 	rep := New([]Result{{
 		Source: "crds.yaml", Document: 1, Line: 6, Kind: "CustomResourceDefinition", Name: "widgets.example.com",
 		Violations: []Finding{
-			{Field: "spec.a", Message: "here", Policy: "diff", Rule: "r", Enforcement: Deny, Line: 42},
-			{Field: "spec.b", Message: "there", Policy: "diff", Rule: "r", Enforcement: Deny},
+			{Field: "spec.a", Message: "here", Policy: "diff", Rule: "r", Enforcement: v1alpha1.Deny, Line: 42},
+			{Field: "spec.b", Message: "there", Policy: "diff", Rule: "r", Enforcement: v1alpha1.Deny},
 		},
 	}})
 

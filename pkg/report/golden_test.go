@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"testing"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 // sampleResults covers every outcome and every marking in one report, so
@@ -14,11 +16,11 @@ func sampleResults() []Result {
 			APIVersion: "db.example.com/v1", Kind: "MySQLCluster", Namespace: "default", Name: "prod",
 			Operation: "CREATE",
 			Violations: []Finding{
-				{Field: "spec.replicas", Type: "FieldValueInvalid", Message: "Invalid value: 10: spec.replicas in body should be less than or equal to 5", Policy: "schema", Rule: "maximum", Enforcement: Deny},
-				{Field: "spec.storageSize", Type: "FieldValueNotSupported", Message: `Unsupported value: "storageSize": unknown field`, Policy: "schema", Rule: "unknown-field", Enforcement: Deny},
-				{Field: "spec.backup.schedule", Type: "FieldValueRequired", Message: "Required value: production clusters must be backed up", Policy: "require-backup", Rule: "schedule", Enforcement: Deny},
-				{Field: "metadata.labels[team]", Type: "FieldValueRequired", Message: "Required value: every object needs an owning team", Policy: "labels", Rule: "team", Enforcement: Warn},
-				{Field: "spec.image", Type: "FieldValueInvalid", Message: `Invalid value: "mysql:latest": tags like "latest" & "stable" move; use a digest <sha256:...>`, Policy: "images", Rule: "pinned", Enforcement: Audit},
+				{Field: "spec.replicas", Type: "FieldValueInvalid", Message: "Invalid value: 10: spec.replicas in body should be less than or equal to 5", Policy: "schema", Rule: "maximum", Enforcement: v1alpha1.Deny},
+				{Field: "spec.storageSize", Type: "FieldValueNotSupported", Message: `Unsupported value: "storageSize": unknown field`, Policy: "schema", Rule: "unknown-field", Enforcement: v1alpha1.Deny},
+				{Field: "spec.backup.schedule", Type: "FieldValueRequired", Message: "Required value: production clusters must be backed up", Policy: "require-backup", Rule: "schedule", Enforcement: v1alpha1.Deny},
+				{Field: "metadata.labels[team]", Type: "FieldValueRequired", Message: "Required value: every object needs an owning team", Policy: "labels", Rule: "team", Enforcement: v1alpha1.Warn},
+				{Field: "spec.image", Type: "FieldValueInvalid", Message: `Invalid value: "mysql:latest": tags like "latest" & "stable" move; use a digest <sha256:...>`, Policy: "images", Rule: "pinned", Enforcement: v1alpha1.Audit},
 			},
 			Warnings: []string{"db.example.com/v1 MySQLCluster is deprecated; use db.example.com/v2 MySQLCluster"},
 		},
@@ -32,7 +34,7 @@ func sampleResults() []Result {
 			APIVersion: "cert-manager.io/v1", Kind: "ClusterIssuer", Name: "letsencrypt",
 			Operation: "UPDATE",
 			Violations: []Finding{
-				{Field: "spec.acme.email", Type: "FieldValueRequired", Message: "Required value: expiry notices go nowhere without it", Policy: "issuers", Rule: "contact", Enforcement: Warn},
+				{Field: "spec.acme.email", Type: "FieldValueRequired", Message: "Required value: expiry notices go nowhere without it", Policy: "issuers", Rule: "contact", Enforcement: v1alpha1.Warn},
 			},
 			Warnings: []string{`metadata.finalizers: "cleanup": prefer a domain-qualified finalizer name`},
 		},
@@ -51,7 +53,7 @@ func sampleResults() []Result {
 			Source: "api/v1/widget_types.go", NotStream: true, Line: 20,
 			APIVersion: "example.com/v1", Kind: "Widget", Name: "WidgetSpec.Replicas",
 			Violations: []Finding{
-				{Field: "spec.replicas", Type: "FieldValueInvalid", Message: "WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent", Policy: "gotypes", Rule: "zero-value-default", Enforcement: Deny},
+				{Field: "spec.replicas", Type: "FieldValueInvalid", Message: "WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent", Policy: "gotypes", Rule: "zero-value-default", Enforcement: v1alpha1.Deny},
 			},
 		},
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"strconv"
 	"strings"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 // The JUnit XML dialect has no standard; these elements and attributes are
@@ -101,7 +103,7 @@ func junitCase(r *Result) junitTestCase {
 		}
 		tc.Failure = &junitProblem{
 			Message: plural(len(deny), "violation"),
-			Type:    string(Deny),
+			Type:    string(v1alpha1.Deny),
 			Text:    xmlSafe(strings.Join(lines, "\n")),
 		}
 	}
@@ -109,7 +111,7 @@ func junitCase(r *Result) junitTestCase {
 	// report, and system-out is where reporters show free text.
 	var out []string
 	for _, f := range r.Violations {
-		if f.Enforcement != Deny {
+		if f.Enforcement != v1alpha1.Deny {
 			out = append(out, findingLine(f, true))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/golden"
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func TestJUnitGolden(t *testing.T) {
@@ -25,7 +26,7 @@ func TestJUnitParsesBack(t *testing.T) {
 		{"empty", nil, "lint", "crdguard lint"},
 		{"text that XML cannot hold as is", []Result{{
 			Source: "a.yaml", Kind: "ConfigMap", Namespace: "x", Name: "c",
-			Violations: []Finding{{Field: "data[k]", Message: "Invalid value: \"]]>\x1b\": not allowed", Policy: "schema", Enforcement: Deny}},
+			Violations: []Finding{{Field: "data[k]", Message: "Invalid value: \"]]>\x1b\": not allowed", Policy: "schema", Enforcement: v1alpha1.Deny}},
 		}}, "diff", "crdguard diff"},
 	}
 	for _, tt := range tests {
@@ -78,8 +79,8 @@ func TestJUnitTextSurvives(t *testing.T) {
 	rep := New([]Result{{
 		Source: "a.yaml", Kind: "ConfigMap", Namespace: "x", Name: "c",
 		Violations: []Finding{
-			{Field: "data[k]", Message: "Invalid value: \"]]>\x1b\": not <allowed> & \"quoted\"", Policy: "schema", Enforcement: Deny},
-			{Field: "data[j]", Message: "second", Policy: "schema", Enforcement: Deny},
+			{Field: "data[k]", Message: "Invalid value: \"]]>\x1b\": not <allowed> & \"quoted\"", Policy: "schema", Enforcement: v1alpha1.Deny},
+			{Field: "data[j]", Message: "second", Policy: "schema", Enforcement: v1alpha1.Deny},
 		},
 	}})
 	var doc junitTestSuites
@@ -102,8 +103,8 @@ func TestJUnitCase(t *testing.T) {
 		{
 			name: "deny findings fail, the rest go to system-out",
 			result: Result{Source: "a.yaml", Document: 1, Kind: "Pod", Namespace: "x", Name: "p", Violations: []Finding{
-				{Field: "spec.a", Message: "m1", Policy: "schema", Enforcement: Deny},
-				{Field: "spec.b", Message: "m2", Policy: "p", Rule: "r", Enforcement: Warn},
+				{Field: "spec.a", Message: "m1", Policy: "schema", Enforcement: v1alpha1.Deny},
+				{Field: "spec.b", Message: "m2", Policy: "p", Rule: "r", Enforcement: v1alpha1.Warn},
 			}, Warnings: []string{"deprecated"}},
 			want: junitTestCase{
 				ClassName: "a.yaml", Name: "Pod x/p (document 2)",

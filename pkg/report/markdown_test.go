@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/golden"
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func TestMarkdownGolden(t *testing.T) {
@@ -15,7 +16,7 @@ func TestMarkdownGolden(t *testing.T) {
 func TestMarkdownEscapesTableCells(t *testing.T) {
 	rep := New([]Result{{
 		Source: "a|b.yaml", Line: 3, Kind: "Widget", Name: "w",
-		Violations: []Finding{{Field: "spec.x", Message: "a | b\n*c* <d> `e`", Policy: "diff", Rule: "r", Enforcement: Deny}},
+		Violations: []Finding{{Field: "spec.x", Message: "a | b\n*c* <d> `e`", Policy: "diff", Rule: "r", Enforcement: v1alpha1.Deny}},
 	}})
 	got := string(render(t, Markdown, rep, Options{}))
 	for _, want := range []string{

@@ -1,14 +1,6 @@
 package report
 
-// Enforcement says what a finding does to the request: Deny rejects it, Warn
-// lets it through with a warning, Audit lets it through and records it.
-type Enforcement string
-
-const (
-	Deny  Enforcement = "Deny"
-	Warn  Enforcement = "Warn"
-	Audit Enforcement = "Audit"
-)
+import "github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 
 // Finding is one problem in one object: where it is, what kind of problem it
 // is, and who decided it is one.
@@ -23,8 +15,11 @@ type Finding struct {
 	// Policy is the GuardPolicy name, or "schema" for schema findings.
 	Policy string `json:"policy"`
 	// Rule is the rule within the policy ("unknown-field", "resources", ...).
-	Rule        string      `json:"rule"`
-	Enforcement Enforcement `json:"enforcement"`
+	Rule string `json:"rule"`
+	// Enforcement is what the finding does to the request: Deny rejects
+	// it, Warn lets it through with a warning, Audit lets it through and
+	// records it.
+	Enforcement v1alpha1.Enforcement `json:"enforcement"`
 	// Line is the 1-based line in the result's Source of the node the
 	// finding is about, when the producer knows it (crdguard diff); 0 means
 	// the finding is located by the result's Line, the document's start.
@@ -105,7 +100,7 @@ func (r *Result) Decide() {
 func (r *Result) denials() []Finding {
 	var deny []Finding
 	for _, f := range r.Violations {
-		if f.Enforcement == Deny {
+		if f.Enforcement == v1alpha1.Deny {
 			deny = append(deny, f)
 		}
 	}

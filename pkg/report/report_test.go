@@ -3,6 +3,8 @@ package report
 import (
 	"reflect"
 	"testing"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func TestDecide(t *testing.T) {
@@ -12,13 +14,13 @@ func TestDecide(t *testing.T) {
 		want   bool
 	}{
 		{"no findings", Result{}, true},
-		{"deny finding", Result{Violations: []Finding{{Enforcement: Deny}}}, false},
-		{"warn and audit only", Result{Violations: []Finding{{Enforcement: Warn}, {Enforcement: Audit}}}, true},
-		{"warn then deny", Result{Violations: []Finding{{Enforcement: Warn}, {Enforcement: Deny}}}, false},
+		{"deny finding", Result{Violations: []Finding{{Enforcement: v1alpha1.Deny}}}, false},
+		{"warn and audit only", Result{Violations: []Finding{{Enforcement: v1alpha1.Warn}, {Enforcement: v1alpha1.Audit}}}, true},
+		{"warn then deny", Result{Violations: []Finding{{Enforcement: v1alpha1.Warn}, {Enforcement: v1alpha1.Deny}}}, false},
 		{"input error", Result{Error: "yaml: bad"}, false},
 		{"warnings only", Result{Warnings: []string{"deprecated"}}, true},
 		{"skipped", Result{Skipped: true, SkipReason: "no schema"}, true},
-		{"stale allowed is overwritten", Result{Allowed: true, Violations: []Finding{{Enforcement: Deny}}}, false},
+		{"stale allowed is overwritten", Result{Allowed: true, Violations: []Finding{{Enforcement: v1alpha1.Deny}}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,12 +43,12 @@ func TestNew(t *testing.T) {
 		{"sample", sampleResults(), Summary{Objects: 6, Allowed: 2, Denied: 2, Skipped: 1, Errors: 1}},
 		{
 			"error wins over skipped and deny",
-			[]Result{{Error: "bad", Skipped: true, Violations: []Finding{{Enforcement: Deny}}}},
+			[]Result{{Error: "bad", Skipped: true, Violations: []Finding{{Enforcement: v1alpha1.Deny}}}},
 			Summary{Objects: 1, Errors: 1},
 		},
 		{
 			"skipped wins over deny",
-			[]Result{{Skipped: true, Violations: []Finding{{Enforcement: Deny}}}},
+			[]Result{{Skipped: true, Violations: []Finding{{Enforcement: v1alpha1.Deny}}}},
 			Summary{Objects: 1, Skipped: 1},
 		},
 	}
@@ -72,7 +74,7 @@ func TestNew(t *testing.T) {
 }
 
 func TestNewLeavesInputAlone(t *testing.T) {
-	in := []Result{{Violations: []Finding{{Enforcement: Deny}}, Allowed: true}}
+	in := []Result{{Violations: []Finding{{Enforcement: v1alpha1.Deny}}, Allowed: true}}
 	before := append([]Result(nil), in...)
 	rep := New(in)
 	if !reflect.DeepEqual(in, before) {

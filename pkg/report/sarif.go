@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 const (
@@ -137,11 +139,11 @@ func writeSARIF(buf *bytes.Buffer, rep Report, toolVersion string) error {
 
 // sarifLevel maps an enforcement that is not one of the three known ones to
 // warning: it did not reject the object, yet someone flagged it.
-func sarifLevel(e Enforcement) string {
+func sarifLevel(e v1alpha1.Enforcement) string {
 	switch e {
-	case Deny:
+	case v1alpha1.Deny:
 		return "error"
-	case Audit:
+	case v1alpha1.Audit:
 		return "note"
 	default:
 		return "warning"

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/golden"
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func TestSARIFGolden(t *testing.T) {
@@ -79,10 +80,10 @@ func TestSARIFResults(t *testing.T) {
 		{
 			name: "levels follow enforcement",
 			result: Result{Source: "a.yaml", Line: 3, Kind: "Pod", Namespace: "x", Name: "p", Violations: []Finding{
-				{Field: "spec.a", Message: "m1", Policy: "p", Rule: "deny", Enforcement: Deny},
-				{Field: "spec.b", Message: "m2", Policy: "p", Rule: "warn", Enforcement: Warn},
-				{Field: "spec.c", Message: "m3", Policy: "p", Rule: "audit", Enforcement: Audit},
-				{Field: "spec.d", Message: "m4", Policy: "p", Rule: "deny", Enforcement: Deny},
+				{Field: "spec.a", Message: "m1", Policy: "p", Rule: "deny", Enforcement: v1alpha1.Deny},
+				{Field: "spec.b", Message: "m2", Policy: "p", Rule: "warn", Enforcement: v1alpha1.Warn},
+				{Field: "spec.c", Message: "m3", Policy: "p", Rule: "audit", Enforcement: v1alpha1.Audit},
+				{Field: "spec.d", Message: "m4", Policy: "p", Rule: "deny", Enforcement: v1alpha1.Deny},
 			}},
 			want: []sarifResult{
 				sarifResultAt(0, "p/deny", "error", "spec.a: m1", "a.yaml", 3, "spec.a", "Pod/x/p.spec.a", "property"),
@@ -94,7 +95,7 @@ func TestSARIFResults(t *testing.T) {
 		{
 			name: "cluster-scoped root finding without line",
 			result: Result{Source: "-", Kind: "Namespace", Name: "team-a", Violations: []Finding{
-				{Field: "<nil>", Message: "Forbidden: reserved", Policy: "names", Rule: "reserved", Enforcement: Deny},
+				{Field: "<nil>", Message: "Forbidden: reserved", Policy: "names", Rule: "reserved", Enforcement: v1alpha1.Deny},
 			}},
 			want: []sarifResult{
 				sarifResultAt(0, "names/reserved", "error", "<nil>: Forbidden: reserved", "-", 0, "team-a", "Namespace/team-a", "resource"),

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 // writeText renders the report the way kubectl reports a rejected apply, so
@@ -122,7 +124,7 @@ func objectRef(r *Result) string {
 func findingLine(f Finding, marks bool) string {
 	var prefix string
 	if marks {
-		if f.Enforcement != Deny && f.Enforcement != "" {
+		if f.Enforcement != v1alpha1.Deny && f.Enforcement != "" {
 			prefix += "[" + string(f.Enforcement) + "] "
 		}
 		if f.Policy != "schema" && f.Policy != "" {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/golden"
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func TestTextGolden(t *testing.T) {
@@ -23,7 +24,7 @@ func TestTextGolden(t *testing.T) {
 }
 
 func TestText(t *testing.T) {
-	deny := Finding{Field: "spec.replicas", Message: "Invalid value: 10: spec.replicas in body should be less than or equal to 5", Policy: "schema", Enforcement: Deny}
+	deny := Finding{Field: "spec.replicas", Message: "Invalid value: 10: spec.replicas in body should be less than or equal to 5", Policy: "schema", Enforcement: v1alpha1.Deny}
 	tests := []struct {
 		name    string
 		results []Result
@@ -51,7 +52,7 @@ func TestText(t *testing.T) {
 		{
 			name: "policy finding without enforcement mark",
 			results: []Result{{Source: "a.yaml", Line: 3, Kind: "Pod", Namespace: "x", Name: "p", Operation: "UPDATE",
-				Violations: []Finding{{Field: "spec.containers[0].resources", Message: "Required value: set limits", Policy: "require-limits", Rule: "resources", Enforcement: Deny}}}},
+				Violations: []Finding{{Field: "spec.containers[0].resources", Message: "Required value: set limits", Policy: "require-limits", Rule: "resources", Enforcement: v1alpha1.Deny}}}},
 			want: "a.yaml:3 (document 1): Pod x/p is invalid (UPDATE):\n" +
 				"  * [require-limits/resources] spec.containers[0].resources: Required value: set limits\n" +
 				"1 object: 0 allowed, 1 denied, 0 skipped, 0 errors\n",
@@ -65,7 +66,7 @@ func TestText(t *testing.T) {
 		{
 			name: "source that is not a YAML stream",
 			results: []Result{{Source: "types.go", NotStream: true, Line: 20, Kind: "Widget", Name: "WidgetSpec.Paused",
-				Violations: []Finding{{Field: "spec.paused", Message: "drops false", Policy: "gotypes", Rule: "zero-value-omitted", Enforcement: Warn}}}},
+				Violations: []Finding{{Field: "spec.paused", Message: "drops false", Policy: "gotypes", Rule: "zero-value-omitted", Enforcement: v1alpha1.Warn}}}},
 			want: "types.go:20: Widget WidgetSpec.Paused is valid:\n" +
 				"  * [Warn] [gotypes/zero-value-omitted] spec.paused: drops false\n" +
 				"1 object: 1 allowed, 0 denied, 0 skipped, 0 errors\n",

@@ -206,7 +206,7 @@ func auditObject(ctx context.Context, engine *policies.Engine, t audit.Target, o
 	}
 	for _, v := range out.Violations {
 		res.Violations = append(res.Violations, report.Finding{
-			Field: v.Field, Type: v.Type, Message: v.Message, Policy: v.Policy, Rule: v.Rule, Enforcement: report.Enforcement(v.Enforcement),
+			Field: v.Field, Type: v.Type, Message: v.Message, Policy: v.Policy, Rule: v.Rule, Enforcement: v1alpha1.Enforcement(v.Enforcement),
 		})
 	}
 	res.Warnings = out.Warnings

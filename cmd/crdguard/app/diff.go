@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/schema"
@@ -312,7 +313,7 @@ func changeFinding(ch diff.Change, d diff.Decision) report.Finding {
 	case d.Expired:
 		// An expired waiver fails the run whatever the check's enforcement,
 		// so that it is revisited rather than forgotten.
-		f.Enforcement = report.Deny
+		f.Enforcement = v1alpha1.Deny
 		msg += fmt.Sprintf(" (waiver expired on %s: %s)", d.Waiver.Expires, d.Waiver.Reason)
 	case d.Waiver != nil:
 		msg += " (waived: " + d.Waiver.Reason + ")"
@@ -321,14 +322,14 @@ func changeFinding(ch diff.Change, d diff.Decision) report.Finding {
 	return f
 }
 
-func enforcementOf(e diff.Enforcement) report.Enforcement {
+func enforcementOf(e diff.Enforcement) v1alpha1.Enforcement {
 	switch e {
 	case diff.Error:
-		return report.Deny
+		return v1alpha1.Deny
 	case diff.Warn:
-		return report.Warn
+		return v1alpha1.Warn
 	}
-	return report.Audit
+	return v1alpha1.Audit
 }
 
 // replay validates existing objects against the new CRDs through
@@ -369,7 +370,7 @@ func replay(ctx context.Context, streams Streams, newCRDs []locatedCRD, paths []
 		for _, f := range findings {
 			res.Violations = append(res.Violations, report.Finding{
 				Field: f.Error.Field, Type: string(f.Error.Type), Message: f.Message(),
-				Policy: replayPolicy, Rule: string(f.Class), Enforcement: report.Deny,
+				Policy: replayPolicy, Rule: string(f.Class), Enforcement: v1alpha1.Deny,
 			})
 		}
 		results = append(results, res)

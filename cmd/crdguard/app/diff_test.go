@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/report"
 )
 
@@ -93,7 +94,7 @@ func TestDiffJSONWithWaivers(t *testing.T) {
 		t.Errorf("result header = %+v", res)
 	}
 	v := res.Violations[0]
-	if v.Field != legacyPath || v.Type != "breaking" || v.RuleID() != "diff/field-removed" || v.Enforcement != report.Audit ||
+	if v.Field != legacyPath || v.Type != "breaking" || v.RuleID() != "diff/field-removed" || v.Enforcement != v1alpha1.Audit ||
 		!strings.HasSuffix(v.Message, "(waived: never read by the controller)") {
 		t.Errorf("waived finding = %+v", v)
 	}
@@ -177,17 +178,17 @@ func TestDiffReplayClasses(t *testing.T) {
 	}{{
 		name:   "rejected on update",
 		object: "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w, namespace: ns}\n",
-		want: report.Finding{Field: "apiVersion", Type: "FieldValueNotSupported", Policy: "replay", Rule: "rejected-on-update", Enforcement: report.Deny,
+		want: report.Finding{Field: "apiVersion", Type: "FieldValueNotSupported", Policy: "replay", Rule: "rejected-on-update", Enforcement: v1alpha1.Deny,
 			Message: `rejected on update: the object's next write fails: Unsupported value: "example.com/v2": supported values: "example.com/v1"`},
 	}, {
 		name:   "ratchet-tolerated",
 		object: "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\nspec: {replicas: 8}\n",
-		want: report.Finding{Field: "spec.replicas", Type: "FieldValueInvalid", Policy: "replay", Rule: "ratchet-tolerated", Enforcement: report.Deny,
+		want: report.Finding{Field: "spec.replicas", Type: "FieldValueInvalid", Policy: "replay", Rule: "ratchet-tolerated", Enforcement: v1alpha1.Deny,
 			Message: "ratchet-tolerated: the object's next write passes only while this value is unchanged; changing it or re-creating the object fails: Invalid value: 8: spec.replicas in body should be less than or equal to 5"},
 	}, {
 		name:   "pruned",
 		object: "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\nspec: {legacy: \"yes\"}\n",
-		want: report.Finding{Field: "spec.legacy", Type: "FieldValueForbidden", Policy: "replay", Rule: "pruned", Enforcement: report.Deny,
+		want: report.Finding{Field: "spec.legacy", Type: "FieldValueForbidden", Policy: "replay", Rule: "pruned", Enforcement: v1alpha1.Deny,
 			Message: "pruned: the new schema does not declare this field, so the object's next write drops it"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

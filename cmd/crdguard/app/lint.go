@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/schema"
@@ -172,14 +173,14 @@ func lintResults(kinds []*gotypes.Kind, findings []gotypes.Finding) []report.Res
 }
 
 // enforcement maps severities onto the report's levels: only errors deny.
-func enforcement(s gotypes.Severity) report.Enforcement {
+func enforcement(s gotypes.Severity) v1alpha1.Enforcement {
 	switch s {
 	case gotypes.Error:
-		return report.Deny
+		return v1alpha1.Deny
 	case gotypes.Warning:
-		return report.Warn
+		return v1alpha1.Warn
 	}
-	return report.Audit
+	return v1alpha1.Audit
 }
 
 // displayFile prints files under the working directory relative to it, as

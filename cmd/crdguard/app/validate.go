@@ -353,7 +353,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	switch {
 	case noSchema && o.missingSchemas == missingError:
 		res.Violations = append(res.Violations, report.Finding{
-			Field: "kind", Type: "FieldValueNotFound", Policy: policies.SchemaPolicy, Rule: "missing-schema", Enforcement: report.Deny,
+			Field: "kind", Type: "FieldValueNotFound", Policy: policies.SchemaPolicy, Rule: "missing-schema", Enforcement: v1alpha1.Deny,
 			Message: fmt.Sprintf("Not found: no CustomResourceDefinition defines %s; pass the CRD with --crds", obj.GroupVersionKind()),
 		})
 	case noSchema && len(out.Policies) == 0:
@@ -362,7 +362,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	}
 	for _, v := range out.Violations {
 		res.Violations = append(res.Violations, report.Finding{
-			Field: v.Field, Type: v.Type, Message: v.Message, Policy: v.Policy, Rule: v.Rule, Enforcement: report.Enforcement(v.Enforcement),
+			Field: v.Field, Type: v.Type, Message: v.Message, Policy: v.Policy, Rule: v.Rule, Enforcement: v1alpha1.Enforcement(v.Enforcement),
 		})
 	}
 	res.Warnings = out.Warnings

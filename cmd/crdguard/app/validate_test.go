@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/report"
 )
 
@@ -99,7 +100,7 @@ func TestValidateJSON(t *testing.T) {
 	if res.Source != badYAML || res.Document != 0 || res.Line != 3 || res.Namespace != "shop" || res.Name != "staging" || res.Operation != "CREATE" || res.Allowed {
 		t.Errorf("result header = %+v", res)
 	}
-	if v := res.Violations[0]; v.Policy != "schema" || v.Enforcement != report.Deny {
+	if v := res.Violations[0]; v.Policy != "schema" || v.Enforcement != v1alpha1.Deny {
 		t.Errorf("violation = %+v, want policy schema, enforcement Deny", v)
 	}
 }

@@ -222,7 +222,7 @@ func replayVerdict(t *testing.T, args ...string) (bool, map[string]string) {
 			switch {
 			case v.Policy == "replay":
 				findings[res.Namespace+"/"+res.Name+" "+v.Field+" "+v.Rule] = v.Message
-			case v.Enforcement == report.Deny:
+			case v.Enforcement == v1alpha1.Deny:
 				t.Errorf("a finding not waived: %+v", v)
 			}
 		}
