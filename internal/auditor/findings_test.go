@@ -13,6 +13,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 func widget(namespace, name string) *unstructured.Unstructured {
@@ -28,7 +29,7 @@ func widget(namespace, name string) *unstructured.Unstructured {
 func TestFindingsGroupByPolicyAndRule(t *testing.T) {
 	f := newFindings(10)
 	now := metav1.Timestamp{Seconds: 100}
-	f.add(widget("shop", "w"), policies.Result{Violations: []policies.Violation{
+	f.add(widget("shop", "w"), policies.Result{Violations: []report.Finding{
 		{Field: "spec.a", Message: "a is bad", Policy: "p", Rule: "r", Enforcement: v1alpha1.Warn},
 		{Field: "spec.b", Message: "b is bad", Policy: "p", Rule: "r", Enforcement: v1alpha1.Deny},
 		{Field: "", Message: "root is bad", Policy: "p", Rule: "q", Enforcement: v1alpha1.Audit},
@@ -65,7 +66,7 @@ func TestFindingsGroupByPolicyAndRule(t *testing.T) {
 func TestFindingsBoundedPerReport(t *testing.T) {
 	f := newFindings(2)
 	for _, name := range []string{"a", "b", "c", "d"} {
-		f.add(widget("shop", name), policies.Result{Violations: []policies.Violation{{Field: "spec", Policy: "p", Rule: "r", Enforcement: v1alpha1.Deny}}}, nil, metav1.Timestamp{})
+		f.add(widget("shop", name), policies.Result{Violations: []report.Finding{{Field: "spec", Policy: "p", Rule: "r", Enforcement: v1alpha1.Deny}}}, nil, metav1.Timestamp{})
 	}
 	if len(f.byNamespace["shop"]) != 2 || f.dropped["shop"] != 2 || f.violationsOf("p") != 4 {
 		t.Errorf("kept %d, dropped %d, counted %d; want 2, 2, 4", len(f.byNamespace["shop"]), f.dropped["shop"], f.violationsOf("p"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 // Each run replaces the violation counts: a fixed finding or a deleted
@@ -22,14 +23,14 @@ func TestMetricsObserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := newFindings(10)
-	first.add(widget("shop", "w"), policies.Result{Violations: []policies.Violation{
+	first.add(widget("shop", "w"), policies.Result{Violations: []report.Finding{
 		{Field: "spec.a", Policy: "p", Rule: "r", Enforcement: v1alpha1.Deny},
 		{Field: "spec.b", Policy: "p", Rule: "r", Enforcement: v1alpha1.Deny},
 		{Field: "spec", Policy: "old", Rule: "q", Enforcement: v1alpha1.Warn},
 	}}, nil, metav1.Timestamp{})
 	m.observe(first, 2*time.Second)
 	second := newFindings(10)
-	second.add(widget("shop", "w"), policies.Result{Violations: []policies.Violation{
+	second.add(widget("shop", "w"), policies.Result{Violations: []report.Finding{
 		{Field: "spec.a", Policy: "p", Rule: "r", Enforcement: v1alpha1.Deny},
 	}}, nil, metav1.Timestamp{})
 	m.observe(second, 3*time.Second)

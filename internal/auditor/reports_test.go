@@ -12,11 +12,12 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 func denied(namespace, name string, at int64) *findings {
 	f := newFindings(10)
-	f.add(widget(namespace, name), policies.Result{Violations: []policies.Violation{
+	f.add(widget(namespace, name), policies.Result{Violations: []report.Finding{
 		{Field: "spec.size", Message: "too big", Policy: "p", Rule: "size", Enforcement: v1alpha1.Deny},
 	}}, nil, metav1.Timestamp{Seconds: at})
 	return f
@@ -34,7 +35,7 @@ func TestReportWriter(t *testing.T) {
 	ctx := t.Context()
 
 	f := denied("shop", "w", 100)
-	f.add(widget("", "cluster-widget"), policies.Result{Violations: []policies.Violation{
+	f.add(widget("", "cluster-widget"), policies.Result{Violations: []report.Finding{
 		{Field: "spec", Message: "bad", Policy: "p", Rule: "size", Enforcement: v1alpha1.Warn},
 	}}, nil, metav1.Timestamp{Seconds: 100})
 	if err := w.write(ctx, f); err != nil {
@@ -108,7 +109,7 @@ func TestReportWriterDropped(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	f := newFindings(1)
 	for _, name := range []string{"a", "b", "c"} {
-		f.add(widget("shop", name), policies.Result{Violations: []policies.Violation{{Field: "spec", Policy: "p", Rule: "r", Enforcement: v1alpha1.Deny}}}, nil, metav1.Timestamp{})
+		f.add(widget("shop", name), policies.Result{Violations: []report.Finding{{Field: "spec", Policy: "p", Rule: "r", Enforcement: v1alpha1.Deny}}}, nil, metav1.Timestamp{})
 	}
 	if err := (&reportWriter{client: c}).write(t.Context(), f); err != nil {
 		t.Fatal(err)

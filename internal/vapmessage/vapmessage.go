@@ -15,7 +15,7 @@ type Finding struct {
 	// Field is the field path, "<nil>" for the object itself.
 	Field string
 	// Message is the finding's message without the path, like the
-	// engine's Violation.Message.
+	// engine's findings' Message.
 	Message string
 }
 

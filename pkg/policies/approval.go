@@ -13,6 +13,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 // ApprovalAuditAnnotation records an approval in the audit log.
@@ -246,7 +247,7 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 			continue
 		}
 		refused = true
-		res.Violations = append(res.Violations, Violation{
+		res.Violations = append(res.Violations, report.Finding{
 			Field:       approvalField(v1alpha1.ApproveAnnotation),
 			Type:        string(field.ErrorTypeForbidden),
 			Message:     fmt.Sprintf("%s: %s may not approve %s; %s", field.ErrorTypeForbidden, user.Username, r, describeApprovers(r.policy.Spec.Approvers)),
@@ -290,7 +291,7 @@ func checkRecordWrite(req *Request, guarding []*policy, res *Result) {
 		default:
 			continue
 		}
-		res.Violations = append(res.Violations, Violation{
+		res.Violations = append(res.Violations, report.Finding{
 			Field:       approvalField(v1alpha1.LastApprovalAnnotation),
 			Type:        string(field.ErrorTypeForbidden),
 			Message:     fmt.Sprintf("%s: %s", field.ErrorTypeForbidden, problem),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
+	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -195,7 +196,7 @@ func (e *Engine) check(ctx context.Context, view *Request, matched []*policy, re
 				return fmt.Errorf("policy %s, rule %s: %w", p.Name, r.Name, err)
 			}
 			for _, f := range found {
-				res.Violations = append(res.Violations, Violation{
+				res.Violations = append(res.Violations, report.Finding{
 					Field:       f.Field,
 					Type:        string(f.Type),
 					Message:     f.ErrorBody(),
@@ -242,14 +243,14 @@ func (e *Engine) mutate(ctx context.Context, view *Request, matched []*policy, r
 // schemaViolations turns the API server's field errors into violations.
 // The message is the cause message kube-apiserver sends, so output reads
 // as kubectl's does.
-func schemaViolations(errs field.ErrorList) []Violation {
-	out := make([]Violation, len(errs))
+func schemaViolations(errs field.ErrorList) []report.Finding {
+	out := make([]report.Finding, len(errs))
 	for i, e := range errs {
 		rule := "validation"
 		if schema.IsUnknownField(e) {
 			rule = "unknown-field"
 		}
-		out[i] = Violation{Field: e.Field, Type: string(e.Type), Message: e.ErrorBody(), Policy: SchemaPolicy, Rule: rule, Enforcement: v1alpha1.Deny}
+		out[i] = report.Finding{Field: e.Field, Type: string(e.Type), Message: e.ErrorBody(), Policy: SchemaPolicy, Rule: rule, Enforcement: v1alpha1.Deny}
 	}
 	return out
 }

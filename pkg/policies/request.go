@@ -11,6 +11,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 // Request is one admission request, as the webhook receives it or the CLI
@@ -54,25 +55,10 @@ func (r *Request) forRules() *rules.Request {
 	return &rules.Request{Operation: r.Operation, Object: r.Object, OldObject: r.OldObject, Namespace: r.Namespace, UserInfo: r.UserInfo, DryRun: r.DryRun}
 }
 
-// Violation is one finding: where, what, which policy and rule, and what it
-// does to the request.
-type Violation struct {
-	// Field is the field path as the API server prints it.
-	Field string
-	// Type is the field.ErrorType, like FieldValueInvalid.
-	Type string
-	// Message is the cause message, like "Invalid value: 3: ...".
-	Message string
-	// Policy is the GuardPolicy name, or "schema".
-	Policy      string
-	Rule        string
-	Enforcement v1alpha1.Enforcement
-}
-
 // Result is the verdict on a request.
 type Result struct {
 	// Violations at every enforcement level, schema findings first.
-	Violations []Violation
+	Violations []report.Finding
 	// Warnings are the engine's own notes (an approval, namespace labels it
 	// did not know); Warn findings are in Violations. AdmissionWarnings
 	// has both.

@@ -360,11 +360,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 		res.Skipped, res.SkipReason = true, fmt.Sprintf("no CustomResourceDefinition defines %s", obj.GroupVersionKind())
 		return res
 	}
-	for _, v := range out.Violations {
-		res.Violations = append(res.Violations, report.Finding{
-			Field: v.Field, Type: v.Type, Message: v.Message, Policy: v.Policy, Rule: v.Rule, Enforcement: v1alpha1.Enforcement(v.Enforcement),
-		})
-	}
+	res.Violations = append(res.Violations, out.Violations...)
 	res.Warnings = out.Warnings
 	// The server adds its own warnings only to a request it accepts.
 	if out.Schema && out.Allowed() {
