@@ -18,7 +18,7 @@ import (
 
 // templateDir holds one valid object per kind; BenchmarkValidate uses three
 // of them, so both benchmarks measure the same objects.
-var templateDir = filepath.Join(corpus.Root(), "pkg", "schema", "testdata", "bench")
+var templateDir = filepath.Join(corpus.RepositoryRoot(), "pkg", "schema", "testdata", "bench")
 
 // A template is a valid object of one kind and how the corpus varies it.
 type template struct {

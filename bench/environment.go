@@ -56,7 +56,7 @@ func newEnvironment(o options, log io.Writer) (*environment, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := &environment{o: o, root: corpus.Root(), work: work, log: log, binaries: map[string]string{}, servers: map[string]*server{}}
+	env := &environment{o: o, root: corpus.RepositoryRoot(), work: work, log: log, binaries: map[string]string{}, servers: map[string]*server{}}
 	if env.ca, err = localca.New("crdguard-bench-ca"); err != nil {
 		return nil, err
 	}

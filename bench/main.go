@@ -99,7 +99,7 @@ func mainErr() error {
 	flag.StringVar(&o.families, "families", strings.Join(names, ","), "comma-separated families to run")
 	flag.IntVar(&o.runs, "runs", 5, "rounds: every case runs once per round, the table shows medians")
 	flag.BoolVar(&o.quick, "quick", false, "short runs and a small corpus, to try the benchmarks out (the numbers mean little)")
-	flag.StringVar(&o.out, "out", filepath.Join(corpus.Root(), "bench", "results"), "directory for results.md and latency.png")
+	flag.StringVar(&o.out, "out", filepath.Join(corpus.RepositoryRoot(), "bench", "results"), "directory for results.md and latency.png")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (corpora, binaries, server logs)")
 	flag.IntVar(&o.objects, "objects", 20000, "cli: objects in the corpus")
 	flag.IntVar(&o.perFile, "per-file", 200, "cli: objects per YAML file")

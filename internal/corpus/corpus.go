@@ -41,7 +41,7 @@ func (s Set) moduleDir() string {
 	if s.previous {
 		dir = "corpora-previous"
 	}
-	return filepath.Join(Root(), "hack", "tools", dir)
+	return filepath.Join(RepositoryRoot(), "hack", "tools", dir)
 }
 
 // Path downloads the module if needed and returns the directory's path.
@@ -61,7 +61,7 @@ func (s Set) Path() (string, error) {
 // returns its source directory, for tests that read files shipped in a
 // module (kube-apiserver's test corpora, the OpenReports CRDs).
 func Module(module string) (string, error) {
-	return moduleSource(Root(), module)
+	return moduleSource(RepositoryRoot(), module)
 }
 
 // moduleSource returns the source directory of module as selected by the
@@ -90,8 +90,8 @@ func moduleSource(dir, module string) (string, error) {
 	return downloaded.Dir, nil
 }
 
-// Root is the repository root, found from this file's location.
-func Root() string {
+// RepositoryRoot is the repository root, found from this file's location.
+func RepositoryRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }

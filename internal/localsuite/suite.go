@@ -63,7 +63,7 @@ func (s Suite) Run(m interface{ Run() int }, setup func(*Setup) error) (code int
 	if err != nil {
 		return fail(err)
 	}
-	run := &Setup{Ctx: ctx, Assets: assets, Root: corpus.Root(), Tmp: tmp}
+	run := &Setup{Ctx: ctx, Assets: assets, Root: corpus.RepositoryRoot(), Tmp: tmp}
 	run.Defer(func() error {
 		os.RemoveAll(tmp)
 		return nil

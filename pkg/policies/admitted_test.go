@@ -51,8 +51,8 @@ func TestAdmitted(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("admitted %v: findings (-want +got):\n%s", tt.admitted, diff)
 		}
-		if res.Schema == tt.admitted {
-			t.Errorf("admitted %v: Result.Schema %v", tt.admitted, res.Schema)
+		if res.SchemaValidated == tt.admitted {
+			t.Errorf("admitted %v: Result.SchemaValidated %v", tt.admitted, res.SchemaValidated)
 		}
 	}
 }

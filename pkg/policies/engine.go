@@ -162,7 +162,7 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 		case err != nil:
 			return view, err
 		}
-		res.Schema = true
+		res.SchemaValidated = true
 		res.Violations = append(res.Violations, schemaViolations(errs)...)
 	}
 	// An unserved version has no validator: its policies see the object as sent.

@@ -69,8 +69,8 @@ type Result struct {
 	// Patches are the mutations the defaults rules propose (and schema
 	// defaults, when asked for).
 	Patches []jsonpatch.Operation
-	// Schema tells whether a CRD schema validated the object.
-	Schema bool
+	// SchemaValidated tells whether a CRD schema validated the object.
+	SchemaValidated bool
 	// Policies names the policies that matched the request.
 	Policies []string
 }

@@ -20,7 +20,7 @@ import (
 // that accepts everything cannot pass for one that works.
 func validateSARIFSchema(t *testing.T, files ...string) {
 	t.Helper()
-	root := corpus.Root()
+	root := corpus.RepositoryRoot()
 	install := exec.Command("sh", filepath.Join(root, "hack", "tools", "install.sh"), "sarif-schema")
 	out, err := install.Output()
 	if err != nil {

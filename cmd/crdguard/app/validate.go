@@ -349,7 +349,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 		}
 		return res
 	}
-	noSchema := !out.Schema && req.Operation != v1alpha1.Delete
+	noSchema := !out.SchemaValidated && req.Operation != v1alpha1.Delete
 	switch {
 	case noSchema && o.missingSchemas == missingError:
 		res.Violations = append(res.Violations, report.Finding{
@@ -363,7 +363,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	res.Violations = append(res.Violations, out.Violations...)
 	res.Warnings = out.Warnings
 	// The server adds its own warnings only to a request it accepts.
-	if out.Schema && out.Allowed() {
+	if out.SchemaValidated && out.Allowed() {
 		if v, err := run.registry.Validator(obj.GroupVersionKind()); err == nil {
 			res.Warnings = append(v.Warnings(ctx, obj, req.OldObject), res.Warnings...)
 		}

@@ -137,7 +137,7 @@ func largestPair(b *testing.B, pairs []Pair) Pair {
 // intervals.
 func serviceMonitors(b *testing.B, n int) []*unstructured.Unstructured {
 	b.Helper()
-	docs, err := manifest.ReadFile(filepath.Join(corpus.Root(), "pkg", "schema", "testdata", "bench", "servicemonitor.yaml"))
+	docs, err := manifest.ReadFile(filepath.Join(corpus.RepositoryRoot(), "pkg", "schema", "testdata", "bench", "servicemonitor.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // between a CRD and itself.
 func FuzzCompare(f *testing.F) {
 	read := func(path ...string) []byte {
-		data, err := os.ReadFile(filepath.Join(append([]string{corpus.Root()}, path...)...))
+		data, err := os.ReadFile(filepath.Join(append([]string{corpus.RepositoryRoot()}, path...)...))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -23,7 +23,7 @@ const certManagerAPI = "github.com/cert-manager/cert-manager/pkg/apis/certmanage
 
 // certManagerKinds loads the package once per test binary.
 var certManagerKinds = sync.OnceValues(func() ([]*Kind, error) {
-	return Load(context.Background(), filepath.Join(corpus.Root(), "hack", "tools", "corpora"), certManagerAPI)
+	return Load(context.Background(), filepath.Join(corpus.RepositoryRoot(), "hack", "tools", "corpora"), certManagerAPI)
 })
 
 func certManager(t *testing.T) ([]*Kind, []*apiextensionsv1.CustomResourceDefinition) {
