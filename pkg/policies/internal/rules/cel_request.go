@@ -13,8 +13,8 @@ import (
 // Request does not say (a CLI run names no user): expressions need no has().
 //
 // A field is read from the Request when it is selected: a rule that reads
-// request.operation is common, and building the whole value as maps for it
-// was half the cost of such a rule. Whatever needs the whole value
+// request.operation is common, and building the whole value as maps for
+// it would cost more than the rule. Whatever needs the whole value
 // (equality, iteration, size, conversion) gets the maps, built once.
 type celRequestValue struct {
 	req   *Request
