@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -17,7 +18,7 @@ func TestAdmitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gps, err := PoliciesFromDocuments(t.Context(), readDocs(t, "../../examples/mysql/policy.yaml"), schemas)
+	gps, err := PoliciesFromDocuments(t.Context(), goldencase.Documents(t, "../../examples/mysql/policy.yaml"), schemas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func TestAdmitted(t *testing.T) {
 	}
 	// The second object of bad.yaml: an invalid name and enum value, and
 	// no resources.
-	obj := readDocs(t, "../../examples/mysql/bad.yaml")[1].Object
+	obj := goldencase.Documents(t, "../../examples/mysql/bad.yaml")[1].Object
 	policyFindings := []string{
 		"mysql-safety spec.resources.requests.cpu",
 		"mysql-safety spec.resources.requests.memory",

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 )
 
 func TestCEL(t *testing.T) { runCases(t, "cel") }
@@ -111,7 +112,7 @@ func TestCELRequestUserInfoExtra(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := object(t, `{apiVersion: db.example.io/v1, kind: MySQLCluster, metadata: {name: c, namespace: shop}}`)
+	obj := goldencase.Object(t, `{apiVersion: db.example.io/v1, kind: MySQLCluster, metadata: {name: c, namespace: shop}}`)
 	for _, tt := range []struct {
 		extra map[string]authenticationv1.ExtraValue
 		want  string // the violation's message, "" for none

@@ -229,7 +229,7 @@ func (e *Engine) mutate(ctx context.Context, view *Request, matched []*policy, r
 			if len(patches) == 0 {
 				continue
 			}
-			patched, err := applyPatches(view.Object, patches)
+			patched, err := rules.ApplyPatches(view.Object, patches)
 			if err != nil {
 				return fmt.Errorf("policy %s, rule %s: applying its patches: %w", p.Name, r.Name, err)
 			}

@@ -3,30 +3,15 @@ package policies
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-
 	"github.com/crdguard/crdguard/internal/golden"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
-	"github.com/crdguard/crdguard/pkg/manifest"
-	"github.com/crdguard/crdguard/pkg/schema"
+	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 )
-
-// requestFile is request.yaml of a case: what the object alone does not say.
-type requestFile struct {
-	Operation       v1alpha1.Operation `json:"operation"`
-	User            string             `json:"user"`
-	Groups          []string           `json:"groups"`
-	Namespace       string             `json:"namespace"`
-	NamespaceLabels map[string]string  `json:"namespaceLabels"`
-}
 
 // runCases runs every case in testdata/<rule>/: a directory with
 // policy.yaml, object.yaml and/or old.yaml (an old object makes an UPDATE,
@@ -51,52 +36,22 @@ func runCases(t *testing.T, rule string) {
 
 func evaluateCase(t *testing.T, dir string, enforcement v1alpha1.Enforcement) string {
 	t.Helper()
-	policyDocs := readDocs(t, filepath.Join(dir, "policy.yaml"))
-	var schemas *schema.Registry
-	if _, err := os.Stat(filepath.Join(dir, "crd.yaml")); err == nil {
-		var err error
-		if schemas, err = schema.RegistryFromFiles(t.Context(), filepath.Join(dir, "crd.yaml")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gps, err := PoliciesFromDocuments(t.Context(), policyDocs, schemas)
+	c := goldencase.Read(t, dir)
+	gps, err := PoliciesFromDocuments(t.Context(), c.PolicyDocs, c.Schemas)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, gp := range gps {
 		gp.Spec.Enforcement = enforcement
 	}
-	engine, err := NewEngine(schemas, gps...)
+	engine, err := NewEngine(c.Schemas, gps...)
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	req := Request{Operation: v1alpha1.Create}
-	if obj := readOptionalObject(t, filepath.Join(dir, "object.yaml")); obj != nil {
-		req.Object = obj
+	req := Request{
+		Operation: c.Operation, Object: c.Object, OldObject: c.OldObject, UserInfo: c.UserInfo,
+		Namespace: c.Namespace, NamespaceLabels: c.NamespaceLabels,
 	}
-	if old := readOptionalObject(t, filepath.Join(dir, "old.yaml")); old != nil {
-		req.OldObject = old
-		req.Operation = v1alpha1.Update
-		if req.Object == nil {
-			req.Operation = v1alpha1.Delete
-		}
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "request.yaml")); err == nil {
-		var rf requestFile
-		if err := yaml.UnmarshalStrict(data, &rf); err != nil {
-			t.Fatal(err)
-		}
-		if rf.Operation != "" {
-			req.Operation = rf.Operation
-		}
-		req.UserInfo = authenticationv1.UserInfo{Username: rf.User, Groups: rf.Groups}
-		req.Namespace, req.NamespaceLabels = rf.Namespace, rf.NamespaceLabels
-	}
-	if req.Namespace == "" && req.subject() != nil {
-		req.Namespace = req.subject().GetNamespace()
-	}
-
 	res, err := engine.Evaluate(t.Context(), req)
 	if err != nil {
 		return "error: " + err.Error() + "\n"
@@ -132,35 +87,4 @@ func renderResult(res Result) string {
 		fmt.Fprintf(&b, "patch: %s %s %s\n", p.Operation, p.Path, value)
 	}
 	return b.String()
-}
-
-func readDocs(t testing.TB, path string) []manifest.Document {
-	t.Helper()
-	docs, err := manifest.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return docs
-}
-
-func readOptionalObject(t testing.TB, path string) *unstructured.Unstructured {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	docs := readDocs(t, path)
-	if len(docs) != 1 || docs[0].Err != nil {
-		t.Fatalf("%s: want one valid document", path)
-	}
-	return docs[0].Object
-}
-
-// object decodes one YAML object.
-func object(t *testing.T, doc string) *unstructured.Unstructured {
-	t.Helper()
-	obj := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
-		t.Fatal(err)
-	}
-	return obj
 }

@@ -2,7 +2,6 @@ package vap
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -11,12 +10,13 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -29,41 +29,15 @@ type vapCase struct {
 
 func loadVAPCase(t *testing.T, dir string) vapCase {
 	t.Helper()
-	var c vapCase
-	if _, err := os.Stat(filepath.Join(dir, "crd.yaml")); err == nil {
-		var err error
-		if c.schemas, err = schema.RegistryFromFiles(t.Context(), filepath.Join(dir, "crd.yaml")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gps, err := policies.PoliciesFromDocuments(t.Context(), readDocs(t, filepath.Join(dir, "policy.yaml")), c.schemas)
+	gc := goldencase.Read(t, dir)
+	gps, err := policies.PoliciesFromDocuments(t.Context(), gc.PolicyDocs, gc.Schemas)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.policies = gps
-	req := policies.Request{Operation: v1alpha1.Create, Object: readOptionalObject(t, filepath.Join(dir, "object.yaml"))}
-	if old := readOptionalObject(t, filepath.Join(dir, "old.yaml")); old != nil {
-		req.OldObject, req.Operation = old, v1alpha1.Update
-		if req.Object == nil {
-			req.Operation = v1alpha1.Delete
-		}
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "request.yaml")); err == nil {
-		var rf requestFile
-		if err := yaml.UnmarshalStrict(data, &rf); err != nil {
-			t.Fatal(err)
-		}
-		if rf.Operation != "" {
-			req.Operation = rf.Operation
-		}
-		req.UserInfo = authenticationv1.UserInfo{Username: rf.User, Groups: rf.Groups}
-		req.Namespace, req.NamespaceLabels = rf.Namespace, rf.NamespaceLabels
-	}
-	if req.Namespace == "" {
-		req.Namespace = requestSubject(&req).GetNamespace()
-	}
-	c.req = req
-	return c
+	return vapCase{policies: gps, schemas: gc.Schemas, req: policies.Request{
+		Operation: gc.Operation, Object: gc.Object, OldObject: gc.OldObject, UserInfo: gc.UserInfo,
+		Namespace: gc.Namespace, NamespaceLabels: gc.NamespaceLabels,
+	}}
 }
 
 // admitted is the request as a ValidatingAdmissionPolicy sees it: decoded
@@ -83,7 +57,7 @@ func (c vapCase) admitted(t *testing.T, res policies.Result) policies.Request {
 		}
 	}
 	if len(res.Patches) > 0 {
-		patched, err := applyPatches(req.Object, res.Patches)
+		patched, err := rules.ApplyPatches(req.Object, res.Patches)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/crdguard/crdguard/internal/vapmessage"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -281,7 +282,7 @@ func compileExample(t testing.TB, dir string) *Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gps, err := policies.PoliciesFromDocuments(t.Context(), readDocs(t, filepath.Join(dir, "policy.yaml")), schemas)
+	gps, err := policies.PoliciesFromDocuments(t.Context(), goldencase.Documents(t, filepath.Join(dir, "policy.yaml")), schemas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func BenchmarkCompiledVAP(b *testing.B) {
 	runner := newVAPRunner(b, compiled)
 	for _, name := range []string{"good", "bad"} {
 		b.Run(name, func(b *testing.B) {
-			req := policies.Request{Operation: v1alpha1.Create, Namespace: "shop", Object: readDocs(b, example+"/"+name+".yaml")[0].Object}
+			req := policies.Request{Operation: v1alpha1.Create, Namespace: "shop", Object: goldencase.Documents(b, example+"/"+name+".yaml")[0].Object}
 			if out := runner.run(b, b.Context(), &req); len(out.errors) > 0 || (name == "good") != (len(out.findings) == 0) {
 				b.Fatalf("%s: findings %v, errors %v", name, out.findings, out.errors)
 			}

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
@@ -65,15 +65,6 @@ func assertVAPParity(t *testing.T, policyYAML string, differences [][2]string, r
 		total += len(want)
 	}
 	return total
-}
-
-func object(t *testing.T, doc string) *unstructured.Unstructured {
-	t.Helper()
-	obj := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
-		t.Fatal(err)
-	}
-	return obj
 }
 
 // TestVAPRatioBoundaries decides limit/request at and around the band's
@@ -133,7 +124,7 @@ spec:
 		if i < len(memory) {
 			mem = memory[i]
 		}
-		reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: object(t, fmt.Sprintf(`
+		reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, fmt.Sprintf(`
 apiVersion: db.example.io/v1
 kind: MySQLCluster
 metadata: {name: c%d, namespace: shop}
@@ -144,7 +135,7 @@ spec:
 `, i, cpu[0], mem[0], cpu[1], mem[1]))})
 	}
 	// Numbers as the API server stores an unquoted YAML number.
-	reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: object(t, `
+	reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `
 apiVersion: db.example.io/v1
 kind: MySQLCluster
 metadata: {name: numbers, namespace: shop}
@@ -178,10 +169,10 @@ spec:
 		`spec.containers[1].resources.limits.memory [required/required] Deny: Invalid value: […]: must be a quantity`,
 	}}
 	n := assertVAPParity(t, policy, differences,
-		policies.Request{Operation: v1alpha1.Create, Object: object(t, `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {resources: {requests: {cpu: "1"}}}}`)},
-		policies.Request{Operation: v1alpha1.Create, Object: object(t, `{apiVersion: v1, kind: Thing, metadata: {name: b}, spec: {containers: [{name: x}, {name: y, resources: {requests: {cpu: bad, memory: 1Gi}, limits: {memory: [1]}}}], sidecar: {}}}`)},
-		policies.Request{Operation: v1alpha1.Create, Object: object(t, `{apiVersion: v1, kind: Thing, metadata: {name: c}, spec: {resources: {requests: "lots", limits: {memory: 1Gi, cpu: 1.5.5}}}}`)},
-		policies.Request{Operation: v1alpha1.Create, Object: object(t, `{apiVersion: v1, kind: Thing, metadata: {name: d}, spec: {resources: 5}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {resources: {requests: {cpu: "1"}}}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: b}, spec: {containers: [{name: x}, {name: y, resources: {requests: {cpu: bad, memory: 1Gi}, limits: {memory: [1]}}}], sidecar: {}}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: c}, spec: {resources: {requests: "lots", limits: {memory: 1Gi, cpu: 1.5.5}}}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: d}, spec: {resources: 5}}`)},
 	)
 	if n < 8 {
 		t.Errorf("only %d findings compared", n)
@@ -207,7 +198,7 @@ func TestVAPImageReferences(t *testing.T) {
 	}
 	var reqs []policies.Request
 	for _, version := range []string{`"8.0.36"`, `"v8.0.36"`, `"8.0"`, `8`, `"8.0.36-rc.1"`, `"latest"`, `"8.0.x"`} {
-		reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: object(t, fmt.Sprintf(`
+		reqs = append(reqs, policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, fmt.Sprintf(`
 apiVersion: db.example.io/v1
 kind: MySQLCluster
 metadata: {name: c, namespace: shop}
@@ -287,8 +278,8 @@ spec:
 	for _, e := range edits {
 		reqs = append(reqs, policies.Request{
 			Operation: v1alpha1.Update,
-			OldObject: object(t, fmt.Sprintf(old, e.oldVersion, e.oldSize, e.oldCap)),
-			Object:    object(t, fmt.Sprintf(cur, e.newVersion, e.newSize, e.newCap, e.class, e.tier)),
+			OldObject: goldencase.Object(t, fmt.Sprintf(old, e.oldVersion, e.oldSize, e.oldCap)),
+			Object:    goldencase.Object(t, fmt.Sprintf(cur, e.newVersion, e.newSize, e.newCap, e.class, e.tier)),
 		})
 	}
 	if n := assertVAPParity(t, policy, nil, reqs...); n < 60 {
@@ -314,7 +305,7 @@ func TestVAPSemverRegexp(t *testing.T) {
 // TestVAPRuleListing lists where each rule of the example policy runs,
 // with the reason for each that stays with the webhook.
 func TestVAPRuleListing(t *testing.T) {
-	docs := readDocs(t, example+"/policy.yaml")
+	docs := goldencase.Documents(t, example+"/policy.yaml")
 	gps, err := policies.PoliciesFromDocuments(t.Context(), docs, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -350,7 +341,7 @@ var semverStrictRegexp = regexp.MustCompile(semverStrictRE)
 // TestVAPWebhookPolicy keeps for the webhook exactly the rules that did
 // not compile.
 func TestVAPWebhookPolicy(t *testing.T) {
-	gps, err := policies.PoliciesFromDocuments(t.Context(), readDocs(t, example+"/policy.yaml"), nil)
+	gps, err := policies.PoliciesFromDocuments(t.Context(), goldencase.Documents(t, example+"/policy.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

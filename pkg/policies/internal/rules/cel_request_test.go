@@ -7,10 +7,9 @@ import (
 
 	"github.com/google/cel-go/interpreter"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 )
 
 // TestCELRequestValue: request read field by field gives what the whole
@@ -19,7 +18,7 @@ import (
 func TestCELRequestValue(t *testing.T) {
 	req := &Request{
 		Operation: v1alpha1.Update, Namespace: "shop", DryRun: true,
-		Object: object(t, `{apiVersion: db.example.io/v1, kind: MySQLCluster, metadata: {name: c, namespace: shop}}`),
+		Object: goldencase.Object(t, `{apiVersion: db.example.io/v1, kind: MySQLCluster, metadata: {name: c, namespace: shop}}`),
 		UserInfo: authenticationv1.UserInfo{Username: "bob", UID: "42", Groups: []string{"admins"},
 			Extra: map[string]authenticationv1.ExtraValue{"scopes": {"read"}}},
 	}
@@ -78,13 +77,4 @@ func result(out interface{ Value() any }, _ any, err error) any {
 		return err.Error()
 	}
 	return out.Value()
-}
-
-func object(t *testing.T, doc string) *unstructured.Unstructured {
-	t.Helper()
-	obj := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
-		t.Fatal(err)
-	}
-	return obj
 }

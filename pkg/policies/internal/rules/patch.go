@@ -1,4 +1,4 @@
-package policies
+package rules
 
 import (
 	"encoding/json"
@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// applyPatches returns a copy of obj with patches applied.
-func applyPatches(obj *unstructured.Unstructured, patches []jsonpatch.Operation) (*unstructured.Unstructured, error) {
+// ApplyPatches returns a copy of obj with patches applied.
+func ApplyPatches(obj *unstructured.Unstructured, patches []jsonpatch.Operation) (*unstructured.Unstructured, error) {
 	doc, err := obj.MarshalJSON()
 	if err != nil {
 		return nil, err
