@@ -150,16 +150,16 @@ func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admiss
 	var breaking, lifted []diff.Change
 	var warnings []string
 	for _, ch := range changes {
-		// The default configuration: breaking changes are errors,
-		// warnings are warnings, info is recorded only.
+		// The default configuration: breaking changes deny, warnings
+		// warn, info is recorded only.
 		switch (*diff.Config)(nil).Decide(ch, now()).Enforcement {
-		case diff.Error:
+		case v1alpha1.Deny:
 			if approved[ch.Check] {
 				lifted = append(lifted, ch)
 			} else {
 				breaking = append(breaking, ch)
 			}
-		case diff.Warn:
+		case v1alpha1.Warn:
 			warnings = append(warnings, oneLine(ch.String()))
 		}
 	}

@@ -308,7 +308,7 @@ func changeFinding(ch diff.Change, d diff.Decision) report.Finding {
 	if ch.Version != "" {
 		msg = ch.Version + ": " + msg
 	}
-	f := report.Finding{Field: ch.Path, Type: string(ch.Severity), Policy: diffPolicy, Rule: ch.Check, Enforcement: enforcementOf(d.Enforcement)}
+	f := report.Finding{Field: ch.Path, Type: string(ch.Severity), Policy: diffPolicy, Rule: ch.Check, Enforcement: d.Enforcement}
 	switch {
 	case d.Expired:
 		// An expired waiver fails the run whatever the check's enforcement,
@@ -320,16 +320,6 @@ func changeFinding(ch diff.Change, d diff.Decision) report.Finding {
 	}
 	f.Message = msg
 	return f
-}
-
-func enforcementOf(e diff.Enforcement) v1alpha1.Enforcement {
-	switch e {
-	case diff.Error:
-		return v1alpha1.Deny
-	case diff.Warn:
-		return v1alpha1.Warn
-	}
-	return v1alpha1.Audit
 }
 
 // replay validates existing objects against the new CRDs through

@@ -46,7 +46,7 @@ func TestDiffExitCodes(t *testing.T) {
 		{name: "no old CRDs, allowed", args: []string{"--allow-empty", diffFile("objects.yaml"), diffFile("old.yaml")}, code: ExitOK},
 		{name: "missing file", args: []string{diffFile("nope.yaml"), diffFile("old.yaml")}, code: ExitUsage, stderr: "crdguard: OLD: stat testdata/diff/nope.yaml: no such file or directory\n"},
 		{name: "invalid config", args: []string{"--config", diffFile("config-invalid.yaml"), diffFile("old.yaml"), diffFile("old.yaml")}, code: ExitUsage,
-			stderr: `crdguard: --config testdata/diff/config-invalid.yaml: [checks[field-removed]: Unsupported value: "Deny": supported values: "Error", "Warn", "None", waivers[0].check: Not found: "no-such-check", waivers[0].reason: Required value: say why the change is acceptable]` + "\n"},
+			stderr: `crdguard: --config testdata/diff/config-invalid.yaml: [checks[field-removed]: Unsupported value: "Block": supported values: "Deny", "Warn", "Audit", waivers[0].check: Not found: "no-such-check", waivers[0].reason: Required value: say why the change is acceptable]` + "\n"},
 		{name: "bad git source", args: []string{"git:nope", diffFile("old.yaml")}, code: ExitUsage, stderr: `crdguard: OLD: "git:nope": want git:REF:PATH` + "\n"},
 	}
 	for _, tt := range tests {

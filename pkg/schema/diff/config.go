@@ -9,39 +9,29 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
-)
 
-// Enforcement is what a change does to the run, set per check in Config.
-type Enforcement string
-
-const (
-	// Error fails the run.
-	Error Enforcement = "Error"
-	// Warn reports the change as a warning; the run passes.
-	Warn Enforcement = "Warn"
-	// None records the change for information; the run passes. Changes are
-	// never dropped: a report must show every difference.
-	None Enforcement = "None"
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 // Config is the --config file of crdguard diff. It is decoded strictly: a
 // misspelt key is an error, never a silently ignored setting.
 type Config struct {
 	// Checks sets the enforcement of a check's breaking and warning changes,
-	// by check name. Info changes are always None. Default: Error for
+	// by check name: Deny fails the run, Warn reports a warning, Audit
+	// records the change for information (a report shows every
+	// difference). Info changes are always Audit. Default: Deny for
 	// breaking, Warn for warning.
-	Checks map[string]Enforcement `json:"checks,omitempty"`
+	Checks map[string]v1alpha1.Enforcement `json:"checks,omitempty"`
 	// EnumValueAdded is the enum-addition policy: the enforcement of a
-	// value added to an existing enum (Error, Warn or None). Default: Warn.
-	// It is a shorthand for checks["enum-value-added"], which wins if both
-	// are set.
-	EnumValueAdded Enforcement `json:"enumValueAdded,omitempty"`
+	// value added to an existing enum. Default: Warn. It is a shorthand
+	// for checks["enum-value-added"], which wins if both are set.
+	EnumValueAdded v1alpha1.Enforcement `json:"enumValueAdded,omitempty"`
 	// Waivers accept known changes.
 	Waivers []Waiver `json:"waivers,omitempty"`
 }
 
 // Waiver accepts the changes of one check at matching paths: they are
-// reported with enforcement None and the reason.
+// reported with enforcement Audit and the reason.
 type Waiver struct {
 	// Check is the check name; required.
 	Check string `json:"check"`
@@ -70,13 +60,30 @@ func LoadConfig(path string) (*Config, error) {
 	if err := yaml.UnmarshalStrict(data, c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	c.readSpellings()
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %w", path, errs.ToAggregate())
 	}
 	return c, nil
 }
 
-var enforcements = []string{string(Error), string(Warn), string(None)}
+var enforcements = []string{string(v1alpha1.Deny), string(v1alpha1.Warn), string(v1alpha1.Audit)}
+
+// spellings are the other words a config may use for an enforcement:
+// those of a CI run.
+var spellings = map[v1alpha1.Enforcement]v1alpha1.Enforcement{"Error": v1alpha1.Deny, "None": v1alpha1.Audit}
+
+// readSpellings replaces Error and None with Deny and Audit.
+func (c *Config) readSpellings() {
+	for name, e := range c.Checks {
+		if to, ok := spellings[e]; ok {
+			c.Checks[name] = to
+		}
+	}
+	if to, ok := spellings[c.EnumValueAdded]; ok {
+		c.EnumValueAdded = to
+	}
+}
 
 // Validate returns every invalid field of c.
 func (c *Config) Validate() field.ErrorList {
@@ -116,13 +123,13 @@ func (c *Config) Validate() field.ErrorList {
 	return errs
 }
 
-func validEnforcement(e Enforcement) bool {
-	return e == Error || e == Warn || e == None
+func validEnforcement(e v1alpha1.Enforcement) bool {
+	return e == v1alpha1.Deny || e == v1alpha1.Warn || e == v1alpha1.Audit
 }
 
 // Decision is what Config makes of one change.
 type Decision struct {
-	Enforcement Enforcement
+	Enforcement v1alpha1.Enforcement
 	// Waiver is the waiver that applies, nil if none.
 	Waiver *Waiver
 	// Expired is set when the only matching waiver has expired: the change
@@ -154,19 +161,19 @@ func (c *Config) Decide(ch Change, now time.Time) Decision {
 			d.Waiver = w
 			continue
 		}
-		return Decision{Enforcement: None, Waiver: w}
+		return Decision{Enforcement: v1alpha1.Audit, Waiver: w}
 	}
 	return d
 }
 
-func defaultEnforcement(s Severity) Enforcement {
+func defaultEnforcement(s Severity) v1alpha1.Enforcement {
 	switch s {
 	case Breaking:
-		return Error
+		return v1alpha1.Deny
 	case Warning:
-		return Warn
+		return v1alpha1.Warn
 	}
-	return None
+	return v1alpha1.Audit
 }
 
 func (w *Waiver) matches(ch Change) bool {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func writeConfig(t *testing.T, content string) string {
@@ -23,7 +25,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	}{
 		{"unknown key", "chekcs: {}\n", `unknown field "chekcs"`},
 		{"unknown check", "checks: {no-such-check: Warn}\n", `checks[no-such-check]: Not found: "no-such-check"`},
-		{"bad enforcement", "checks: {field-removed: Deny}\n", `checks[field-removed]: Unsupported value: "Deny": supported values: "Error", "Warn", "None"`},
+		{"bad enforcement", "checks: {field-removed: Fail}\n", `checks[field-removed]: Unsupported value: "Fail": supported values: "Deny", "Warn", "Audit"`},
 		{"bad enum policy", "enumValueAdded: Allow\n", `enumValueAdded: Unsupported value: "Allow"`},
 		{"waiver without reason, path or valid date", "waivers: [{check: field-removed, expires: tomorrow}]\n",
 			`[waivers[0].path: Required value: use "*" to waive the check everywhere, waivers[0].reason: Required value: say why the change is acceptable, waivers[0].expires: Invalid value: "tomorrow": want a date as YYYY-MM-DD]`},
@@ -44,7 +46,8 @@ func TestDecide(t *testing.T) {
 	path := writeConfig(t, `
 checks:
   type-changed: Warn
-  description-changed: Error
+  description-changed: Deny
+  version-removed: Error  # Error and None spell Deny and Audit
 enumValueAdded: None
 waivers:
 - check: field-removed
@@ -68,13 +71,14 @@ waivers:
 		ch   Change
 		want Decision
 	}{
-		{"default breaking", Change{Check: "field-removed", Severity: Breaking, CRD: "widgets.example.com", Path: "spec.x"}, Decision{Enforcement: Error}},
-		{"configured", Change{Check: "type-changed", Severity: Breaking}, Decision{Enforcement: Warn}},
-		{"info stays none", Change{Check: "description-changed", Severity: Info}, Decision{Enforcement: None}},
-		{"enum policy", Change{Check: "enum-value-added", Severity: Warning}, Decision{Enforcement: None}},
-		{"waived", Change{Check: "field-removed", Severity: Breaking, CRD: "widgets.example.com", Path: legacy}, Decision{Enforcement: None, Waiver: &c.Waivers[0]}},
-		{"waiver for another CRD", Change{Check: "field-removed", Severity: Breaking, CRD: "gadgets.example.com", Path: legacy}, Decision{Enforcement: Error}},
-		{"expired waiver", Change{Check: "pattern-changed", Severity: Breaking, Path: "spec.a"}, Decision{Enforcement: Error, Waiver: &c.Waivers[1], Expired: true}},
+		{"default breaking", Change{Check: "field-removed", Severity: Breaking, CRD: "widgets.example.com", Path: "spec.x"}, Decision{Enforcement: v1alpha1.Deny}},
+		{"configured", Change{Check: "type-changed", Severity: Breaking}, Decision{Enforcement: v1alpha1.Warn}},
+		{"Error spells Deny", Change{Check: "version-removed", Severity: Warning}, Decision{Enforcement: v1alpha1.Deny}},
+		{"info stays audit", Change{Check: "description-changed", Severity: Info}, Decision{Enforcement: v1alpha1.Audit}},
+		{"enum policy", Change{Check: "enum-value-added", Severity: Warning}, Decision{Enforcement: v1alpha1.Audit}},
+		{"waived", Change{Check: "field-removed", Severity: Breaking, CRD: "widgets.example.com", Path: legacy}, Decision{Enforcement: v1alpha1.Audit, Waiver: &c.Waivers[0]}},
+		{"waiver for another CRD", Change{Check: "field-removed", Severity: Breaking, CRD: "gadgets.example.com", Path: legacy}, Decision{Enforcement: v1alpha1.Deny}},
+		{"expired waiver", Change{Check: "pattern-changed", Severity: Breaking, Path: "spec.a"}, Decision{Enforcement: v1alpha1.Deny, Waiver: &c.Waivers[1], Expired: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,11 +89,11 @@ waivers:
 	}
 	// The expiry day itself is still covered.
 	last := time.Date(2026, 1, 31, 23, 59, 0, 0, time.UTC)
-	if d := c.Decide(Change{Check: "pattern-changed", Severity: Breaking, Path: "x"}, last); d.Expired || d.Enforcement != None {
+	if d := c.Decide(Change{Check: "pattern-changed", Severity: Breaking, Path: "x"}, last); d.Expired || d.Enforcement != v1alpha1.Audit {
 		t.Errorf("on its last day the waiver applies: %+v", d)
 	}
 	var none *Config
-	if d := none.Decide(Change{Severity: Warning}, now); d.Enforcement != Warn {
+	if d := none.Decide(Change{Severity: Warning}, now); d.Enforcement != v1alpha1.Warn {
 		t.Errorf("nil config: %+v", d)
 	}
 }
