@@ -301,14 +301,14 @@ func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []locate
 }
 
 // changeFinding renders a change as a report finding. The finding's type is
-// the change's severity: the classification, which enforcement may
+// the change's impact: the classification, which enforcement may
 // override.
 func changeFinding(ch diff.Change, d diff.Decision) report.Finding {
 	msg := ch.Values() + ": " + ch.Message
 	if ch.Version != "" {
 		msg = ch.Version + ": " + msg
 	}
-	f := report.Finding{Field: ch.Path, Type: string(ch.Severity), Policy: diffPolicy, Rule: ch.Check, Enforcement: d.Enforcement}
+	f := report.Finding{Field: ch.Path, Type: string(ch.Impact), Policy: diffPolicy, Rule: ch.Check, Enforcement: d.Enforcement}
 	switch {
 	case d.Expired:
 		// An expired waiver fails the run whatever the check's enforcement,

@@ -18,10 +18,10 @@ var additionalPropertiesChanged = Check{
 		if oldText == newText {
 			return nil
 		}
-		ch := Change{Severity: Info, Path: n.Path.Child("additionalProperties").String(), Old: oldText, New: newText,
+		ch := Change{Impact: Info, Path: n.Path.Child("additionalProperties").String(), Old: oldText, New: newText,
 			Message: "the map accepts more than before"}
 		if allowsMap(o) && !allowsMap(nw) || (o != nil && o.Schema == nil && o.Allows && nw != nil && nw.Schema != nil) {
-			ch.Severity = Breaking
+			ch.Impact = Breaking
 			ch.Message = "stored map entries the new schema does not allow are pruned or rejected on their next write"
 		}
 		return []Change{ch}

@@ -5,27 +5,27 @@ import (
 	"strings"
 )
 
-// Severity says what a change does to existing objects and clients. It is
+// Impact says what a change does to existing objects and clients. It is
 // the check's opinion; Config turns it into an enforcement.
-type Severity string
+type Impact string
 
 const (
 	// Breaking: stored objects or existing clients stop working (objects
 	// become unreadable, are rejected on their next update, lose data).
-	Breaking Severity = "breaking"
+	Breaking Impact = "breaking"
 	// Warning: behaviour changes in a way that needs attention but does not
 	// by itself reject or lose data.
-	Warning Severity = "warning"
+	Warning Impact = "warning"
 	// Info: compatible changes, reported so that the report is complete.
-	Info Severity = "info"
+	Info Impact = "info"
 )
 
 // Change is one classified difference between the old and the new CRD.
 type Change struct {
 	// Check is the id of the check that found the change.
 	Check string `json:"check"`
-	// Severity is the check's classification.
-	Severity Severity `json:"severity"`
+	// Impact is the check's classification.
+	Impact Impact `json:"impact"`
 	// CRD is the CRD's name (plural.group).
 	CRD string `json:"crd"`
 	// Version is the CRD version the change is in; "" for CRD-level changes.
@@ -59,7 +59,7 @@ func (c Change) String() string {
 	if c.Version != "" {
 		version = " " + c.Version
 	}
-	return fmt.Sprintf("%s [%s/%s]%s %s: %s: %s", c.CRD, c.Severity, c.Check, version, c.Path, c.Values(), c.Message)
+	return fmt.Sprintf("%s [%s/%s]%s %s: %s: %s", c.CRD, c.Impact, c.Check, version, c.Path, c.Values(), c.Message)
 }
 
 // maxValueRunes bounds Old and New: a report line is read by humans and

@@ -50,7 +50,7 @@ func Compare(old, new *apiextensionsv1.CustomResourceDefinition) ([]Change, erro
 	}
 	for _, d := range unexplained {
 		changes = append(changes, Change{
-			Check: Unclassified.Name, Severity: Breaking, CRD: new.Name, Version: d.version(),
+			Check: Unclassified.Name, Impact: Breaking, CRD: new.Name, Version: d.version(),
 			Path: d.displayPath(p), Old: d.oldValue(), New: d.newValue(),
 			Message: "no check classifies this change: review it by hand, then waive it or report the missing check",
 		})
@@ -128,7 +128,7 @@ func compareNode(n *Node) ([]Change, error) {
 			continue
 		}
 		changes = append(changes, Change{
-			Check: Unclassified.Name, Severity: Breaking, Version: n.Version,
+			Check: Unclassified.Name, Impact: Breaking, Version: n.Version,
 			Path: n.Path.Child(key).String(), Old: render(ov, oldOK), New: render(nv, newOK),
 			Message: "no check classifies this schema change: review it by hand, then waive it or report the missing check",
 		})

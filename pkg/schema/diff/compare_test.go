@@ -61,7 +61,7 @@ func withSpec(t *testing.T, spec string) *apiextensionsv1.CustomResourceDefiniti
 func summary(changes []Change) []string {
 	out := make([]string, len(changes))
 	for i, c := range changes {
-		out[i] = strings.Join([]string{string(c.Severity), c.Check, c.Version, c.Path, c.Values()}, " ")
+		out[i] = strings.Join([]string{string(c.Impact), c.Check, c.Version, c.Path, c.Values()}, " ")
 	}
 	return out
 }

@@ -139,11 +139,11 @@ type Decision struct {
 
 // Decide applies c (nil: the defaults) to ch as of now.
 func (c *Config) Decide(ch Change, now time.Time) Decision {
-	d := Decision{Enforcement: defaultEnforcement(ch.Severity)}
+	d := Decision{Enforcement: defaultEnforcement(ch.Impact)}
 	if c == nil {
 		return d
 	}
-	if ch.Severity != Info {
+	if ch.Impact != Info {
 		if ch.Check == enumValueAdded.Name && c.EnumValueAdded != "" {
 			d.Enforcement = c.EnumValueAdded
 		}
@@ -166,7 +166,7 @@ func (c *Config) Decide(ch Change, now time.Time) Decision {
 	return d
 }
 
-func defaultEnforcement(s Severity) v1alpha1.Enforcement {
+func defaultEnforcement(s Impact) v1alpha1.Enforcement {
 	switch s {
 	case Breaking:
 		return v1alpha1.Deny

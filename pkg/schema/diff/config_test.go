@@ -71,14 +71,14 @@ waivers:
 		ch   Change
 		want Decision
 	}{
-		{"default breaking", Change{Check: "field-removed", Severity: Breaking, CRD: "widgets.example.com", Path: "spec.x"}, Decision{Enforcement: v1alpha1.Deny}},
-		{"configured", Change{Check: "type-changed", Severity: Breaking}, Decision{Enforcement: v1alpha1.Warn}},
-		{"Error spells Deny", Change{Check: "version-removed", Severity: Warning}, Decision{Enforcement: v1alpha1.Deny}},
-		{"info stays audit", Change{Check: "description-changed", Severity: Info}, Decision{Enforcement: v1alpha1.Audit}},
-		{"enum policy", Change{Check: "enum-value-added", Severity: Warning}, Decision{Enforcement: v1alpha1.Audit}},
-		{"waived", Change{Check: "field-removed", Severity: Breaking, CRD: "widgets.example.com", Path: legacy}, Decision{Enforcement: v1alpha1.Audit, Waiver: &c.Waivers[0]}},
-		{"waiver for another CRD", Change{Check: "field-removed", Severity: Breaking, CRD: "gadgets.example.com", Path: legacy}, Decision{Enforcement: v1alpha1.Deny}},
-		{"expired waiver", Change{Check: "pattern-changed", Severity: Breaking, Path: "spec.a"}, Decision{Enforcement: v1alpha1.Deny, Waiver: &c.Waivers[1], Expired: true}},
+		{"default breaking", Change{Check: "field-removed", Impact: Breaking, CRD: "widgets.example.com", Path: "spec.x"}, Decision{Enforcement: v1alpha1.Deny}},
+		{"configured", Change{Check: "type-changed", Impact: Breaking}, Decision{Enforcement: v1alpha1.Warn}},
+		{"Error spells Deny", Change{Check: "version-removed", Impact: Warning}, Decision{Enforcement: v1alpha1.Deny}},
+		{"info stays audit", Change{Check: "description-changed", Impact: Info}, Decision{Enforcement: v1alpha1.Audit}},
+		{"enum policy", Change{Check: "enum-value-added", Impact: Warning}, Decision{Enforcement: v1alpha1.Audit}},
+		{"waived", Change{Check: "field-removed", Impact: Breaking, CRD: "widgets.example.com", Path: legacy}, Decision{Enforcement: v1alpha1.Audit, Waiver: &c.Waivers[0]}},
+		{"waiver for another CRD", Change{Check: "field-removed", Impact: Breaking, CRD: "gadgets.example.com", Path: legacy}, Decision{Enforcement: v1alpha1.Deny}},
+		{"expired waiver", Change{Check: "pattern-changed", Impact: Breaking, Path: "spec.a"}, Decision{Enforcement: v1alpha1.Deny, Waiver: &c.Waivers[1], Expired: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,11 +89,11 @@ waivers:
 	}
 	// The expiry day itself is still covered.
 	last := time.Date(2026, 1, 31, 23, 59, 0, 0, time.UTC)
-	if d := c.Decide(Change{Check: "pattern-changed", Severity: Breaking, Path: "x"}, last); d.Expired || d.Enforcement != v1alpha1.Audit {
+	if d := c.Decide(Change{Check: "pattern-changed", Impact: Breaking, Path: "x"}, last); d.Expired || d.Enforcement != v1alpha1.Audit {
 		t.Errorf("on its last day the waiver applies: %+v", d)
 	}
 	var none *Config
-	if d := none.Decide(Change{Severity: Warning}, now); d.Enforcement != v1alpha1.Warn {
+	if d := none.Decide(Change{Impact: Warning}, now); d.Enforcement != v1alpha1.Warn {
 		t.Errorf("nil config: %+v", d)
 	}
 }

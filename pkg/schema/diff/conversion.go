@@ -11,12 +11,12 @@ var conversionChanged = Check{
 		if reflect.DeepEqual(o, n) {
 			return nil
 		}
-		ch := Change{Severity: Warning, Path: "spec.conversion", Old: render(o, o != nil), New: render(n, n != nil),
+		ch := Change{Impact: Warning, Path: "spec.conversion", Old: render(o, o != nil), New: render(n, n != nil),
 			Message: "reads of every version other than the stored one go through the new conversion: check that it is deployed and round-trips"}
 		if o != nil && n != nil && o.Strategy != n.Strategy {
 			ch.Path = "spec.conversion.strategy"
 			ch.Old, ch.New = string(o.Strategy), string(n.Strategy)
-			ch.Severity = Breaking
+			ch.Impact = Breaking
 			ch.Message = "objects of every non-storage version are now converted differently; clients may read different data"
 		}
 		return []Change{ch}

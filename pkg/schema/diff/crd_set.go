@@ -59,10 +59,10 @@ func MatchCRDs(old, new []*apiextensionsv1.CustomResourceDefinition) []Pair {
 func (p Pair) Compare() ([]Change, error) {
 	switch {
 	case p.New == nil:
-		return []Change{{Check: CRDRemoved.Name, Severity: Breaking, CRD: p.Name, Path: "metadata.name", Old: p.Name,
+		return []Change{{Check: CRDRemoved.Name, Impact: Breaking, CRD: p.Name, Path: "metadata.name", Old: p.Name,
 			Message: "applying the new set does not delete the CRD, but whatever prunes it deletes every stored object of its kind"}}, nil
 	case p.Old == nil:
-		return []Change{{Check: CRDAdded.Name, Severity: Info, CRD: p.Name, Path: "metadata.name", New: p.Name,
+		return []Change{{Check: CRDAdded.Name, Impact: Info, CRD: p.Name, Path: "metadata.name", New: p.Name,
 			Message: "a new CRD; nothing existing is affected"}}, nil
 	}
 	return Compare(p.Old, p.New)

@@ -12,13 +12,13 @@ var defaultChanged = Check{
 		ch := Change{Path: n.Path.Child("default").String(), Old: o, New: nw}
 		switch {
 		case o == "":
-			ch.Severity = Warning
+			ch.Impact = Warning
 			ch.Message = "objects without the field get the default when next read or written: controllers see a value they did not before"
 		case nw == "":
-			ch.Severity = Warning
+			ch.Impact = Warning
 			ch.Message = "new objects no longer get a value; stored ones keep the old default"
 		default:
-			ch.Severity = Breaking
+			ch.Impact = Breaking
 			ch.Message = "objects that relied on the old default change meaning: new and rewritten objects get the new value"
 		}
 		return []Change{ch}

@@ -10,13 +10,13 @@ var deprecationChanged = Check{
 		var out []Change
 		for _, v := range p.CommonVersions() {
 			if v.Old.Deprecated != v.New.Deprecated {
-				out = append(out, Change{Severity: Info, Version: v.Name, Path: v.Path.Child("deprecated").String(),
+				out = append(out, Change{Impact: Info, Version: v.Name, Path: v.Path.Child("deprecated").String(),
 					Old: strconv.FormatBool(v.Old.Deprecated), New: strconv.FormatBool(v.New.Deprecated),
 					Message: "clients of this version get (or stop getting) a deprecation warning on every request"})
 			}
 			o, n := v.Old.DeprecationWarning, v.New.DeprecationWarning
 			if (o == nil) != (n == nil) || (o != nil && *o != *n) {
-				out = append(out, Change{Severity: Info, Version: v.Name, Path: v.Path.Child("deprecationWarning").String(),
+				out = append(out, Change{Impact: Info, Version: v.Name, Path: v.Path.Child("deprecationWarning").String(),
 					Old: deref(o), New: deref(n), Message: "clients see a different deprecation warning"})
 			}
 		}

@@ -12,7 +12,7 @@ var descriptionChanged = Check{
 		add := func(keyword, old, new string) {
 			if old != new {
 				// Descriptions run to pages: an excerpt says which one changed.
-				out = append(out, Change{Severity: Info, Path: n.Path.Child(keyword).String(), Old: oneLine(old, descriptionRunes), New: oneLine(new, descriptionRunes),
+				out = append(out, Change{Impact: Info, Path: n.Path.Child(keyword).String(), Old: oneLine(old, descriptionRunes), New: oneLine(new, descriptionRunes),
 					Message: "documentation only (kubectl explain)"})
 			}
 		}

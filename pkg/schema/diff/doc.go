@@ -4,8 +4,8 @@
 //
 // It follows crdify's shape: one check per file, an explicit registry
 // (registry.go) that panics on a duplicate name, checks that only report a
-// severity (never whether the run fails: that is Config's job), and a final
-// catch-all, "unclassified", that reports every difference no check
+// change's impact (never whether the run fails: that is Config's job), and
+// a final catch-all, "unclassified", that reports every difference no check
 // explained. Checks claim the fields they explain (Check.Claims); the runner
 // walks both CRDs generically and reports any differing field nobody claimed,
 // so a new CRD field or an overlooked schema keyword fails closed instead of

@@ -11,7 +11,7 @@ var embeddedResourceChanged = Check{
 		// Both directions break: on, the value must now carry apiVersion,
 		// kind and valid metadata; off, its metadata is pruned as unknown
 		// unless declared.
-		ch := Change{Severity: Breaking, Path: n.Path.Child("x-kubernetes-embedded-resource").String(), Old: boolText(n.Old.XEmbeddedResource), New: boolText(n.New.XEmbeddedResource),
+		ch := Change{Impact: Breaking, Path: n.Path.Child("x-kubernetes-embedded-resource").String(), Old: boolText(n.Old.XEmbeddedResource), New: boolText(n.New.XEmbeddedResource),
 			Message: "stored values without apiVersion, kind and valid metadata are rejected on their next update"}
 		if !n.New.XEmbeddedResource {
 			ch.Message = "apiVersion, kind and metadata of the embedded object are no longer implied: undeclared ones are pruned on the next write"

@@ -16,14 +16,14 @@ var enumValueAdded = Check{
 		old := enumSet(n.Old)
 		for _, v := range enumValues(n.New) {
 			if !old[v] {
-				out = append(out, Change{Severity: Warning, Path: n.Path.Child("enum").String(), New: v,
+				out = append(out, Change{Impact: Warning, Path: n.Path.Child("enum").String(), New: v,
 					Message: "clients and controllers written against the old values may not handle the new one"})
 			}
 		}
 		if len(out) == 0 && !slices.Equal(enumValues(n.Old), enumValues(n.New)) && len(enumSet(n.Old)) == len(enumSet(n.New)) {
 			// Same values, another order or repeats: nothing changes, but
 			// every difference is reported.
-			out = append(out, Change{Severity: Info, Path: n.Path.Child("enum").String(), Old: render(enumValues(n.Old), true), New: render(enumValues(n.New), true),
+			out = append(out, Change{Impact: Info, Path: n.Path.Child("enum").String(), Old: render(enumValues(n.Old), true), New: render(enumValues(n.New), true),
 				Message: "the same values in a different order"})
 		}
 		return out

@@ -12,7 +12,7 @@ var enumValueRemoved = Check{
 		allowed := enumSet(n.New)
 		for _, v := range enumValues(n.Old) {
 			if !allowed[v] {
-				out = append(out, Change{Severity: Breaking, Path: n.Path.Child("enum").String(), Old: v,
+				out = append(out, Change{Impact: Breaking, Path: n.Path.Child("enum").String(), Old: v,
 					Message: "objects holding this value are rejected on their next update unless it is left unchanged (ratcheting)"})
 			}
 		}

@@ -10,7 +10,7 @@ var fieldAdded = Check{
 				continue
 			}
 			s := n.New.Properties[name]
-			out = append(out, Change{Severity: Info, Path: propertyPath(n.Path, name).String(), New: typeName(&s),
+			out = append(out, Change{Impact: Info, Path: propertyPath(n.Path, name).String(), New: typeName(&s),
 				Message: "a new optional field; values clients sent for it before were pruned, now they are kept"})
 		}
 		return out

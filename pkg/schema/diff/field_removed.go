@@ -12,12 +12,12 @@ var fieldRemoved = Check{
 				continue
 			}
 			old := n.Old.Properties[name]
-			ch := Change{Severity: Breaking, Path: propertyPath(n.Path, name).String(), Old: typeName(&old),
+			ch := Change{Impact: Breaking, Path: propertyPath(n.Path, name).String(), Old: typeName(&old),
 				Message: "the API server prunes it from stored objects on their next write, and clients setting it lose it silently"}
 			// A parent that keeps unknown fields still stores the value;
 			// it is only no longer validated.
 			if n.New.XPreserveUnknownFields != nil && *n.New.XPreserveUnknownFields {
-				ch.Severity = Warning
+				ch.Impact = Warning
 				ch.Message = "no longer validated, but still stored: the parent keeps unknown fields"
 			}
 			out = append(out, ch)

@@ -8,10 +8,10 @@ var intOrStringChanged = Check{
 		if n.Old.XIntOrString == n.New.XIntOrString {
 			return nil
 		}
-		ch := Change{Severity: Info, Path: n.Path.Child("x-kubernetes-int-or-string").String(), Old: boolText(n.Old.XIntOrString), New: boolText(n.New.XIntOrString),
+		ch := Change{Impact: Info, Path: n.Path.Child("x-kubernetes-int-or-string").String(), Old: boolText(n.Old.XIntOrString), New: boolText(n.New.XIntOrString),
 			Message: "both integers and strings are accepted now; typed clients must decode either"}
 		if !n.New.XIntOrString {
-			ch.Severity = Breaking
+			ch.Impact = Breaking
 			ch.Message = "stored values of the type no longer accepted are rejected on their next update, and typed clients fail to decode them"
 		}
 		return []Change{ch}

@@ -38,10 +38,10 @@ func compareBounds(n *Node, upper bool, bounds []bound) []Change {
 			continue
 		}
 		tighter := newOK && (!oldOK || (upper && nv < ov) || (!upper && nv > ov))
-		ch := Change{Severity: Info, Path: n.Path.Child(b.keyword).String(), Old: os, New: ns,
+		ch := Change{Impact: Info, Path: n.Path.Child(b.keyword).String(), Old: os, New: ns,
 			Message: "the limit is looser: everything valid before stays valid"}
 		if tighter {
-			ch.Severity = Breaking
+			ch.Impact = Breaking
 			ch.Message = "stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)"
 		}
 		out = append(out, ch)
@@ -56,10 +56,10 @@ func compareExclusive(n *Node, keyword string, get func(*apiextensionsv1.JSONSch
 	if o == nw {
 		return nil
 	}
-	ch := Change{Severity: Info, Path: n.Path.Child(keyword).String(), Old: boolText(o), New: boolText(nw),
+	ch := Change{Impact: Info, Path: n.Path.Child(keyword).String(), Old: boolText(o), New: boolText(nw),
 		Message: "the bound itself is now allowed"}
 	if nw {
-		ch.Severity = Breaking
+		ch.Impact = Breaking
 		ch.Message = "stored values equal to the bound are rejected on their next update unless left unchanged (ratcheting)"
 	}
 	return []Change{ch}

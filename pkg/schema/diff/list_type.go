@@ -15,23 +15,23 @@ var listTypeChanged = Check{
 		// of behaviour, but it is still reported.
 		oldType, newType := deref(n.Old.XListType), deref(n.New.XListType)
 		if oldType != newType {
-			ch := Change{Severity: Breaking, Path: n.Path.Child("x-kubernetes-list-type").String(), Old: oldType, New: newType,
+			ch := Change{Impact: Breaking, Path: n.Path.Child("x-kubernetes-list-type").String(), Old: oldType, New: newType,
 				Message: "server-side apply merges the list differently, and set or map lists reject stored duplicates on their next update"}
 			if orAtomic(oldType) == orAtomic(newType) {
-				ch.Severity, ch.Message = Info, "atomic either way: no change of behaviour"
+				ch.Impact, ch.Message = Info, "atomic either way: no change of behaviour"
 			} else if newType == "atomic" || newType == "" {
 				ch.Message = "server-side apply now replaces the whole list: managers that co-own items overwrite each other"
 			}
 			out = append(out, ch)
 		}
 		if !slices.Equal(n.Old.XListMapKeys, n.New.XListMapKeys) {
-			out = append(out, Change{Severity: Breaking, Path: n.Path.Child("x-kubernetes-list-map-keys").String(),
+			out = append(out, Change{Impact: Breaking, Path: n.Path.Child("x-kubernetes-list-map-keys").String(),
 				Old: strings.Join(n.Old.XListMapKeys, ","), New: strings.Join(n.New.XListMapKeys, ","),
 				Message: "items are identified by other keys: stored lists with duplicate keys are rejected and server-side apply merges differently"})
 		}
 		oldMap, newMap := deref(n.Old.XMapType), deref(n.New.XMapType)
 		if oldMap != newMap {
-			out = append(out, Change{Severity: Breaking, Path: n.Path.Child("x-kubernetes-map-type").String(), Old: oldMap, New: newMap,
+			out = append(out, Change{Impact: Breaking, Path: n.Path.Child("x-kubernetes-map-type").String(), Old: oldMap, New: newMap,
 				Message: "server-side apply merges the map differently: field managers may overwrite each other"})
 		}
 		return out

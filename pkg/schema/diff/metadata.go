@@ -25,7 +25,7 @@ var metadataChanged = Check{
 				if oldOK == newOK && reflect.DeepEqual(o, n) {
 					continue
 				}
-				out = append(out, Change{Severity: Info, Path: "metadata." + f.name + "[" + k + "]", Old: o, New: n,
+				out = append(out, Change{Impact: Info, Path: "metadata." + f.name + "[" + k + "]", Old: o, New: n,
 					Message: "metadata only: no effect on objects, but selectors and tools reading it may see a difference"})
 			}
 		}

@@ -19,7 +19,7 @@ var namesChanged = Check{
 			{"singular", o.Singular, n.Singular, "kubectl commands using the old singular name break"},
 		} {
 			if f.old != f.new {
-				out = append(out, Change{Severity: Breaking, Path: names.Child(f.name).String(), Old: f.old, New: f.new, Message: f.consequence})
+				out = append(out, Change{Impact: Breaking, Path: names.Child(f.name).String(), Old: f.old, New: f.new, Message: f.consequence})
 			}
 		}
 		return out

@@ -8,10 +8,10 @@ var nullableChanged = Check{
 		if n.Old.Nullable == n.New.Nullable {
 			return nil
 		}
-		ch := Change{Severity: Info, Path: n.Path.Child("nullable").String(), Old: boolText(n.Old.Nullable), New: boolText(n.New.Nullable),
+		ch := Change{Impact: Info, Path: n.Path.Child("nullable").String(), Old: boolText(n.Old.Nullable), New: boolText(n.New.Nullable),
 			Message: "null is now accepted and stored; clients reading the field must handle it"}
 		if !n.New.Nullable {
-			ch.Severity = Breaking
+			ch.Impact = Breaking
 			ch.Message = "null is no longer stored: the server prunes it (or applies the default), and clients sending null lose the distinction"
 		}
 		return []Change{ch}

@@ -16,9 +16,9 @@ func compareConstraint(n *Node, keyword, old, new, consequence string) []Change 
 	if old == new {
 		return nil
 	}
-	ch := Change{Severity: Breaking, Path: n.Path.Child(keyword).String(), Old: old, New: new, Message: consequence}
+	ch := Change{Impact: Breaking, Path: n.Path.Child(keyword).String(), Old: old, New: new, Message: consequence}
 	if new == "" {
-		ch.Severity = Info
+		ch.Impact = Info
 		ch.Message = "the constraint is gone: everything valid before stays valid"
 	}
 	return []Change{ch}

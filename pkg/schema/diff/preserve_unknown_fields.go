@@ -8,16 +8,16 @@ var preserveUnknownFieldsChanged = Check{
 		o, nw := n.Old.XPreserveUnknownFields != nil && *n.Old.XPreserveUnknownFields, n.New.XPreserveUnknownFields != nil && *n.New.XPreserveUnknownFields
 		if o == nw {
 			if (n.Old.XPreserveUnknownFields == nil) != (n.New.XPreserveUnknownFields == nil) {
-				return []Change{{Severity: Info, Path: n.Path.Child("x-kubernetes-preserve-unknown-fields").String(),
+				return []Change{{Impact: Info, Path: n.Path.Child("x-kubernetes-preserve-unknown-fields").String(),
 					Old: render(n.Old.XPreserveUnknownFields, n.Old.XPreserveUnknownFields != nil), New: render(n.New.XPreserveUnknownFields, n.New.XPreserveUnknownFields != nil),
 					Message: "false either way: no change of behaviour"}}
 			}
 			return nil
 		}
-		ch := Change{Severity: Info, Path: n.Path.Child("x-kubernetes-preserve-unknown-fields").String(), Old: boolText(o), New: boolText(nw),
+		ch := Change{Impact: Info, Path: n.Path.Child("x-kubernetes-preserve-unknown-fields").String(), Old: boolText(o), New: boolText(nw),
 			Message: "fields the schema does not declare are now kept instead of pruned"}
 		if !nw {
-			ch.Severity = Breaking
+			ch.Impact = Breaking
 			ch.Message = "stored data in fields the schema does not declare is pruned on the next write of each object"
 		}
 		return []Change{ch}

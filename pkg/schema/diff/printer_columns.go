@@ -13,7 +13,7 @@ var printerColumnsChanged = Check{
 			if reflect.DeepEqual(o, n) {
 				continue
 			}
-			out = append(out, Change{Severity: Info, Version: v.Name, Path: v.Path.Child("additionalPrinterColumns").String(),
+			out = append(out, Change{Impact: Info, Version: v.Name, Path: v.Path.Child("additionalPrinterColumns").String(),
 				Old: render(o, o != nil), New: render(n, n != nil),
 				Message: "`kubectl get` shows different columns; scripts parsing its table output may break"})
 		}

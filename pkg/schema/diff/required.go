@@ -11,11 +11,11 @@ var requiredChanged = Check{
 		path := n.Path.Child("required").String()
 		for _, name := range n.New.Required {
 			if !slices.Contains(n.Old.Required, name) {
-				ch := Change{Severity: Breaking, Path: path, New: name,
+				ch := Change{Impact: Breaking, Path: path, New: name,
 					Message: "objects without it are rejected on their next update and creates that omit it fail"}
 				if s, ok := n.New.Properties[name]; ok && s.Default != nil {
 					// The server fills the default before validating.
-					ch.Severity = Info
+					ch.Impact = Info
 					ch.Message = "required but defaulted: objects without it get the default"
 				}
 				out = append(out, ch)
@@ -23,12 +23,12 @@ var requiredChanged = Check{
 		}
 		for _, name := range n.Old.Required {
 			if !slices.Contains(n.New.Required, name) {
-				out = append(out, Change{Severity: Info, Path: path, Old: name,
+				out = append(out, Change{Impact: Info, Path: path, Old: name,
 					Message: "now optional: clients reading it must handle its absence"})
 			}
 		}
 		if len(out) == 0 && !slices.Equal(n.Old.Required, n.New.Required) {
-			out = append(out, Change{Severity: Info, Path: path, Old: render(n.Old.Required, true), New: render(n.New.Required, true),
+			out = append(out, Change{Impact: Info, Path: path, Old: render(n.Old.Required, true), New: render(n.New.Required, true),
 				Message: "the same fields in a different order"})
 		}
 		return out

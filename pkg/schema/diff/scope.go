@@ -11,7 +11,7 @@ var scopeChanged = Check{
 		// The server forbids the change outright; were it allowed, every
 		// stored object's key would no longer match its scope.
 		return []Change{{
-			Severity: Breaking, Path: "spec.scope",
+			Impact: Breaking, Path: "spec.scope",
 			Old: string(p.Old.Spec.Scope), New: string(p.New.Spec.Scope),
 			Message: "kube-apiserver rejects a scope change of an existing CRD; stored objects would be unreachable at their old URLs",
 		}}

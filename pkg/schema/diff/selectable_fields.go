@@ -22,18 +22,18 @@ var selectableFieldsChanged = Check{
 			path := v.Path.Child("selectableFields").String()
 			for _, f := range oldPaths {
 				if !slices.Contains(newPaths, f) {
-					out = append(out, Change{Severity: Breaking, Version: v.Name, Path: path, Old: f,
+					out = append(out, Change{Impact: Breaking, Version: v.Name, Path: path, Old: f,
 						Message: "list and watch requests selecting on this field now fail"})
 				}
 			}
 			for _, f := range newPaths {
 				if !slices.Contains(oldPaths, f) {
-					out = append(out, Change{Severity: Info, Version: v.Name, Path: path, New: f,
+					out = append(out, Change{Impact: Info, Version: v.Name, Path: path, New: f,
 						Message: "clients can now select on this field"})
 				}
 			}
 			if len(out) == 0 { // only the order changed
-				out = append(out, Change{Severity: Info, Version: v.Name, Path: path, Old: render(oldPaths, true), New: render(newPaths, true),
+				out = append(out, Change{Impact: Info, Version: v.Name, Path: path, Old: render(oldPaths, true), New: render(newPaths, true),
 					Message: "the same fields in a different order"})
 			}
 		}

@@ -33,9 +33,9 @@ var servedVersionsDiverge = Check{
 		// A conversion webhook can carry a field across versions (the
 		// Kubernetes convention is an annotation), which None cannot: the
 		// divergence is then the webhook's to handle, not certain loss.
-		severity := Breaking
+		impact := Breaking
 		if c := p.New.Spec.Conversion; c != nil && c.Strategy == apiextensionsv1.WebhookConverter {
-			severity = Warning
+			impact = Warning
 		}
 		var out []Change
 		for i := range p.New.Spec.Versions {
@@ -57,7 +57,7 @@ var servedVersionsDiverge = Check{
 				if before[d.key()] {
 					continue
 				}
-				out = append(out, divergenceChange(p, d, severity, storage, si, v.Name, i))
+				out = append(out, divergenceChange(p, d, impact, storage, si, v.Name, i))
 			}
 		}
 		return out
@@ -150,7 +150,7 @@ func clone(steps []schemaStep) []schemaStep {
 	return append([]schemaStep(nil), steps...)
 }
 
-func divergenceChange(p *CRDPair, d divergence, severity Severity, storage string, storageIndex int, other string, otherIndex int) Change {
+func divergenceChange(p *CRDPair, d divergence, impact Impact, storage string, storageIndex int, other string, otherIndex int) Change {
 	// The path is the field's in the version that has it, and Version that
 	// version's, as for every change: the path's version index and Version
 	// name the same version.
@@ -159,7 +159,7 @@ func divergenceChange(p *CRDPair, d divergence, severity Severity, storage strin
 		version, has, lacks, index = storage, storage+" (storage)", other, storageIndex
 	}
 	ch := Change{
-		Severity: severity, Version: version,
+		Impact: impact, Version: version,
 		Path: d.fieldPath(versionsPath.Index(index).Child("schema", "openAPIV3Schema")).String(),
 		New:  "in " + has + ", not in " + lacks,
 	}
@@ -173,7 +173,7 @@ func divergenceChange(p *CRDPair, d divergence, severity Severity, storage strin
 	} else {
 		ch.Message = "values set through " + other + " are lost: the storage version " + storage + " does not declare this field and stored objects are pruned to its schema"
 	}
-	if severity != Breaking {
+	if impact != Breaking {
 		ch.Message += ", unless the conversion webhook carries it across"
 	}
 	return ch

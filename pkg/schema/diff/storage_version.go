@@ -15,7 +15,7 @@ var storageVersionMoved = Check{
 		// until a storage migration runs, etcd holds both, and the old one
 		// stays in status.storedVersions.
 		return []Change{{
-			Severity: Warning, Version: newStorage, Path: p.VersionPath(newStorage).Child("storage").String(),
+			Impact: Warning, Version: newStorage, Path: p.VersionPath(newStorage).Child("storage").String(),
 			Old: oldStorage, New: newStorage,
 			Message: "stored objects stay in the old version until rewritten: migrate them before removing it from status.storedVersions",
 		}}

@@ -18,7 +18,7 @@ var storedVersionRemoved = Check{
 				continue
 			}
 			out = append(out, Change{
-				Severity: Breaking, Version: name, Path: "status.storedVersions",
+				Impact: Breaking, Version: name, Path: "status.storedVersions",
 				Old:     strings.Join(p.Old.Status.StoredVersions, ","),
 				Message: "kube-apiserver rejects the update: objects may still be stored as " + name + "; migrate them and trim status.storedVersions first",
 			})

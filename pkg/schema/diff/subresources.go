@@ -24,21 +24,21 @@ var subresourcesChanged = Check{
 			}
 			switch {
 			case oldStatus && !newStatus:
-				out = append(out, Change{Severity: Breaking, Version: v.Name, Path: path.Child("status").String(), Old: "{}",
+				out = append(out, Change{Impact: Breaking, Version: v.Name, Path: path.Child("status").String(), Old: "{}",
 					Message: "controllers writing /status get 404, and status becomes writable through the main resource"})
 			case !oldStatus && newStatus:
-				out = append(out, Change{Severity: Warning, Version: v.Name, Path: path.Child("status").String(), New: "{}",
+				out = append(out, Change{Impact: Warning, Version: v.Name, Path: path.Child("status").String(), New: "{}",
 					Message: "status is now ignored on writes to the main resource: controllers must write it through /status"})
 			}
 			switch {
 			case oldScale != nil && newScale == nil:
-				out = append(out, Change{Severity: Breaking, Version: v.Name, Path: path.Child("scale").String(), Old: render(oldScale, true),
+				out = append(out, Change{Impact: Breaking, Version: v.Name, Path: path.Child("scale").String(), Old: render(oldScale, true),
 					Message: "kubectl scale and HorizontalPodAutoscalers targeting this kind stop working"})
 			case oldScale == nil && newScale != nil:
-				out = append(out, Change{Severity: Info, Version: v.Name, Path: path.Child("scale").String(), New: render(newScale, true),
+				out = append(out, Change{Impact: Info, Version: v.Name, Path: path.Child("scale").String(), New: render(newScale, true),
 					Message: "the kind can now be scaled"})
 			case oldScale != nil && !reflect.DeepEqual(oldScale, newScale):
-				out = append(out, Change{Severity: Breaking, Version: v.Name, Path: path.Child("scale").String(), Old: render(oldScale, true), New: render(newScale, true),
+				out = append(out, Change{Impact: Breaking, Version: v.Name, Path: path.Child("scale").String(), Old: render(oldScale, true), New: render(newScale, true),
 					Message: "autoscalers and kubectl scale read and write different fields than before"})
 			}
 		}

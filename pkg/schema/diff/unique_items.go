@@ -8,10 +8,10 @@ var uniqueItemsChanged = Check{
 		if n.Old.UniqueItems == n.New.UniqueItems {
 			return nil
 		}
-		ch := Change{Severity: Info, Path: n.Path.Child("uniqueItems").String(), Old: boolText(n.Old.UniqueItems), New: boolText(n.New.UniqueItems),
+		ch := Change{Impact: Info, Path: n.Path.Child("uniqueItems").String(), Old: boolText(n.Old.UniqueItems), New: boolText(n.New.UniqueItems),
 			Message: "duplicates are now allowed"}
 		if n.New.UniqueItems {
-			ch.Severity = Breaking
+			ch.Impact = Breaking
 			ch.Message = "stored lists with duplicates are rejected on their next update"
 		}
 		return []Change{ch}

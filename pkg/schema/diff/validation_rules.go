@@ -31,23 +31,23 @@ var validationRulesChanged = Check{
 		// A removed and an added rule at the same rank read as one rule
 		// rewritten, which is how authors edit them.
 		for len(removed) > 0 && len(added) > 0 {
-			out = append(out, Change{Severity: Breaking, Path: rulePath(path, newRules, added[0]), Old: removed[0].Rule, New: added[0].Rule,
+			out = append(out, Change{Impact: Breaking, Path: rulePath(path, newRules, added[0]), Old: removed[0].Rule, New: added[0].Rule,
 				Message: "the rule changed: stored objects it now rejects fail their next update (unless the rule ratchets on unchanged values)"})
 			removed, added = removed[1:], added[1:]
 		}
 		for _, r := range added {
-			out = append(out, Change{Severity: Breaking, Path: rulePath(path, newRules, r), New: r.Rule,
+			out = append(out, Change{Impact: Breaking, Path: rulePath(path, newRules, r), New: r.Rule,
 				Message: "a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)"})
 		}
 		for _, r := range removed {
-			out = append(out, Change{Severity: Info, Path: path.String(), Old: r.Rule,
+			out = append(out, Change{Impact: Info, Path: path.String(), Old: r.Rule,
 				Message: "the rule no longer applies: values it rejected are now accepted"})
 		}
 		// Same rules, other messages, reasons or field paths.
 		for _, r := range newRules {
 			i := slices.IndexFunc(oldRules, sameRule(r))
 			if i >= 0 && render(oldRules[i], true) != render(r, true) {
-				out = append(out, Change{Severity: Info, Path: rulePath(path, newRules, r), Old: render(oldRules[i], true), New: render(r, true),
+				out = append(out, Change{Impact: Info, Path: rulePath(path, newRules, r), Old: render(oldRules[i], true), New: render(r, true),
 					Message: "the same rule reports differently (message, reason or field path)"})
 			}
 		}

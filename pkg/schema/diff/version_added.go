@@ -9,7 +9,7 @@ var versionAdded = Check{
 		for _, v := range p.New.Spec.Versions {
 			if ov, _ := p.OldVersion(v.Name); ov == nil {
 				out = append(out, Change{
-					Severity: Info, Version: v.Name, Path: p.VersionPath(v.Name).String(),
+					Impact: Info, Version: v.Name, Path: p.VersionPath(v.Name).String(),
 					New:     v.Name,
 					Message: "a new version is available; existing clients are unaffected",
 				})

@@ -9,7 +9,7 @@ var versionRemoved = Check{
 		for _, v := range p.Old.Spec.Versions {
 			if nv, _ := p.NewVersion(v.Name); nv == nil {
 				out = append(out, Change{
-					Severity: Breaking, Version: v.Name, Path: p.VersionPath(v.Name).String(),
+					Impact: Breaking, Version: v.Name, Path: p.VersionPath(v.Name).String(),
 					Old:     v.Name,
 					Message: "clients using this version get 404 and manifests naming it fail to apply",
 				})

@@ -13,12 +13,12 @@ var versionUnserved = Check{
 				continue
 			}
 			ch := Change{
-				Severity: Info, Version: v.Name, Path: v.Path.Child("served").String(),
+				Impact: Info, Version: v.Name, Path: v.Path.Child("served").String(),
 				Old: strconv.FormatBool(v.Old.Served), New: strconv.FormatBool(v.New.Served),
 				Message: "the version is served again",
 			}
 			if !v.New.Served {
-				ch.Severity = Breaking
+				ch.Impact = Breaking
 				ch.Message = "clients using this version get 404 although its objects still exist"
 			}
 			out = append(out, ch)
