@@ -47,7 +47,7 @@ generate: ## Regenerate the GuardPolicy code and CRD, and their copies in the ch
 # internal/ and cmd/ may import.
 .PHONY: lint
 lint: ## Run golangci-lint on the tree (built into bin/ the first time).
-	GL="$$($(TOOLS) golangci-lint)" && $$GL run ./...
+	GL="$$($(TOOLS) golangci-lint)" && $$GL run --allow-parallel-runners ./...
 
 .PHONY: lint-api
 lint-api: generate ## Lint the GuardPolicy Go types against their CRD; warnings fail too.
