@@ -16,10 +16,10 @@ COPY . .
 # --version and its start log); without it they report "(devel)".
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags "-s -w -X github.com/crdguard/crdguard/cmd/crdguard/app.version=${VERSION}" \
+    go build -trimpath -ldflags "-s -w -X github.com/crdguard/crdguard/internal/version.version=${VERSION}" \
       -o /out/crdguard ./cmd/crdguard && \
     CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags "-s -w -X github.com/crdguard/crdguard/cmd/webhook/app.version=${VERSION}" \
+    go build -trimpath -ldflags "-s -w -X github.com/crdguard/crdguard/internal/version.version=${VERSION}" \
       -o /out/crdguard-webhook ./cmd/webhook
 
 FROM gcr.io/distroless/static-debian12:nonroot

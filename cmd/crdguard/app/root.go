@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/crdguard/crdguard/internal/version"
 	"github.com/crdguard/crdguard/pkg/report"
 )
 
@@ -93,7 +94,7 @@ func (r *reportOptions) addReportFlags(f *pflag.FlagSet, quietUsage string) {
 // writeReport prints rep as command's output; failing to write it is an
 // internal error.
 func (r *reportOptions) writeReport(streams Streams, command string, rep report.Report) error {
-	if err := report.Write(streams.Out, r.output, rep, report.Options{Quiet: r.quiet, ToolVersion: Version(), Command: command}); err != nil {
+	if err := report.Write(streams.Out, r.output, rep, report.Options{Quiet: r.quiet, ToolVersion: version.Get(), Command: command}); err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	return nil

@@ -2,25 +2,11 @@ package app
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/crdguard/crdguard/internal/version"
 )
-
-// version is set at link time (-ldflags "-X .../app.version=v1.2.3"); a
-// plain `go install` falls back to the module version.
-var version = ""
-
-// Version is crdguard's version.
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "(devel)"
-}
 
 func newVersionCommand(streams Streams) *cobra.Command {
 	return &cobra.Command{
@@ -28,7 +14,7 @@ func newVersionCommand(streams Streams) *cobra.Command {
 		Short: "Print the crdguard version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintln(streams.Out, Version())
+			_, err := fmt.Fprintln(streams.Out, version.Get())
 			return err
 		},
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+
+	"github.com/crdguard/crdguard/internal/version"
 )
 
 // RunFunc runs the server with completed, valid options until ctx is done.
@@ -25,7 +27,7 @@ Without --policies, GuardPolicies (and, without --crds, CRDs) are watched
 from the cluster and applied without a restart; this needs get, list and
 watch on guardpolicies.crdguard.dev and customresourcedefinitions.`,
 		Args:          cobra.NoArgs,
-		Version:       Version(),
+		Version:       version.Get(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {

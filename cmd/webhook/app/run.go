@@ -32,6 +32,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/crdguard/crdguard/internal/version"
 	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
@@ -217,7 +218,7 @@ func Run(ctx context.Context, o *Options) error {
 	}); err != nil {
 		return err
 	}
-	log.Info("Starting", "version", Version(), "port", o.Port, "tlsMinVersion", o.TLSMinVersion, "http2", o.EnableHTTP2)
+	log.Info("Starting", "version", version.Get(), "port", o.Port, "tlsMinVersion", o.TLSMinVersion, "http2", o.EnableHTTP2)
 	return mgr.Start(ctx)
 }
 
