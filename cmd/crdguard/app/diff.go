@@ -127,13 +127,7 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	if err := o.writeReport(streams, "diff", rep); err != nil {
 		return err
 	}
-	switch {
-	case rep.Summary.Errors > 0:
-		return exitCode(ExitUsage)
-	case rep.Summary.Denied > 0:
-		return exitCode(ExitViolations)
-	}
-	return nil
+	return verdictExit(rep)
 }
 
 // locatedCRD is a CRD with the document it was read from, so that every

@@ -100,6 +100,18 @@ func (r *reportOptions) writeReport(streams Streams, command string, rep report.
 	return nil
 }
 
+// verdictExit is the exit code of a validate or diff run: 2 when an input
+// could not be checked, 1 when a finding denies, else 0.
+func verdictExit(rep report.Report) error {
+	switch {
+	case rep.Summary.Errors > 0:
+		return exitCode(ExitUsage)
+	case rep.Summary.Denied > 0:
+		return exitCode(ExitViolations)
+	}
+	return nil
+}
+
 // outputUsage is the help of every command's -o flag.
 func outputUsage() string {
 	names := make([]string, 0, len(report.Formats()))

@@ -176,13 +176,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err := o.writeReport(streams, "validate", rep); err != nil {
 		return err
 	}
-	switch {
-	case rep.Summary.Errors > 0:
-		return exitCode(ExitUsage)
-	case rep.Summary.Denied > 0:
-		return exitCode(ExitViolations)
-	}
-	return nil
+	return verdictExit(rep)
 }
 
 // emptyOrInputError is a loading error as the CLI reports it: a path
