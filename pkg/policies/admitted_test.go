@@ -5,8 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
-	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/golden"
+	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
-	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 )
 
 // runCases runs every case in testdata/<rule>/: a directory with

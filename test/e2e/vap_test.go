@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/internal/vapmessage"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
@@ -149,39 +151,21 @@ func vapParityCases(t *testing.T) []vapParityCase {
 	}
 	var cases []vapParityCase
 	for _, dir := range dirs {
-		c := vapParityCase{name: filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir), operation: v1alpha1.Create, user: vapParityUser}
-		c.policies = readParityPolicies(t, filepath.Join(dir, "policy.yaml"))
-		c.object = readParityObject(t, filepath.Join(dir, "object.yaml"))
-		if c.old = readParityObject(t, filepath.Join(dir, "old.yaml")); c.old != nil {
-			c.operation = v1alpha1.Update
-			if c.object == nil {
-				c.operation = v1alpha1.Delete
-			}
+		gc := goldencase.Read(t, dir)
+		if gc.Unmade {
+			continue // not a request a server can get
 		}
-		if data, err := os.ReadFile(filepath.Join(dir, "request.yaml")); err == nil {
-			var rf struct {
-				Operation       v1alpha1.Operation `json:"operation"`
-				User            string             `json:"user"`
-				Groups          []string           `json:"groups"`
-				Namespace       string             `json:"namespace"`
-				NamespaceLabels map[string]string  `json:"namespaceLabels"`
-			}
-			if err := yaml.UnmarshalStrict(data, &rf); err != nil {
-				t.Fatal(err)
-			}
-			if rf.Operation != "" && rf.Operation != c.operation {
-				continue // an operation the objects do not make (CONNECT-like): not a request a server can get
-			}
-			if rf.User != "" {
-				c.user = rf.User
-			}
-			c.groups, c.nsLabels = rf.Groups, rf.NamespaceLabels
+		c := vapParityCase{
+			name:     filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir),
+			policies: parityPolicies(t, gc.PolicyDocs), operation: gc.Operation, user: cmp.Or(gc.UserInfo.Username, vapParityUser),
+			groups: gc.UserInfo.Groups, nsLabels: gc.NamespaceLabels,
+			object: parityObject(gc.Object), old: parityObject(gc.OldObject),
 		}
 		cases = append(cases, c)
 	}
 	example := filepath.Join(cluster.root, "examples", "mysql")
-	policy := readParityPolicies(t, filepath.Join(example, "policy.yaml"))
-	open := readParityPolicies(t, filepath.Join(example, "policy.yaml"))
+	policy := parityPolicies(t, goldencase.Documents(t, filepath.Join(example, "policy.yaml")))
+	open := parityPolicies(t, goldencase.Documents(t, filepath.Join(example, "policy.yaml")))
 	open[0].Spec.Approvers = nil
 	for _, p := range []struct {
 		suffix   string
@@ -200,24 +184,20 @@ func vapParityCases(t *testing.T) []vapParityCase {
 		}
 		cases = append(cases,
 			vapParityCase{name: "example/update" + p.suffix, policies: p.policies, operation: v1alpha1.Update, user: vapParityUser,
-				old: readParityObject(t, filepath.Join(example, "update", "old.yaml")), object: readParityObject(t, filepath.Join(example, "update", "new.yaml"))},
+				old: parityObject(goldencase.OptionalObject(t, filepath.Join(example, "update", "old.yaml"))), object: parityObject(goldencase.OptionalObject(t, filepath.Join(example, "update", "new.yaml")))},
 			vapParityCase{name: "example/delete" + p.suffix, policies: p.policies, operation: v1alpha1.Delete, user: vapParityUser,
-				old: readParityObject(t, filepath.Join(example, "delete", "ephemeral.yaml"))},
+				old: parityObject(goldencase.OptionalObject(t, filepath.Join(example, "delete", "ephemeral.yaml")))},
 			vapParityCase{name: "example/delete-good" + p.suffix, policies: p.policies, operation: v1alpha1.Delete, user: vapParityUser,
-				old: readParityObject(t, filepath.Join(example, "good.yaml"))},
+				old: parityObject(goldencase.OptionalObject(t, filepath.Join(example, "good.yaml")))},
 		)
 	}
 	return cases
 }
 
-// readParityPolicies reads GuardPolicies and moves their matches to the
+// parityPolicies reads GuardPolicies and moves their matches to the
 // parity group.
-func readParityPolicies(t *testing.T, path string) []*v1alpha1.GuardPolicy {
+func parityPolicies(t *testing.T, docs []manifest.Document) []*v1alpha1.GuardPolicy {
 	t.Helper()
-	docs, err := manifest.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	gps, err := policies.PoliciesFromDocuments(t.Context(), docs, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -238,17 +218,10 @@ func readParityPolicies(t *testing.T, path string) []*v1alpha1.GuardPolicy {
 
 // readParityObject reads one object, if the file exists, and moves it to
 // the parity group.
-func readParityObject(t *testing.T, path string) *unstructured.Unstructured {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		return nil
+func parityObject(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if obj != nil {
+		obj.SetAPIVersion(vapParityGroup + "/" + vapParityVersion)
 	}
-	docs, err := manifest.ReadFile(path)
-	if err != nil || len(docs) != 1 || docs[0].Err != nil {
-		t.Fatalf("%s: want one object (%v)", path, err)
-	}
-	obj := docs[0].Object
-	obj.SetAPIVersion(vapParityGroup + "/" + vapParityVersion)
 	return obj
 }
 

@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
-	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 	"github.com/crdguard/crdguard/pkg/schema"
 )

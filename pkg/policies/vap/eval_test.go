@@ -19,10 +19,10 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/cel/environment"
 
+	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/internal/vapmessage"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
-	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 

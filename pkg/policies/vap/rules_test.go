@@ -11,9 +11,9 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
-	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 

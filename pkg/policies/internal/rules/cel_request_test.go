@@ -8,8 +8,8 @@ import (
 	"github.com/google/cel-go/interpreter"
 	authenticationv1 "k8s.io/api/authentication/v1"
 
+	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
-	"github.com/crdguard/crdguard/pkg/policies/internal/goldencase"
 )
 
 // TestCELRequestValue: request read field by field gives what the whole

@@ -1,6 +1,7 @@
 // Package goldencase reads the engine's golden cases (pkg/policies/testdata)
-// for the tests of both the engine and the ValidatingAdmissionPolicy
-// compiler, so the two evaluate exactly the same requests.
+// for the tests of the engine, of the ValidatingAdmissionPolicy compiler and
+// of the compiled policies on a real API server, so all evaluate exactly the
+// same requests.
 //
 // A case is a directory with policy.yaml, object.yaml and/or old.yaml (an
 // old object makes an UPDATE, an old object alone a DELETE), an optional
@@ -36,6 +37,10 @@ type Case struct {
 	// Namespace is request.yaml's, else the object's.
 	Namespace       string
 	NamespaceLabels map[string]string
+	// Unmade is set when request.yaml names an operation the objects do
+	// not make (a DELETE with a new object): the engine evaluates it, an
+	// API server never receives it.
+	Unmade bool
 }
 
 // requestFile is request.yaml: what the objects alone do not say.
@@ -69,6 +74,7 @@ func Read(t testing.TB, dir string) *Case {
 			t.Fatalf("%s: %v", filepath.Join(dir, "request.yaml"), err)
 		}
 		if rf.Operation != "" {
+			c.Unmade = rf.Operation != c.Operation
 			c.Operation = rf.Operation
 		}
 		c.UserInfo = authenticationv1.UserInfo{Username: rf.User, Groups: rf.Groups}
