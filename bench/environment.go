@@ -63,9 +63,6 @@ func newEnvironment(o options, log io.Writer) (*environment, error) {
 	env.caPool = x509.NewCertPool()
 	env.caPool.AppendCertsFromPEM(env.ca.PEM)
 	env.certDir = filepath.Join(work, "certs")
-	if err := os.Mkdir(env.certDir, 0o700); err != nil {
-		return nil, err
-	}
 	if err := env.ca.WriteServing(env.certDir, localhost, 24*time.Hour); err != nil {
 		return nil, err
 	}

@@ -255,9 +255,6 @@ func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM 
 		return "", nil, nil, err
 	}
 	certDir := filepath.Join(d.tmp, "certs")
-	if err := os.Mkdir(certDir, 0o700); err != nil {
-		return "", nil, nil, err
-	}
 	if err := ca.WriteServing(certDir, net.IPv4(127, 0, 0, 1), 24*time.Hour); err != nil {
 		return "", nil, nil, err
 	}

@@ -72,7 +72,7 @@ func (ca *CA) WriteClient(dir, commonName string, validity time.Duration) error 
 }
 
 // write signs template with a new key and writes name.crt and name.key
-// into dir. Each file is written whole and renamed into place, as the
+// into dir, made if missing. Each file is written whole and renamed into place, as the
 // kubelet updates a mounted Secret, so a certificate watcher never reads
 // half a file.
 func (ca *CA) write(dir, name string, template *x509.Certificate, validity time.Duration) error {
@@ -92,6 +92,9 @@ func (ca *CA) write(dir, name string, template *x509.Certificate, validity time.
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	for file, block := range map[string]*pem.Block{

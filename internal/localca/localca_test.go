@@ -13,12 +13,13 @@ import (
 
 // TestServingCertificate serves TLS with the files WriteServing wrote and
 // connects as the API server would: trusting only the CA, to 127.0.0.1.
+// The directory does not exist yet: WriteServing makes it.
 func TestServingCertificate(t *testing.T) {
 	ca, err := New("test-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "certs")
 	if err := ca.WriteServing(dir, net.IPv4(127, 0, 0, 1), time.Hour); err != nil {
 		t.Fatal(err)
 	}

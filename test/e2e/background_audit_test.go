@@ -360,10 +360,6 @@ func webhookBinary(t *testing.T) (binary, certDir string) {
 			return
 		}
 		built.certDir = filepath.Join(cluster.tmp, "audit-certs")
-		if err := os.Mkdir(built.certDir, 0o700); err != nil {
-			built.err = err
-			return
-		}
 		built.err = ca.WriteServing(built.certDir, net.IPv4(127, 0, 0, 1), 24*time.Hour)
 	})
 	if built.err != nil {

@@ -32,9 +32,6 @@ const apiServerClientName = "kube-apiserver"
 // both webhook admission plugins. It returns the AdmissionConfiguration's
 // path, for --admission-control-config-file.
 func writeAdmissionConfiguration(dir string, ca *localca.CA) (string, error) {
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return "", err
-	}
 	if err := ca.WriteClient(dir, apiServerClientName, 24*time.Hour); err != nil {
 		return "", err
 	}

@@ -122,9 +122,6 @@ func setup(s *localsuite.Setup) error {
 		return fmt.Errorf("generating the CA: %w", err)
 	}
 	cluster.certDir = filepath.Join(s.Tmp, "certs")
-	if err := os.Mkdir(cluster.certDir, 0o700); err != nil {
-		return err
-	}
 	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 24*time.Hour); err != nil {
 		return fmt.Errorf("generating the serving certificate: %w", err)
 	}
