@@ -7,12 +7,14 @@ package localwebhook
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 	"time"
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
 	"github.com/crdguard/crdguard/internal/localcluster"
+	"github.com/crdguard/crdguard/internal/localsuite"
 )
 
 // Webhook is a running crdguard-webhook.
@@ -59,6 +61,22 @@ func Start(ctx context.Context, configure func(*app.Options) error) (*Webhook, e
 		_ = w.Stop() // err already tells how Run ended, if it did
 		return nil, err
 	}
+	return w, nil
+}
+
+// StartSuite starts the webhook as Start does, for a suite's setup, and
+// stops it when the suite's run ends.
+func StartSuite(s *localsuite.Setup, configure func(*app.Options) error) (*Webhook, error) {
+	w, err := Start(s.Ctx, configure)
+	if err != nil {
+		return nil, err
+	}
+	s.Defer(func() error {
+		if err := w.Stop(); err != nil {
+			return fmt.Errorf("the webhook stopped with an error: %w", err)
+		}
+		return nil
+	})
 	return w, nil
 }
 

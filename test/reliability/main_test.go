@@ -131,7 +131,7 @@ func setup(s *localsuite.Setup) error {
 	if err := localcluster.CreateObjects(ctx, cluster.client, filepath.Join(cluster.examples, "policy.yaml")); err != nil {
 		return fmt.Errorf("creating the GuardPolicy: %w", err)
 	}
-	hook, err := localwebhook.Start(ctx, func(o *app.Options) error {
+	hook, err := localwebhook.StartSuite(s, func(o *app.Options) error {
 		o.SourceDebounce = 100 * time.Millisecond
 		o.CertDir = cluster.certDir
 		o.Kubeconfig = cluster.kubeconfig
@@ -140,12 +140,6 @@ func setup(s *localsuite.Setup) error {
 	if err != nil {
 		return fmt.Errorf("the webhook: %w", err)
 	}
-	s.Defer(func() error {
-		if err := hook.Stop(); err != nil {
-			return fmt.Errorf("the webhook stopped with an error: %w", err)
-		}
-		return nil
-	})
 	cluster.webhookAddr, cluster.metrics = hook.Addr, hook.Metrics
 	if err := register(ctx, "https://"+cluster.webhookAddr); err != nil {
 		return fmt.Errorf("registering the webhook: %w", err)

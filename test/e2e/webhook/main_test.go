@@ -107,7 +107,7 @@ func setup(s *localsuite.Setup) error {
 		return fmt.Errorf("creating the GuardPolicies: %w", err)
 	}
 	// No --crds, no --policies: both are watched from the cluster.
-	hook, err := localwebhook.Start(ctx, func(o *app.Options) error {
+	hook, err := localwebhook.StartSuite(s, func(o *app.Options) error {
 		o.SourceDebounce = 200 * time.Millisecond
 		o.CertDir = cluster.certDir
 		o.Kubeconfig = cluster.configs["admin"]
@@ -125,12 +125,6 @@ func setup(s *localsuite.Setup) error {
 	if err != nil {
 		return fmt.Errorf("the webhook: %w", err)
 	}
-	s.Defer(func() error {
-		if err := hook.Stop(); err != nil {
-			return fmt.Errorf("the webhook stopped with an error: %w", err)
-		}
-		return nil
-	})
 	cluster.webhookAddr, cluster.metrics = hook.Addr, hook.Metrics
 	if err := register(ctx, "https://"+cluster.webhookAddr, cluster.ca.PEM); err != nil {
 		return fmt.Errorf("registering the webhook: %w", err)
