@@ -61,6 +61,17 @@ func TestValidator(t *testing.T) {
 	oldWithRecord := edit(t, old, func(obj *unstructured.Unstructured) {
 		obj.SetAnnotations(map[string]string{v1alpha1.LastApprovalAnnotation: aliceRecord})
 	})
+	// unsafe.yaml breaks two Deny rules and a Warn rule.
+	const unsafeMessage = `MySQLCluster.db.example.io "analytics" is invalid: [spec.resources.limits.memory: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×, ` +
+		`spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>]`
+	unsafeCauses := []metav1.StatusCause{{
+		Type: "FieldValueInvalid", Field: "spec.resources.limits.memory",
+		Message: "Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×",
+	}, {
+		Type: "FieldValueInvalid", Field: "spec.image",
+		Message: `Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`,
+	}}
+	unsafeWarnings := []string{"[mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1"}
 	safeUpdatesDenial := []metav1.StatusCause{{
 		Type: "FieldValueInvalid", Field: "spec.replicas",
 		Message: "Invalid value: 3: may not decrease: was 5; allowed: 5 or more",
@@ -79,19 +90,10 @@ func TestValidator(t *testing.T) {
 		req:     request(admissionv1.Create, bob, example(t, "good.yaml"), nil),
 		allowed: true, code: http.StatusOK,
 	}, {
-		name: "an unsafe create: every Deny finding, the Warn finding as a warning",
-		req:  request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil),
-		code: http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "analytics" is invalid: [spec.resources.limits.memory: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×, ` +
-			`spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>]`,
-		causes: []metav1.StatusCause{{
-			Type: "FieldValueInvalid", Field: "spec.resources.limits.memory",
-			Message: "Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×",
-		}, {
-			Type: "FieldValueInvalid", Field: "spec.image",
-			Message: `Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`,
-		}},
-		warnings: []string{"[mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1"},
+		name:    "an unsafe create: every Deny finding, the Warn finding as a warning",
+		req:     request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil),
+		code:    http.StatusUnprocessableEntity,
+		message: unsafeMessage, causes: unsafeCauses, warnings: unsafeWarnings,
 	}, {
 		name: "an unsafe update: every transition",
 		req:  request(admissionv1.Update, alice, example(t, "update/new.yaml"), old),
@@ -203,15 +205,7 @@ func TestValidator(t *testing.T) {
 		name:    "a dry run is judged like a real request",
 		req:     dryRun(request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil)),
 		code:    http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "analytics" is invalid: [spec.resources.limits.memory: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×, spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>]`,
-		causes: []metav1.StatusCause{{
-			Type: "FieldValueInvalid", Field: "spec.resources.limits.memory",
-			Message: "Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×",
-		}, {
-			Type: "FieldValueInvalid", Field: "spec.image",
-			Message: `Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`,
-		}},
-		warnings: []string{"[mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1"},
+		message: unsafeMessage, causes: unsafeCauses, warnings: unsafeWarnings,
 	}, {
 		name:    "CONNECT is not evaluated",
 		req:     request(admissionv1.Connect, bob, nil, nil),
