@@ -18,10 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
@@ -222,26 +222,13 @@ func bindVAPs(ctx context.Context, c client.Client, items []unstructured.Unstruc
 
 // webhookConfiguration sends MySQLCluster requests in namespace to url.
 func webhookConfiguration(namespace, url string, caBundle []byte) *admissionregistrationv1.ValidatingWebhookConfiguration {
-	none := admissionregistrationv1.SideEffectClassNone
-	fail := admissionregistrationv1.Fail
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: namespace},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         "validate.crdguard.dev",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url), CABundle: caBundle},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
-				Rule: admissionregistrationv1.Rule{
-					APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"},
-					Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-				},
-			}},
-			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{benchLabel: namespace}},
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{localcluster.Webhook{
+			Name: "validate.crdguard.dev", URL: url, CABundle: caBundle,
+			Rules:             localcluster.MySQLClusters(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{benchLabel: namespace}},
+		}.Validating()},
 	}
 }
 

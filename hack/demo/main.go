@@ -37,7 +37,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
@@ -321,41 +320,18 @@ func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM 
 // register creates both configurations, as a cluster admin would apply
 // them: the API server calls url with caBundle as the trusted CA.
 func (d *demo) register(ctx context.Context, url string, caBundle []byte) error {
-	rules := func(ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
-		return []admissionregistrationv1.RuleWithOperations{{
-			Operations: ops,
-			Rule: admissionregistrationv1.Rule{
-				APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"},
-				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-			},
-		}}
-	}
-	// None: dry-run requests reach the webhook only when it declares no
-	// side effects; Fail: when crdguard cannot decide, nothing gets in.
-	none, fail := admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Fail
+	create, update, del := admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete
 	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    "validate.crdguard.dev",
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate"), CABundle: caBundle},
-			Rules:                   rules(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			localcluster.Webhook{Name: "validate.crdguard.dev", URL: url + "/validate", CABundle: caBundle, Rules: localcluster.MySQLClusters(create, update, del)}.Validating(),
+		},
 	}
 	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
-		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name:                    "mutate.crdguard.dev",
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/mutate"), CABundle: caBundle},
-			Rules:                   rules(admissionregistrationv1.Create, admissionregistrationv1.Update),
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{
+			localcluster.Webhook{Name: "mutate.crdguard.dev", URL: url + "/mutate", CABundle: caBundle, Rules: localcluster.MySQLClusters(create, update)}.Mutating(),
+		},
 	}
 	if err := d.client.Create(ctx, validating); err != nil {
 		return err

@@ -17,9 +17,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 
 	"github.com/crdguard/crdguard/internal/localca"
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // apiServerClientName is the common name of the client certificate the API
@@ -137,24 +137,15 @@ func TestClientCertificates(t *testing.T) {
 // webhook at addr until the test ends.
 func registerClientAuth(t *testing.T, addr string) {
 	t.Helper()
-	none, fail := admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Fail
 	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard-client-auth"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         "client-auth.crdguard.dev",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://" + addr + "/validate"), CABundle: cluster.ca.PEM},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{localcluster.Webhook{
+			Name: "client-auth.crdguard.dev", URL: "https://" + addr + "/validate", CABundle: cluster.ca.PEM,
+			Rules: localcluster.MySQLClusters(admissionregistrationv1.Create),
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{
 				corev1.LabelMetadataName: clientAuthNamespace,
 			}},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"}},
-			}},
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](5),
-		}},
+		}.Validating()},
 	}
 	if err := cluster.client.Create(t.Context(), validating); err != nil {
 		t.Fatal(err)

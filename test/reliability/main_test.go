@@ -17,7 +17,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -153,28 +152,15 @@ func setup(s *localsuite.Setup) error {
 // a GuardPolicy crdguard cannot compile, as one created before that
 // webhook was registered is stored.
 func register(ctx context.Context, url string) error {
-	none := admissionregistrationv1.SideEffectClassNone
-	fail := admissionregistrationv1.Fail
 	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         validatingName,
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate"), CABundle: cluster.ca.PEM},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{localcluster.Webhook{
+			Name: validatingName, URL: url + "/validate", CABundle: cluster.ca.PEM,
+			Rules: localcluster.MySQLClusters(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{clientAuthNamespace},
 			}}},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
-				Rule: admissionregistrationv1.Rule{
-					APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"},
-					Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-				},
-			}},
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		}.Validating()},
 	}
 	if err := cluster.client.Create(ctx, validating); err != nil {
 		return err

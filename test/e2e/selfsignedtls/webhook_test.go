@@ -19,10 +19,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/selfsigned"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/test/localwebhook"
@@ -198,41 +198,22 @@ func readExample(t *testing.T, name, ns string) *unstructured.Unstructured {
 // registerMySQL registers url's /validate and /mutate for MySQLClusters
 // in configurations named ns, without a caBundle, failing closed.
 func registerMySQL(ctx context.Context, ns, url string) error {
-	rules := []admissionregistrationv1.RuleWithOperations{{
-		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-		Rule: admissionregistrationv1.Rule{
-			APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"},
-			Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-		},
-	}}
 	// Only the webhook's namespace: the other tests create no
 	// MySQLClusters, but a stray one must not reach it.
-	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+	hook := localcluster.Webhook{
+		Rules:             localcluster.MySQLClusters(admissionregistrationv1.Create, admissionregistrationv1.Update),
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+	}
+	validating, mutating := hook, hook
+	validating.Name, validating.URL = "validate.crdguard.dev", url+"/validate"
+	mutating.Name, mutating.URL = "mutate.crdguard.dev", url+"/mutate"
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: ns},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    "validate.crdguard.dev",
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate")},
-			Rules:                   rules,
-			NamespaceSelector:       selector,
-			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks:   []admissionregistrationv1.ValidatingWebhook{validating.Validating()},
 	}
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: ns},
-		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name:                    "mutate.crdguard.dev",
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/mutate")},
-			Rules:                   rules,
-			NamespaceSelector:       selector,
-			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks:   []admissionregistrationv1.MutatingWebhook{mutating.Mutating()},
 	}
 	admission := cluster.kube.AdmissionregistrationV1()
 	if _, err := admission.ValidatingWebhookConfigurations().Create(ctx, vwc, metav1.CreateOptions{}); err != nil {

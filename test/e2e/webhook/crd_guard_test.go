@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
@@ -127,26 +128,13 @@ func installCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) {
 // informer: callers poll until a denial shows it in force.
 func registerCRDGuard(t *testing.T) {
 	t.Helper()
-	none := admissionregistrationv1.SideEffectClassNone
-	fail := admissionregistrationv1.Fail
 	config := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard-e2e-crd-guard"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         "validate-crd.crdguard.dev",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://" + cluster.webhookAddr + "/validate-crd"), CABundle: cluster.ca.PEM},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-				Rule: admissionregistrationv1.Rule{
-					APIGroups: []string{"apiextensions.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"customresourcedefinitions"},
-					Scope: ptr.To(admissionregistrationv1.ClusterScope),
-				},
-			}},
-			ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{guardedCRDLabel: "true"}},
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{localcluster.Webhook{
+			Name: "validate-crd.crdguard.dev", URL: "https://" + cluster.webhookAddr + "/validate-crd", CABundle: cluster.ca.PEM,
+			Rules:          []admissionregistrationv1.RuleWithOperations{localcluster.Rule("apiextensions.k8s.io", "customresourcedefinitions", admissionregistrationv1.ClusterScope, admissionregistrationv1.Update)},
+			ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{guardedCRDLabel: "true"}},
+		}.Validating()},
 	}
 	if err := cluster.client.Create(t.Context(), config); err != nil {
 		t.Fatalf("registering /validate-crd: %v", err)

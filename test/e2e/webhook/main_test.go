@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdguard/crdguard/cmd/webhook/app"
@@ -151,60 +150,29 @@ const uncheckedLabel = "crdguard.dev/e2e-unchecked"
 // register installs the configurations and waits until the API server
 // calls both webhooks.
 func register(ctx context.Context, url string, caBundle []byte) error {
-	rule := func(ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
-		return []admissionregistrationv1.RuleWithOperations{{
-			Operations: ops,
-			Rule: admissionregistrationv1.Rule{
-				APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"},
-				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-			},
-		}}
+	create, update, del := admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete
+	policyCheck := localcluster.Webhook{
+		Name: policyName, URL: url + "/validate-policy", CABundle: caBundle,
+		Rules: []admissionregistrationv1.RuleWithOperations{localcluster.Rule("crdguard.dev", "guardpolicies", admissionregistrationv1.ClusterScope, create, update)},
+		// Test-only: lets TestInvalidStoredPolicy store an invalid
+		// policy, as one created before this webhook was registered
+		// is stored. A real configuration has no such hole.
+		ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: uncheckedLabel, Operator: metav1.LabelSelectorOpDoesNotExist,
+		}}},
 	}
-	none := admissionregistrationv1.SideEffectClassNone
-	fail := admissionregistrationv1.Fail
 	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    validatingName,
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate"), CABundle: caBundle},
-			Rules:                   rule(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}, {
-			Name:         policyName,
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate-policy"), CABundle: caBundle},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule: admissionregistrationv1.Rule{
-					APIGroups: []string{"crdguard.dev"}, APIVersions: []string{"*"}, Resources: []string{"guardpolicies"},
-					Scope: ptr.To(admissionregistrationv1.ClusterScope),
-				},
-			}},
-			// Test-only: lets TestInvalidStoredPolicy store an invalid
-			// policy, as one created before this webhook was registered
-			// is stored. A real configuration has no such hole.
-			ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: uncheckedLabel, Operator: metav1.LabelSelectorOpDoesNotExist,
-			}}},
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			localcluster.Webhook{Name: validatingName, URL: url + "/validate", CABundle: caBundle, Rules: localcluster.MySQLClusters(create, update, del)}.Validating(),
+			policyCheck.Validating(),
+		},
 	}
 	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
-		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name:                    mutatingName,
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/mutate"), CABundle: caBundle},
-			Rules:                   rule(admissionregistrationv1.Create, admissionregistrationv1.Update),
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{
+			localcluster.Webhook{Name: mutatingName, URL: url + "/mutate", CABundle: caBundle, Rules: localcluster.MySQLClusters(create, update)}.Mutating(),
+		},
 	}
 	if err := cluster.client.Create(ctx, validating); err != nil {
 		return err
