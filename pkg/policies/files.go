@@ -42,20 +42,28 @@ func (e *EmptyPathError) Error() string {
 // validated against it. No CRDs make an empty registry: objects are then
 // checked against policies only.
 func (f Files) Load(ctx context.Context) (*schema.Registry, []*v1alpha1.GuardPolicy, error) {
-	var crds []*apiextensionsv1.CustomResourceDefinition
+	var located []schema.LocatedCRD
 	for _, path := range f.CRDs {
 		docs, err := f.read(path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading CRDs: %w", err)
 		}
-		found, err := schema.CRDsFromDocuments(ctx, docs)
+		found, err := schema.LocateCRDs(ctx, docs)
 		if err != nil {
 			return nil, nil, err
 		}
 		if len(found) == 0 && !f.AllowEmpty {
 			return nil, nil, &EmptyPathError{Path: path, Kind: "CustomResourceDefinition"}
 		}
-		crds = append(crds, found...)
+		located = append(located, found...)
+	}
+	// Across paths too, a CRD given twice is named by both its files.
+	if err := schema.RefuseDuplicateCRDs(located); err != nil {
+		return nil, nil, err
+	}
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(located))
+	for i, c := range located {
+		crds[i] = c.CRD
 	}
 	registry, err := schema.NewRegistry(crds...)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	crdschema "github.com/crdguard/crdguard/pkg/schema"
 )
 
 func TestFilesEngine(t *testing.T) {
@@ -24,5 +26,17 @@ func TestFilesEngine(t *testing.T) {
 	var empty *EmptyPathError
 	if !errors.As(err, &empty) || err.Error() != "../../examples/mysql/crd.yaml holds no GuardPolicy" {
 		t.Errorf("err = %v, want an *EmptyPathError", err)
+	}
+}
+
+// TestFilesNameBothCopiesOfADuplicateCRD: a CRD given by two --crds paths is
+// refused with both files, as one given twice in one path is.
+func TestFilesNameBothCopiesOfADuplicateCRD(t *testing.T) {
+	const crd = "../../examples/mysql/crd.yaml"
+	_, _, err := Files{CRDs: []string{crd, crd}}.Load(t.Context())
+	var dup *crdschema.DuplicateCRDError
+	want := `CustomResourceDefinition "mysqlclusters.db.example.io" is given twice: ../../examples/mysql/crd.yaml:3 and ../../examples/mysql/crd.yaml:3; the same document is read twice: pass its path once (they are identical)`
+	if !errors.As(err, &dup) || err.Error() != want {
+		t.Errorf("err\n got: %v\nwant: %s", err, want)
 	}
 }

@@ -33,9 +33,25 @@ func (e *InvalidCRDError) Error() string {
 // ignoring other objects (a CRD folder often holds a kustomization too). Every
 // CRD is decoded strictly and validated as the API server validates a CRD on
 // create; the first document that cannot be read or is not a valid CRD is
-// returned as an error naming its file, CRD and fields.
+// returned as an error naming its file, CRD and fields, and a name given
+// twice as a *DuplicateCRDError naming both documents.
 func CRDsFromDocuments(ctx context.Context, docs []manifest.Document) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	var crds []*apiextensionsv1.CustomResourceDefinition
+	located, err := LocateCRDs(ctx, docs)
+	if err != nil {
+		return nil, err
+	}
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(located))
+	for i, c := range located {
+		crds[i] = c.CRD
+	}
+	return crds, nil
+}
+
+// LocateCRDs is CRDsFromDocuments keeping each CRD's document. A caller
+// that gathers CRDs from several reads checks the whole set with
+// RefuseDuplicateCRDs.
+func LocateCRDs(ctx context.Context, docs []manifest.Document) ([]LocatedCRD, error) {
+	var crds []LocatedCRD
 	for _, doc := range docs {
 		if errors.Is(doc.Err, manifest.ErrNoTypeMeta) {
 			continue // not a CRD: kustomization.yaml files often have neither field
@@ -58,7 +74,10 @@ func CRDsFromDocuments(ctx context.Context, docs []manifest.Document) ([]*apiext
 		if errs := ValidateCRD(ctx, crd); len(errs) > 0 {
 			return nil, &InvalidCRDError{Position: doc.Position(), Name: crd.Name, Errs: errs}
 		}
-		crds = append(crds, crd)
+		crds = append(crds, LocatedCRD{CRD: crd, Doc: doc})
+	}
+	if err := RefuseDuplicateCRDs(crds); err != nil {
+		return nil, err
 	}
 	return crds, nil
 }

@@ -106,7 +106,7 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	// Fail closed: a wrong path must not pass as "every CRD was added".
 	for _, side := range []struct {
 		name, arg string
-		crds      []locatedCRD
+		crds      []schema.LocatedCRD
 	}{{"OLD", oldArg, oldCRDs}, {"NEW", newArg, newCRDs}} {
 		if len(side.crds) == 0 && !o.allowEmpty {
 			return usageError("%s %s holds no CustomResourceDefinition (--allow-empty compares it as an empty set)", side.name, side.arg)
@@ -130,16 +130,9 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	return verdictExit(rep)
 }
 
-// locatedCRD is a CRD with the document it was read from, so that every
-// output format can point at it.
-type locatedCRD struct {
-	crd *apiextensionsv1.CustomResourceDefinition
-	doc manifest.Document
-}
-
 // loadDiffSide reads the CRDs of one side. Each must be valid as the API
 // server validates a CRD, and a name may appear once.
-func loadDiffSide(ctx context.Context, streams Streams, arg string) ([]locatedCRD, error) {
+func loadDiffSide(ctx context.Context, streams Streams, arg string) ([]schema.LocatedCRD, error) {
 	var docs []manifest.Document
 	var err error
 	switch {
@@ -151,22 +144,7 @@ func loadDiffSide(ctx context.Context, streams Streams, arg string) ([]locatedCR
 	if err != nil {
 		return nil, err
 	}
-	var out []locatedCRD
-	seen := map[string]string{}
-	for _, doc := range docs {
-		crds, err := schema.CRDsFromDocuments(ctx, []manifest.Document{doc})
-		if err != nil {
-			return nil, err
-		}
-		for _, crd := range crds {
-			if prev, dup := seen[crd.Name]; dup {
-				return nil, fmt.Errorf("%s: CustomResourceDefinition %q is also defined at %s", doc.Position(), crd.Name, prev)
-			}
-			seen[crd.Name] = doc.Position()
-			out = append(out, locatedCRD{crd: crd, doc: doc})
-		}
-	}
-	return out, nil
+	return schema.LocateCRDs(ctx, docs)
 }
 
 // readGit reads git:REF:PATH, a file or a directory, through the git CLI in
@@ -248,16 +226,16 @@ func git(ctx context.Context, args ...string) ([]byte, error) {
 // diffResults turns the changes into one report result per CRD, located at
 // the CRD's document in the new input (the old one for a removed CRD), and
 // each finding at the line of its node there.
-func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []locatedCRD) ([]report.Result, error) {
+func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []schema.LocatedCRD) ([]report.Result, error) {
 	docs := map[string]manifest.Document{}
 	var oldList, newList []*apiextensionsv1.CustomResourceDefinition
 	for _, c := range oldCRDs {
-		docs[c.crd.Name] = c.doc
-		oldList = append(oldList, c.crd)
+		docs[c.CRD.Name] = c.Doc
+		oldList = append(oldList, c.CRD)
 	}
 	for _, c := range newCRDs {
-		docs[c.crd.Name] = c.doc // the new location wins
-		newList = append(newList, c.crd)
+		docs[c.CRD.Name] = c.Doc // the new location wins
+		newList = append(newList, c.CRD)
 	}
 	now := o.now()
 	var results []report.Result
@@ -320,10 +298,10 @@ func changeFinding(ch diff.Change, d diff.Decision) report.Finding {
 // diff.Replay, the replay /validate-crd runs on stored objects. Every
 // finding is Deny: each is an object the upgrade leaves unable to be
 // written as it is.
-func replay(ctx context.Context, streams Streams, newCRDs []locatedCRD, paths []string) ([]report.Result, error) {
+func replay(ctx context.Context, streams Streams, newCRDs []schema.LocatedCRD, paths []string) ([]report.Result, error) {
 	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(newCRDs))
 	for i, c := range newCRDs {
-		crds[i] = c.crd
+		crds[i] = c.CRD
 	}
 	registry, err := schema.NewRegistry(crds...)
 	if err != nil {

@@ -1,0 +1,45 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDuplicateCRDsNameBothFiles: a directory holding one CRD in two
+// variants is exit 2 in validate --crds and on either side of diff, with a
+// message naming both files and saying what to pass instead.
+func TestDuplicateCRDsNameBothFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{"standard/widgets.yaml": "old.yaml", "experimental/widgets.yaml": "new-safe.yaml"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(mustRead(t, diffFile(src))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each CRD starts below its file's comment: old.yaml's at line 2.
+	dup := `CustomResourceDefinition "widgets.example.com" is given twice: DIR/experimental/widgets.yaml:1 and DIR/standard/widgets.yaml:2; ` +
+		`pass one of the directories DIR/experimental and DIR/standard (they differ at spec.versions[0].schema.openAPIV3Schema.properties.spec.description, ` +
+		`spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum, spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size)`
+	dup = strings.ReplaceAll(dup, "DIR", dir)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"validate --crds", []string{"validate", "--crds", dir, diffFile("objects.yaml")}, "crdguard: " + dup + "\n"},
+		{"diff OLD", []string{"diff", dir, diffFile("old.yaml")}, "crdguard: OLD: " + dup + "\n"},
+		{"diff NEW", []string{"diff", diffFile("old.yaml"), dir}, "crdguard: NEW: " + dup + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := crdguard(t, "", tc.args...)
+			if r.code != ExitUsage || r.stder != tc.want || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q\nstderr\n got: %q\nwant: %q", r.code, r.stdout, r.stder, tc.want)
+			}
+		})
+	}
+}
