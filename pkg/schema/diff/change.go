@@ -38,12 +38,20 @@ type Change struct {
 	// (JSON for schema values, the rule text for CEL rules); "" when absent.
 	Old string `json:"old,omitempty"`
 	New string `json:"new,omitempty"`
+	// Words, set for long text values on both sides (descriptions), shows
+	// the words that changed with a few around them ("…the [-old-]{+new+}
+	// words…"): two clipped values would read alike.
+	Words string `json:"words,omitempty"`
 	// Message is the one-line consequence of the change.
 	Message string `json:"message"`
 }
 
-// Values renders "old → new", with <none> for an absent side.
+// Values renders "old → new", with <none> for an absent side, or the
+// changed words when the change has them.
 func (c Change) Values() string {
+	if c.Words != "" {
+		return c.Words
+	}
 	return orNone(c.Old) + " → " + orNone(c.New)
 }
 

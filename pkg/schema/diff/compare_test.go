@@ -223,11 +223,29 @@ func TestPropertyChecks(t *testing.T) {
 }
 
 func TestValuesFitOnOneLine(t *testing.T) {
-	long := strings.Repeat("word ", 30)
-	got, err := Compare(withSpec(t, "{type: object, description: \"first line\\nsecond "+long+"\"}"), withSpec(t, "{type: object, description: other}"))
+	long := strings.Repeat("word ", 50)
+	got, err := Compare(withSpec(t, "{type: object, description: \"first line\\nsecond "+long+"\"}"), withSpec(t, "{type: object}"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{`info description-changed v1 ` + specPath + `.description first line\nsecond word word word word word word word word … → other`}
+	// 200 runes: the escaped line break, then words up to the ellipsis.
+	want := []string{`info description-changed v1 ` + specPath + `.description first line\nsecond ` + strings.Repeat("word ", 36) + `… → <none>`}
 	assertChanges(t, got, want)
+}
+
+// TestDescriptionShowsTheChangedWords: two long descriptions that share
+// their opening show the words that changed, not two equal excerpts.
+func TestDescriptionShowsTheChangedWords(t *testing.T) {
+	const opening = "TargetRefs identifies an API object to apply the policy to. "
+	got, err := Compare(
+		withSpec(t, `{type: object, description: "`+opening+`Only Services have Extended support."}`),
+		withSpec(t, `{type: object, description: "`+opening+`Services and ServiceImports have Extended support."}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`info description-changed v1 ` + specPath + `.description … apply the policy to. [-Only-] Services {+and ServiceImports+} have Extended support.`}
+	assertChanges(t, got, want)
+	if got[0].Old != opening+"Only Services have Extended support." || got[0].New != opening+"Services and ServiceImports have Extended support." {
+		t.Errorf("old %q, new %q: want both in full", got[0].Old, got[0].New)
+	}
 }

@@ -1,7 +1,8 @@
 package diff
 
-// descriptionRunes is how much of a changed description a report shows.
-const descriptionRunes = 60
+// shortTextRunes is the length up to which a changed text reads best as
+// "old → new"; past it, both sides are shown as the words that changed.
+const shortTextRunes = 60
 
 var descriptionChanged = Check{
 	Name:   "description-changed",
@@ -10,11 +11,17 @@ var descriptionChanged = Check{
 	Property: func(n *Node) []Change {
 		var out []Change
 		add := func(keyword, old, new string) {
-			if old != new {
-				// Descriptions run to pages: an excerpt says which one changed.
-				out = append(out, Change{Impact: Info, Path: n.Path.Child(keyword).String(), Old: oneLine(old, descriptionRunes), New: oneLine(new, descriptionRunes),
-					Message: "documentation only (kubectl explain)"})
+			if old == new {
+				return
 			}
+			ch := Change{Impact: Info, Path: n.Path.Child(keyword).String(), Old: old, New: new,
+				Message: "documentation only (kubectl explain)"}
+			// Descriptions run to pages, and two excerpts of the same
+			// opening would hide what changed.
+			if old != "" && new != "" && (len([]rune(old)) > shortTextRunes || len([]rune(new)) > shortTextRunes) {
+				ch.Words = wordDiff(old, new)
+			}
+			out = append(out, ch)
 		}
 		add("description", n.Old.Description, n.New.Description)
 		add("title", n.Old.Title, n.New.Title)
