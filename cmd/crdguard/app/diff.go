@@ -116,6 +116,7 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
+	crds := len(results)
 	if len(o.objects) > 0 {
 		replayed, err := replay(ctx, streams, newCRDs, o.objects)
 		if err != nil {
@@ -124,10 +125,30 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 		results = append(results, replayed...)
 	}
 	rep := report.New(results)
-	if err := o.writeReport(streams, "diff", rep); err != nil {
+	if err := o.writeDiffReport(streams, newDiffReport(o, oldArg, newArg, rep, crds), rep); err != nil {
 		return err
 	}
 	return verdictExit(rep)
+}
+
+// writeDiffReport prints the run: text and markdown in diff's own wording
+// (diff_text.go, diff_markdown.go), the formats for programs through
+// pkg/report. Like report.Write it writes once, so a failing writer leaves
+// no half report.
+func (o *diffOptions) writeDiffReport(streams Streams, d *diffReport, rep report.Report) error {
+	var buf bytes.Buffer
+	switch o.output {
+	case report.Text:
+		writeDiffText(&buf, d, o.quiet)
+	case report.Markdown:
+		writeDiffMarkdown(&buf, d)
+	default:
+		return o.writeReport(streams, "diff", rep)
+	}
+	if _, err := streams.Out.Write(buf.Bytes()); err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	return nil
 }
 
 // loadDiffSide reads the CRDs of one side. Each must be valid as the API

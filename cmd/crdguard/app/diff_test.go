@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,13 +74,113 @@ func mustRead(t *testing.T, path string) string {
 
 func TestDiffText(t *testing.T) {
 	r := crdguard(t, "", "diff", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
-	want := "testdata/diff/new-breaking.yaml:6 (document 2): CustomResourceDefinition widgets.example.com is invalid (UPDATE):\n" +
-		"  * testdata/diff/new-breaking.yaml:24: [diff/field-removed] " + legacyPath + ": v1: string → <none>: the API server prunes it from stored objects on their next write, and clients setting it lose it silently\n" +
-		"  * testdata/diff/new-breaking.yaml:29: [diff/validation-rules-changed] spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)\n" +
-		"  * testdata/diff/new-breaking.yaml:25: [diff/maximum-changed] spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)\n" +
-		"1 object: 0 allowed, 1 denied, 0 skipped, 0 errors\n"
+	want := "--- OLD testdata/diff/old.yaml\n" +
+		"+++ NEW testdata/diff/new-breaking.yaml\n" +
+		"widgets.example.com changed (new-breaking.yaml:6): 3 breaking, 0 warnings, 0 info\n" +
+		"  breaking new-breaking.yaml:24 field-removed " + legacyPath + ": v1: string → <none>: the API server prunes it from stored objects on their next write, and clients setting it lose it silently\n" +
+		"  breaking new-breaking.yaml:29 validation-rules-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)\n" +
+		"  breaking new-breaking.yaml:25 maximum-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)\n" +
+		"total: 3 breaking, 0 warnings, 0 info in 1 CRD (0 added, 0 removed, 1 changed, 0 unchanged)\n"
 	if r.stdout != want {
 		t.Errorf("stdout\n got: %s\nwant: %s", r.stdout, want)
+	}
+}
+
+// TestDiffTextSeverities: every line carries the severity the run gives it,
+// breaking first; a waived or reconfigured change also shows its impact.
+func TestDiffTextSeverities(t *testing.T) {
+	r := crdguard(t, "", "diff", "--config", diffFile("config-waive.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	var got []string
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(line, "  ") {
+			label, _, _ := strings.Cut(strings.TrimSpace(line), " new-breaking.yaml:")
+			rule := strings.Fields(strings.SplitN(line, ".yaml:", 2)[1])[1]
+			got = append(got, label+" "+rule)
+		}
+	}
+	want := []string{"info (breaking impact) field-removed", "info (breaking impact) validation-rules-changed", "info (breaking impact) maximum-changed"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || r.code != ExitOK {
+		t.Errorf("exit %d, lines\n got: %q\nwant: %q\n%s", r.code, got, want, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "widgets.example.com changed (new-breaking.yaml:6): 0 breaking, 0 warnings, 3 info\n") {
+		t.Errorf("waived changes count as info:\n%s", r.stdout)
+	}
+}
+
+// TestDiffTextDirectories: paths are relative to the directory each side
+// was given as, a removed CRD's to OLD, and -q leaves out unchanged CRDs.
+func TestDiffTextDirectories(t *testing.T) {
+	r := crdguard(t, "", "diff", diffFile("old-dir"), diffFile("new-dir")+"/")
+	want := "--- OLD testdata/diff/old-dir\n" +
+		"+++ NEW testdata/diff/new-dir/\n" +
+		"bolts.example.com added (bolts.yaml:2): 0 breaking, 0 warnings, 1 info\n" +
+		"  info     bolts.yaml:5 crd-added metadata.name: <none> → bolts.example.com: a new CRD; nothing existing is affected\n" +
+		"gears.example.com removed (OLD gears.yaml:2): 1 breaking, 0 warnings, 0 info\n" +
+		"  breaking OLD gears.yaml:5 crd-removed metadata.name: gears.example.com → <none>: applying the new set does not delete the CRD, but whatever prunes it deletes every stored object of its kind\n" +
+		"widgets.example.com changed (widgets.yaml:1): 0 breaking, 0 warnings, 3 info\n" +
+		"  info     widgets.yaml:24 field-added spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size: v1: <none> → string: a new optional field; values clients sent for it before were pruned, now they are kept\n" +
+		"  info     widgets.yaml:19 description-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.description: v1: <none> → What the widget should be.: documentation only (kubectl explain)\n" +
+		"  info     widgets.yaml:21 maximum-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 20: the limit is looser: everything valid before stays valid\n" +
+		"total: 1 breaking, 0 warnings, 4 info in 3 CRDs (1 added, 1 removed, 1 changed, 0 unchanged)\n"
+	if r.stdout != want || r.code != ExitViolations {
+		t.Errorf("exit %d, stdout\n got: %s\nwant: %s", r.code, r.stdout, want)
+	}
+	r = crdguard(t, "", "diff", "-q", diffFile("old.yaml"), diffFile("old.yaml"))
+	if want := "--- OLD testdata/diff/old.yaml\n+++ NEW testdata/diff/old.yaml\ntotal: 0 breaking, 0 warnings, 0 info in 1 CRD (0 added, 0 removed, 0 changed, 1 unchanged)\n"; r.stdout != want {
+		t.Errorf("quiet, no change:\n got: %s\nwant: %s", r.stdout, want)
+	}
+	r = crdguard(t, "", "diff", diffFile("old.yaml"), diffFile("old.yaml"))
+	if want := "widgets.example.com unchanged (old.yaml:2): 0 breaking, 0 warnings, 0 info\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("an unchanged CRD:\n%s\nwant %q", r.stdout, want)
+	}
+}
+
+// TestDiffTextReplay: the replayed objects in diff's wording: what the next
+// write of each does, and the objects not replayed.
+func TestDiffTextReplay(t *testing.T) {
+	r := crdguard(t, "", "diff", "--config", diffFile("config-waive.yaml"), "--objects", diffFile("objects.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	_, got, _ := strings.Cut(r.stdout, "stored objects replayed against NEW:\n")
+	want := "Widget shop/small (objects.yaml:1): 0 breaking\n" +
+		"Widget shop/big (objects.yaml:6): 3 breaking\n" +
+		"  breaking spec.legacy: pruned: the new schema does not declare this field, so the object's next write drops it\n" +
+		"  breaking spec.color: ratchet-tolerated: the object's next write passes only while this value is unchanged; changing it or re-creating the object fails: Invalid value: \"red\": failed rule: self != 'red'\n" +
+		"  breaking spec.replicas: ratchet-tolerated: the object's next write passes only while this value is unchanged; changing it or re-creating the object fails: Invalid value: 8: spec.replicas in body should be less than or equal to 5\n" +
+		"Gadget other (objects.yaml:11): not replayed: no new CustomResourceDefinition defines example.com/v1, Kind=Gadget\n" +
+		"total: 3 breaking, 0 warnings, 3 info in 1 CRD (0 added, 0 removed, 1 changed, 0 unchanged) and 3 stored objects replayed (1 broken, 1 skipped, 0 unreadable)\n"
+	if got != want || r.code != ExitViolations {
+		t.Errorf("exit %d, replay\n got: %s\nwant: %s", r.code, got, want)
+	}
+	r = crdguard(t, "", "diff", "-q", "--objects", diffFile("objects.yaml"), diffFile("old.yaml"), diffFile("new-safe.yaml"))
+	if _, got, _ := strings.Cut(r.stdout, "stored objects replayed against NEW:\n"); !strings.HasPrefix(got, "total: ") {
+		t.Errorf("quiet: objects without findings are only counted:\n%s", r.stdout)
+	}
+}
+
+// TestDiffTextWordDiff: a long description shows the words that changed,
+// in the text and in the JSON message alike.
+func TestDiffTextWordDiff(t *testing.T) {
+	dir := t.TempDir()
+	oldCRD := mustRead(t, diffFile("old.yaml"))
+	const opening = "Replicas is how many widgets run side by side in one cluster. "
+	withDescription := func(text string) string {
+		return strings.Replace(oldCRD, "replicas: {type: integer, maximum: 10}", `replicas: {type: integer, maximum: 10, description: "`+opening+text+`"}`, 1)
+	}
+	if withDescription("x") == oldCRD {
+		t.Fatal("fixture: replicas line moved")
+	}
+	for name, content := range map[string]string{"old.yaml": withDescription("Defaults to one."), "new.yaml": withDescription("Defaults to three.")} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "v1: … one cluster. Defaults to [-one.-]{+three.+}: documentation only (kubectl explain)"
+	r := crdguard(t, "", "diff", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"))
+	if !strings.Contains(r.stdout, "  info     new.yaml:") || !strings.Contains(r.stdout, "description-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.description: "+want+"\n") {
+		t.Errorf("text lacks %q\n%s", want, r.stdout)
+	}
+	r = crdguard(t, "", "diff", "-o", "json", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"))
+	if v := decodeReport(t, r).Results[0].Violations; len(v) != 1 || v[0].Message != want {
+		t.Errorf("json findings %+v, want the message %q", v, want)
 	}
 }
 
@@ -261,14 +362,73 @@ func TestDiffJUnitAndMarkdown(t *testing.T) {
 	if err := xml.Unmarshal([]byte(r.stdout), &suites); err != nil || len(suites.Suites) != 1 || suites.Suites[0].Name != "crdguard diff" {
 		t.Errorf("junit: %v %+v\n%s", err, suites, r.stdout)
 	}
-	r = crdguard(t, "", "diff", "-o", "markdown", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
-	for _, want := range []string{
-		"### ❌ crdguard diff: 1 object: 0 allowed, 1 denied, 0 skipped, 0 errors\n",
-		"| Deny | `diff/maximum-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum` | v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting) |\n",
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("markdown lacks %q\n%s", want, r.stdout)
+}
+
+func TestDiffMarkdown(t *testing.T) {
+	r := crdguard(t, "", "diff", "-o", "markdown", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	want := "### ❌ crdguard diff: 3 breaking, 0 warnings, 0 info\n" +
+		"\n" +
+		"`testdata/diff/old.yaml` → `testdata/diff/new-breaking.yaml`: 1 CRD (0 added, 0 removed, 1 changed, 0 unchanged)\n" +
+		"\n" +
+		"| CRD | change | breaking | warnings | info |\n" +
+		"|---|---|--:|--:|--:|\n" +
+		"| `widgets.example.com` | changed | 3 | 0 | 0 |\n" +
+		"\n" +
+		"<details><summary><code>widgets.example.com</code> changed: 3 breaking, 0 warnings, 0 info</summary>\n" +
+		"\n" +
+		"| severity | check | field | change | at |\n" +
+		"|---|---|---|---|---|\n" +
+		"| breaking | `field-removed` | `" + legacyPath + "` | v1: string → &lt;none&gt;: the API server prunes it from stored objects on their next write, and clients setting it lose it silently | `new-breaking.yaml:24` |\n" +
+		"| breaking | `validation-rules-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]` | v1: &lt;none&gt; → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values) | `new-breaking.yaml:29` |\n" +
+		"| breaking | `maximum-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum` | v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting) | `new-breaking.yaml:25` |\n" +
+		"\n" +
+		"</details>\n"
+	if r.stdout != want {
+		t.Errorf("markdown\n got: %s\nwant: %s", r.stdout, want)
+	}
+	r = crdguard(t, "", "diff", "-o", "markdown", "--objects", diffFile("objects.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml"))
+	_, got, _ := strings.Cut(r.stdout, "</details>\n\n")
+	want = "#### Stored objects replayed against NEW: 3 stored objects replayed (1 broken, 1 skipped, 0 unreadable)\n" +
+		"\n" +
+		"| object | at | result |\n" +
+		"|---|---|---|\n" +
+		"| Widget shop/big | `objects.yaml:6` | 3 breaking |\n" +
+		"\n" +
+		"<details><summary>Widget shop/big: 3 breaking</summary>\n" +
+		"\n" +
+		"| severity | field | next write |\n" +
+		"|---|---|---|\n" +
+		"| breaking | `spec.legacy` | pruned: the new schema does not declare this field, so the object's next write drops it |\n"
+	if !strings.HasPrefix(got, want) || !strings.HasPrefix(r.stdout, "### ❌ crdguard diff: 6 breaking, 0 warnings, 0 info\n") {
+		t.Errorf("markdown replay\n got: %s\nwant it to start with: %s", r.stdout, want)
+	}
+}
+
+// TestDiffMarkdownIsCapped: past maxMarkdownFindings a CRD's findings are
+// counted, breaking ones listed first.
+func TestDiffMarkdownIsCapped(t *testing.T) {
+	dir := t.TempDir()
+	oldCRD := mustRead(t, diffFile("old.yaml"))
+	var props strings.Builder
+	for i := range maxMarkdownFindings + 10 {
+		fmt.Fprintf(&props, "              extra%02d: {type: string}\n", i)
+	}
+	// 60 fields added (info) and the legacy field removed (breaking).
+	newCRD := strings.Replace(oldCRD, "              legacy: {type: string}\n", props.String(), 1)
+	if newCRD == oldCRD {
+		t.Fatal("fixture: legacy line moved")
+	}
+	for name, content := range map[string]string{"old.yaml": oldCRD, "new.yaml": newCRD} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
 		}
+	}
+	r := crdguard(t, "", "diff", "-o", "markdown", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"))
+	rows := strings.Count(r.stdout, "\n| info | `field-added` |") + strings.Count(r.stdout, "\n| breaking | ")
+	firstRow := "|---|---|---|---|---|\n| breaking | `field-removed` |"
+	more := "\n… and 11 more (0 breaking, 0 warnings, 11 info): `crdguard diff -o json` lists every one.\n"
+	if rows != maxMarkdownFindings || !strings.Contains(r.stdout, firstRow) || !strings.Contains(r.stdout, more) {
+		t.Errorf("%d rows, want %d, the breaking one first and %q:\n%s", rows, maxMarkdownFindings, more, r.stdout)
 	}
 }
 

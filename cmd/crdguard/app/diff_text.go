@@ -1,0 +1,67 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/crdguard/crdguard/pkg/report"
+)
+
+// writeDiffText renders a diff run for people: the two sides, one block per
+// CRD with its counts and a line per finding, severity first, then the
+// replayed objects and the totals. Paths are relative to the arguments
+// printed on top, so that the lines stay short and read alike on every
+// machine.
+func writeDiffText(buf *bytes.Buffer, d *diffReport, quiet bool) {
+	fmt.Fprintf(buf, "--- OLD %s\n+++ NEW %s\n", d.oldArg, d.newArg)
+	for i := range d.crds {
+		r := &d.crds[i]
+		if quiet && len(r.Violations) == 0 {
+			continue
+		}
+		fmt.Fprintf(buf, "%s %s (%s): %s\n", r.Name, crdChange(r), d.crdLocation(r, r.Line), countSeverities(r.Violations))
+		for _, f := range bySeverity(r.Violations) {
+			line := f.Line
+			if line == 0 {
+				line = r.Line
+			}
+			fmt.Fprintf(buf, "  %-8s %s %s %s: %s\n", severityLabel(f), d.crdLocation(r, line), f.Rule, f.Field, f.Message)
+		}
+	}
+	if d.objectArgs != nil {
+		writeReplayText(buf, d, quiet)
+	}
+	counts, scope := d.totals()
+	fmt.Fprintf(buf, "total: %s in %s\n", counts, scope)
+}
+
+// writeReplayText lists the replayed objects: what each next write of them
+// does under the new CRDs.
+func writeReplayText(buf *bytes.Buffer, d *diffReport, quiet bool) {
+	buf.WriteString("stored objects replayed against NEW:\n")
+	for i := range d.objects {
+		r := &d.objects[i]
+		switch {
+		case r.Error != "":
+			fmt.Fprintf(buf, "%s (document %d): unreadable: %s\n", d.objectLocation(r), r.Document+1, r.Error)
+			continue
+		case quiet && (r.Skipped || len(r.Violations) == 0):
+			continue
+		case r.Skipped:
+			fmt.Fprintf(buf, "%s (%s): not replayed: %s\n", objectName(r), d.objectLocation(r), r.SkipReason)
+			continue
+		}
+		fmt.Fprintf(buf, "%s (%s): %d breaking\n", objectName(r), d.objectLocation(r), countSeverities(r.Violations).breaking)
+		for _, f := range r.Violations {
+			fmt.Fprintf(buf, "  %-8s %s: %s\n", severityLabel(f), f.Field, f.Message)
+		}
+	}
+}
+
+// newDiffReport splits rep, whose first crds results are the CRDs'.
+func newDiffReport(o *diffOptions, oldArg, newArg string, rep report.Report, crds int) *diffReport {
+	return &diffReport{
+		oldArg: oldArg, newArg: newArg, objectArgs: o.objects,
+		crds: rep.Results[:crds], objects: rep.Results[crds:],
+	}
+}
