@@ -134,7 +134,10 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 3 internal error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get(),
 	}
+	// --version prints what `crdguard version` does.
+	root.SetVersionTemplate(versionText())
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)

@@ -221,12 +221,6 @@ func TestValidateOutputFormats(t *testing.T) {
 	}
 }
 
-func TestVersion(t *testing.T) {
-	if r := crdguard(t, "", "version"); r.code != ExitOK || strings.TrimSpace(r.stdout) == "" {
-		t.Errorf("version: exit %d, stdout %q", r.code, r.stdout)
-	}
-}
-
 func TestValidateWarnings(t *testing.T) {
 	obj := `apiVersion: db.example.io/v1
 kind: MySQLCluster
