@@ -3,12 +3,12 @@ package manifest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,25 +23,28 @@ import (
 // itself refuses request bodies over 3 MiB; a manifest bundle may hold many.
 const MaxSourceBytes = 64 << 20
 
-// Extensions are the file endings read when walking a directory.
-var Extensions = []string{".yaml", ".yml", ".json"}
-
 // ReadPaths reads every path in order: files, directories (walked
 // recursively for Extensions, in lexical order) and "-" for stdin. A path
-// that cannot be read at all is an error; a document that cannot be decoded
-// is returned with its Err set.
+// that cannot be read at all is an error, and so is a file in a directory
+// that is not a regular file (a named pipe would block the read for ever);
+// a document that cannot be decoded is returned with its Err set.
 func ReadPaths(stdin io.Reader, paths ...string) ([]Document, error) {
-	sources, err := Expand(paths...)
+	sources, err := Walk(paths, WalkOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var docs []Document
 	for _, source := range sources {
 		var d []Document
-		if source == "-" {
+		switch {
+		case source.Err != nil:
+			return nil, source.Err
+		case source.Skip != "":
+			return nil, &SourceError{Source: source.Path, Err: errors.New(source.Skip)}
+		case source.Path == "-":
 			d, err = Read(stdin, "-")
-		} else {
-			d, err = ReadFile(source)
+		default:
+			d, err = ReadFile(source.Path)
 		}
 		if err != nil {
 			return nil, err
@@ -51,88 +54,87 @@ func ReadPaths(stdin io.Reader, paths ...string) ([]Document, error) {
 	return docs, nil
 }
 
-// Expand lists the sources paths stand for, in order: each file as is,
-// each directory's manifests (Extensions) in lexical order, "-" as is.
-func Expand(paths ...string) ([]string, error) {
-	var sources []string
-	for _, path := range paths {
-		if path == "-" {
-			sources = append(sources, path)
-			continue
-		}
-		files, err := expand(path)
-		if err != nil {
-			return nil, err
-		}
-		sources = append(sources, files...)
-	}
-	return sources, nil
+// SourceError is why a whole source could not be read: it names the source
+// and says why, as "path: reason".
+type SourceError struct {
+	Source string
+	Err    error
 }
 
-func expand(path string) ([]string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []string{path}, nil
-	}
-	// WalkDir does not follow a symlinked root, which would walk nothing:
-	// walk its target, and name the files under the path as given.
-	// Symlinked directories below it are not followed, so a link cycle
-	// cannot loop; symlinked files are read.
-	root, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && hasManifestExtension(p) {
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return err
-			}
-			files = append(files, filepath.Join(path, rel))
-		}
-		return nil
-	})
-	return files, err
-}
-
-func hasManifestExtension(path string) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	for _, e := range Extensions {
-		if ext == e {
-			return true
-		}
-	}
-	return false
-}
+func (e *SourceError) Error() string { return e.Source + ": " + e.Err.Error() }
+func (e *SourceError) Unwrap() error { return e.Err }
 
 // ReadFile reads the documents of one file.
 func ReadFile(path string) ([]Document, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, openError(path, err)
 	}
 	defer f.Close()
 	return Read(f, path)
+}
+
+// ReadFileContext is ReadFile returning when ctx is done, with ctx's cause:
+// opening and reading a named pipe or a device blocks until its writer
+// writes, which may be never. A regular file is read directly.
+func ReadFileContext(ctx context.Context, path string) ([]Document, error) {
+	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+		return ReadFile(path)
+	}
+	return withContext(ctx, path, func() ([]Document, error) { return ReadFile(path) })
+}
+
+// withContext runs read in its own goroutine and waits for it or for ctx.
+// A read blocked in the kernel cannot be interrupted: its goroutine ends
+// with the process, which is what a cancelled CLI run does next.
+func withContext(ctx context.Context, source string, read func() ([]Document, error)) ([]Document, error) {
+	type result struct {
+		docs []Document
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		docs, err := read()
+		done <- result{docs, err}
+	}()
+	select {
+	case r := <-done:
+		return r.docs, r.err
+	case <-ctx.Done():
+		return nil, &SourceError{Source: source, Err: context.Cause(ctx)}
+	}
+}
+
+// openError names the file and says why it could not be opened, a dangling
+// symbolic link by its target.
+func openError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		if target, lerr := os.Readlink(path); lerr == nil {
+			return &SourceError{Source: path, Err: fmt.Errorf("symbolic link to %s, which does not exist", target)}
+		}
+	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		err = pathErr.Err
+	}
+	return &SourceError{Source: path, Err: err}
 }
 
 // Read reads the documents of one source.
 func Read(r io.Reader, source string) ([]Document, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxSourceBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			err = pathErr.Err // the source names the file already
+		}
+		return nil, &SourceError{Source: source, Err: err}
 	}
 	if len(data) > MaxSourceBytes {
-		return nil, fmt.Errorf("%s: larger than %d MiB; split it into smaller files", source, MaxSourceBytes>>20)
+		return nil, &SourceError{Source: source, Err: fmt.Errorf("larger than %d MiB; split it into smaller files", MaxSourceBytes>>20)}
 	}
 	if isBinary(data) {
-		return nil, fmt.Errorf("%s: binary data, not a YAML or JSON manifest", source)
+		return nil, &SourceError{Source: source, Err: errors.New("binary data, not a YAML or JSON manifest")}
 	}
 	var docs []Document
 	for i, chunk := range split(data) {

@@ -1,0 +1,223 @@
+package manifest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tree writes files (name → content) under a new directory.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// listed is "path" or "path: skip reason" for each source, relative to dir.
+func listed(t *testing.T, dir string, sources []Source) []string {
+	t.Helper()
+	var out []string
+	for _, s := range sources {
+		rel, err := filepath.Rel(dir, s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := filepath.ToSlash(rel)
+		if s.Skip != "" {
+			line += ": " + s.Skip
+		}
+		if s.Err != nil {
+			line += ": error: " + s.Err.Error()
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func TestWalkSkipsWhatIsNotAFile(t *testing.T) {
+	dir := tree(t, map[string]string{"a.yaml": "", "sub/b.yaml": ""})
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "linked-dir.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("missing.yaml", filepath.Join(dir, "dangling.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	sources, err := Walk([]string{dir}, WalkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"a.yaml",
+		// Listed, for its read to say that its target is missing.
+		"dangling.yaml",
+		"linked-dir.yaml: symbolic link to a directory, not followed",
+		"pipe.yaml: not a regular file (named pipe)",
+		"sub/b.yaml",
+	}
+	if got := listed(t, dir, sources); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sources:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// A library caller reading CRDs gets an error, not a read that blocks.
+	if _, err := ReadPaths(nil, dir); err == nil || err.Error() != filepath.Join(dir, "dangling.yaml")+": symbolic link to missing.yaml, which does not exist" {
+		t.Errorf("ReadPaths: err = %v", err)
+	}
+}
+
+func TestWalkRecognisesRepositoryFiles(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"deploy/kustomization.yaml":        "resources: [widget.yaml]\n",
+		"deploy/widget.yaml":               "",
+		"chart/Chart.yaml":                 "apiVersion: v2\nname: x\nversion: 1.0.0\n",
+		"chart/values.yaml":                "replicas: 1\n",
+		"chart/values-prod.yaml":           "replicas: 3\n",
+		"chart/templates/deployment.yaml":  "replicas: {{ .Values.replicas }}\n",
+		"chart/templates/sub/service.yaml": "name: {{ .Release.Name }}\n",
+		"chart/templates/plain.yaml":       "apiVersion: v1\nkind: ConfigMap\n",
+		"chart/crds/widgets.yaml":          "",
+		"templates/not-a-chart.yaml":       "{{ x }}\n",
+		"values.yaml":                      "not next to a Chart.yaml\n",
+		".github/workflows/ci.yml":         "on: push\n",
+		".github/dependabot.yml":           "version: 2\n",
+		"docs/.github-like/notes.yaml":     "",
+	})
+	sources, err := Walk([]string{dir}, WalkOptions{SkipRepositoryFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		".github: GitHub configuration (workflows, templates), not manifests",
+		"chart/Chart.yaml: Helm chart metadata or values, not a manifest",
+		"chart/crds/widgets.yaml",
+		"chart/templates/deployment.yaml: Helm template: render it with helm template and validate the output",
+		"chart/templates/plain.yaml",
+		"chart/templates/sub/service.yaml: Helm template: render it with helm template and validate the output",
+		"chart/values-prod.yaml",
+		"chart/values.yaml: Helm chart metadata or values, not a manifest",
+		"deploy/kustomization.yaml: kustomization file: render it with kustomize build and validate the output",
+		"deploy/widget.yaml",
+		"docs/.github-like/notes.yaml",
+		"templates/not-a-chart.yaml",
+		"values.yaml",
+	}
+	if got := listed(t, dir, sources); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sources:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Given as files, they are recognised the same way.
+	files := []string{filepath.Join(dir, "chart/templates/deployment.yaml"), filepath.Join(dir, ".github/workflows/ci.yml"), filepath.Join(dir, "deploy/widget.yaml")}
+	sources, err = Walk(files, WalkOptions{SkipRepositoryFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{
+		"chart/templates/deployment.yaml: Helm template: render it with helm template and validate the output",
+		".github/workflows/ci.yml: GitHub configuration (workflows, templates), not manifests",
+		"deploy/widget.yaml",
+	}
+	if got := listed(t, dir, sources); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("file arguments:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestWalkExclude(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"a.yaml":                  "",
+		"values-prod.yaml":        "",
+		"env/prod/values.yaml":    "",
+		"env/prod/widget.yaml":    "",
+		"env/dev/widget.yaml":     "",
+		"vendor/x/deep/thing.yml": "",
+	})
+	tests := []struct {
+		name    string
+		exclude []string
+		want    []string
+	}{
+		{"none", nil, []string{"a.yaml", "env/dev/widget.yaml", "env/prod/values.yaml", "env/prod/widget.yaml", "values-prod.yaml", "vendor/x/deep/thing.yml"}},
+		{"a name matches at any depth", []string{"values*.yaml"}, []string{"a.yaml", "env/dev/widget.yaml", "env/prod/widget.yaml", "vendor/x/deep/thing.yml"}},
+		{"a directory name excludes what is under it", []string{"vendor"}, []string{"a.yaml", "env/dev/widget.yaml", "env/prod/values.yaml", "env/prod/widget.yaml", "values-prod.yaml"}},
+		{"a pattern with / matches from the walked path", []string{"env/*/widget.yaml"}, []string{"a.yaml", "env/prod/values.yaml", "values-prod.yaml", "vendor/x/deep/thing.yml"}},
+		{"a directory path", []string{"env/prod"}, []string{"a.yaml", "env/dev/widget.yaml", "values-prod.yaml", "vendor/x/deep/thing.yml"}},
+		{"* does not cross /", []string{"env/*.yaml"}, []string{"a.yaml", "env/dev/widget.yaml", "env/prod/values.yaml", "env/prod/widget.yaml", "values-prod.yaml", "vendor/x/deep/thing.yml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sources, err := Walk([]string{dir}, WalkOptions{Exclude: tt.exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := listed(t, dir, sources); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("sources = %v, want %v", got, tt.want)
+			}
+		})
+	}
+
+	// A file argument is matched as given.
+	sources, err := Walk([]string{filepath.Join(dir, "values-prod.yaml"), filepath.Join(dir, "a.yaml")}, WalkOptions{Exclude: []string{"values-*.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := listed(t, dir, sources); strings.Join(got, " ") != "a.yaml" {
+		t.Errorf("file arguments: %v, want [a.yaml]", got)
+	}
+	if _, err := Walk([]string{dir}, WalkOptions{Exclude: []string{"[a-"}}); err == nil || err.Error() != `exclude pattern "[a-": syntax error in pattern` {
+		t.Errorf("bad pattern: err = %v", err)
+	}
+}
+
+// A named pipe given explicitly is read, and the read returns when the
+// context is done, even with no writer ever opening the pipe.
+func TestReadFileContextReturnsOnCancel(t *testing.T) {
+	pipe := filepath.Join(t.TempDir(), "pipe.yaml")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cause := errors.New("stopped")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
+	_, err := ReadFileContext(ctx, pipe)
+	if !errors.Is(err, cause) || err.Error() != pipe+": stopped" {
+		t.Errorf("err = %v, want %s: stopped", err, pipe)
+	}
+}
+
+func TestReadFileErrors(t *testing.T) {
+	dir := tree(t, map[string]string{"bin.yaml": "\x7fELF\x00"})
+	if err := os.Symlink(filepath.Join(dir, "gone.yaml"), filepath.Join(dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "dir.yaml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"bin.yaml":     "binary data, not a YAML or JSON manifest",
+		"link.yaml":    "symbolic link to " + filepath.Join(dir, "gone.yaml") + ", which does not exist",
+		"missing.yaml": "no such file or directory",
+		"dir.yaml":     "is a directory",
+	} {
+		p := filepath.Join(dir, name)
+		_, err := ReadFileContext(t.Context(), p)
+		var srcErr *SourceError
+		if !errors.As(err, &srcErr) || srcErr.Source != p || srcErr.Err.Error() != want {
+			t.Errorf("%s: err = %v, want %s: %s", name, err, p, want)
+		}
+	}
+}
