@@ -226,17 +226,3 @@ func hasManifestExtension(p string) bool {
 	}
 	return false
 }
-
-// Expand lists the sources paths stand for, in order: each file as is,
-// each directory's manifests (Extensions) in lexical order, "-" as is.
-func Expand(paths ...string) ([]string, error) {
-	sources, err := Walk(paths, WalkOptions{})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(sources))
-	for i, s := range sources {
-		out[i] = s.Path
-	}
-	return out, nil
-}

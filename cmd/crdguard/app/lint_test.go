@@ -153,7 +153,7 @@ func TestLintUsageErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"no package", []string{"lint"}, "crdguard: requires at least 1 arg(s), only received 0\nRun 'crdguard --help' for usage.\n"},
+		{"no package", []string{"lint"}, "crdguard: requires at least 1 arg(s), only received 0\nRun 'crdguard lint --help' for usage.\n"},
 		{"unknown check", []string{"lint", "--severity", "nope=error", lintPkg("clean")}, "crdguard: --severity: severity[nope]: Not found: \"nope\"\n"},
 		{"bad level", []string{"lint", "--severity", "pruned-field=fatal", lintPkg("clean")}, "crdguard: --severity: severity[pruned-field]: Unsupported value: \"fatal\": supported values: \"error\", \"warning\", \"info\", \"off\"\n"},
 		{"bad fail-on", []string{"lint", "--fail-on", "off", lintPkg("clean")}, "crdguard: --fail-on \"off\": want error, warning or info\n"},

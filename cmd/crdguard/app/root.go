@@ -26,6 +26,9 @@ const (
 type Streams struct {
 	In       io.Reader
 	Out, Err io.Writer
+	// inTerminal says whether In is a terminal, which no command reads
+	// manifests from unless told to.
+	inTerminal bool
 }
 
 // exitError carries an exit code out of a command with the message to print.
@@ -57,12 +60,20 @@ func Run(ctx context.Context, args []string, streams Streams) (code int) {
 			code = ExitInternal
 		}
 	}()
+	streams.inTerminal = isTerminal(streams.In)
+	if streams.In != nil {
+		streams.In = contextReader(ctx, streams.In)
+	}
 	root := newRootCommand(streams)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	var verdict exitCode
 	var exit *exitError
-	switch {
+	switch sig := signalled(ctx); {
+	case sig != nil:
+		// Whatever the command was doing, its result is incomplete.
+		fmt.Fprintf(streams.Err, "crdguard: %v\n", sig)
+		return sig.exitCode()
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &verdict):
@@ -71,8 +82,9 @@ func Run(ctx context.Context, args []string, streams Streams) (code int) {
 		fmt.Fprintf(streams.Err, "crdguard: %v\n", exit.err)
 		return exit.code
 	default:
-		// cobra's own errors: unknown flags, commands and bad flag values.
-		fmt.Fprintf(streams.Err, "crdguard: %v\nRun 'crdguard --help' for usage.\n", err)
+		// cobra's own errors: unknown flags, commands, bad flag values and
+		// arguments, explained by the help of the command they were given to.
+		fmt.Fprintf(streams.Err, "crdguard: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 		return ExitUsage
 	}
 }
@@ -131,7 +143,7 @@ unknown fields the server would silently drop, and runs the same checks offline,
 in CI and in an admission webhook.
 
 Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
-3 internal error.`,
+3 internal error, 130 and 143 stopped by SIGINT and SIGTERM.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Get(),

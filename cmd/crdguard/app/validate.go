@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,6 +38,8 @@ type validateOptions struct {
 	missingSchemas  string
 	namespaceLabels []string
 	allowEmpty      bool
+	exclude         []string
+	skipKinds       []string
 	reportOptions
 	showPatches bool
 }
@@ -47,10 +47,10 @@ type validateOptions struct {
 func newValidateCommand(streams Streams) *cobra.Command {
 	o := &validateOptions{missingSchemas: missingSkip}
 	cmd := &cobra.Command{
-		Use:   "validate [flags] PATH...",
+		Use:   "validate [flags] [PATH...]",
 		Short: "Validate objects against CRD schemas as kube-apiserver would",
 		Long: `Validate custom resources in files, directories (walked for .yaml, .yml and .json)
-or stdin ("-") against the CRDs given with --crds. Every object gets the verdict
+or stdin ("-", or no PATH) against the CRDs given with --crds. Every object gets the verdict
 kube-apiserver would give it on create, or on update when --old holds its
 previous version (transition rules and ratcheting apply), plus the unknown
 fields the server would reject under strict field validation or silently drop.
@@ -58,11 +58,15 @@ fields the server would reject under strict field validation or silently drop.
 A run that checks nothing exits 2, naming the path: a --crds or --policies
 path without CRDs or GuardPolicies, inputs without objects, or inputs whose
 every object no CRD or policy covers. --allow-empty accepts such a run.
-Standard input ("-") may be given to one flag or the inputs, not two.`,
+Standard input ("-") may be given to one flag or the inputs, not two.
+
+A file that cannot be read is an error result and the others are still
+validated. Walks skip, with a note on stderr, what is not a manifest:
+named pipes, sockets and devices, kustomization files, a Helm chart's
+Chart.yaml, values.yaml and templates, and .github directories.`,
 		Example: `  crdguard validate --crds config/crd/bases config/samples
   crdguard validate --crds crds/ --old main/objects/ objects/ -o json
   kubectl get widgets -A -o yaml | crdguard validate --crds crds/ -`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args, streams)
 		},
@@ -77,6 +81,8 @@ Standard input ("-") may be given to one flag or the inputs, not two.`,
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
 	f.StringArrayVar(&o.namespaceLabels, "namespace-labels", nil, `labels of a namespace, for policies with a namespaceSelector: "NAMESPACE=KEY=VALUE,..." ("NAMESPACE=" for none; repeatable). Namespace objects among the inputs give them too; an object in a namespace with unknown labels is an error`)
+	f.StringArrayVar(&o.exclude, "exclude", nil, `do not read paths matching GLOB (repeatable): a GLOB without "/" matches a file or directory name, one with "/" the path relative to the walked PATH; path.Match syntax, no "**"`)
+	f.StringSliceVar(&o.skipKinds, "skip-kinds", nil, `kinds not to validate, each KIND or APIVERSION/KIND (apps/v1/Deployment, v1/Secret); comma-separated or repeated; such objects are reported as skipped`)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept a run that checks nothing: a --crds or --policies path without CRDs or GuardPolicies, inputs without objects, or objects no CRD or policy covers (default: exit 2)")
 	o.addReportFlags(f, "text output: print only objects with findings")
 	return cmd
@@ -88,6 +94,15 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	}
 	if o.delete && len(o.old) > 0 {
 		return usageError("--delete and --old do not go together: a DELETE has no new object")
+	}
+	for _, p := range o.exclude {
+		if err := manifest.ValidateExclude(p); err != nil {
+			return usageError("--exclude: %v", err)
+		}
+	}
+	paths, err := inputPaths(streams, paths, "crdguard validate", pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old})
+	if err != nil {
+		return err
 	}
 	if err := stdinOnce(pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old}, pathFlag{"the inputs", paths}); err != nil {
 		return err
@@ -101,7 +116,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err != nil {
 		return err
 	}
-	sources, err := newSourceSet(streams.In, paths)
+	sources, err := newSourceSet(streams, paths, manifest.WalkOptions{Exclude: o.exclude, SkipRepositoryFiles: true})
 	if err != nil {
 		return inputError(err)
 	}
@@ -110,15 +125,14 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 		return err
 	}
 	if engine.UsesNamespaceSelector() {
-		if err := sources.addNamespaceLabels(run.namespaceLabels); err != nil {
-			return inputError(err)
+		if err := sources.addNamespaceLabels(ctx, run.namespaceLabels); err != nil {
+			return err
 		}
 	}
 
 	// Each worker reads, decodes and validates whole files, so parsing runs
 	// in parallel and a file's objects are garbage once its results exist.
 	perSource := make([][]report.Result, len(sources.paths))
-	readErrs := make([]error, len(sources.paths))
 	progress := startProgress(streams.Err, len(sources.paths))
 	var next atomic.Int64
 	var crashed atomic.Pointer[error]
@@ -137,9 +151,11 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 				if i >= len(sources.paths) {
 					return
 				}
-				docs, err := sources.read(i)
+				docs, err := sources.read(ctx, i)
 				if err != nil {
-					readErrs[i] = err
+					// One bad file is one error result; the others are still checked.
+					perSource[i] = []report.Result{unreadableSource(sources.paths[i], err)}
+					progress.sourceDone()
 					continue
 				}
 				for _, doc := range docs {
@@ -156,10 +172,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 		return &exitError{code: ExitInternal, err: *err}
 	}
 	if ctx.Err() != nil {
-		return &exitError{code: ExitInternal, err: ctx.Err()}
-	}
-	if err := errors.Join(readErrs...); err != nil {
-		return inputError(err)
+		return &exitError{code: ExitInternal, err: context.Cause(ctx)}
 	}
 	var results []report.Result
 	for _, r := range perSource {
@@ -216,39 +229,69 @@ type validationRun struct {
 // sourceSet is the inputs of a run. Standard input can be read only once,
 // so its documents are kept; files are read when needed.
 type sourceSet struct {
-	paths     []string
+	paths []string
+	// errs are why a source could not be listed (an unreadable
+	// directory), by index.
+	errs      map[int]error
 	stdinDocs []manifest.Document
+	stdinErr  error
 }
 
-func newSourceSet(stdin io.Reader, paths []string) (*sourceSet, error) {
-	expanded, err := manifest.Expand(paths...)
+func newSourceSet(streams Streams, paths []string, opts manifest.WalkOptions) (*sourceSet, error) {
+	walked, err := manifest.Walk(paths, opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &sourceSet{paths: expanded}
-	if slices.Contains(expanded, "-") {
-		if s.stdinDocs, err = manifest.Read(stdin, "-"); err != nil {
-			return nil, err
+	s := &sourceSet{errs: map[int]error{}}
+	for _, src := range walked {
+		switch {
+		case src.Skip != "":
+			fmt.Fprintf(streams.Err, "crdguard: note: skipped %s: %s\n", src.Path, src.Skip)
+		case src.Err != nil:
+			s.errs[len(s.paths)] = src.Err
+			s.paths = append(s.paths, src.Path)
+		case src.Path == "-":
+			s.paths = append(s.paths, src.Path)
+			s.stdinDocs, s.stdinErr = manifest.Read(streams.In, "-")
+		default:
+			s.paths = append(s.paths, src.Path)
 		}
 	}
 	return s, nil
 }
 
-func (s *sourceSet) read(i int) ([]manifest.Document, error) {
-	if s.paths[i] == "-" {
-		return s.stdinDocs, nil
+func (s *sourceSet) read(ctx context.Context, i int) ([]manifest.Document, error) {
+	switch {
+	case s.errs[i] != nil:
+		return nil, s.errs[i]
+	case s.paths[i] == "-":
+		return s.stdinDocs, s.stdinErr
 	}
-	return manifest.ReadFile(s.paths[i])
+	return manifest.ReadFileContext(ctx, s.paths[i])
+}
+
+// unreadableSource is the result of a source that could not be read: an
+// error for the whole file, which fails the run as a broken document does.
+func unreadableSource(source string, err error) report.Result {
+	reason := err
+	var srcErr *manifest.SourceError
+	if errors.As(err, &srcErr) {
+		reason = srcErr.Err // the result names the source
+	}
+	return report.Result{Source: source, NotStream: true, Error: reason.Error()}
 }
 
 // addNamespaceLabels adds the labels of the Namespace objects among the
 // inputs, for policies with a namespaceSelector. It reads every file once
 // more: only runs with such policies pay for it.
-func (s *sourceSet) addNamespaceLabels(known map[string]map[string]string) error {
+func (s *sourceSet) addNamespaceLabels(ctx context.Context, known map[string]map[string]string) error {
 	for i := range s.paths {
-		docs, err := s.read(i)
+		docs, err := s.read(ctx, i)
+		if ctx.Err() != nil {
+			return &exitError{code: ExitInternal, err: context.Cause(ctx)}
+		}
 		if err != nil {
-			return err
+			continue // the run reports it
 		}
 		for _, d := range docs {
 			if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
@@ -320,6 +363,10 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	if res.Name == "" {
 		res.Name = obj.GetGenerateName()
 	}
+	if reason := o.skipReason(obj); reason != "" {
+		res.Skipped, res.SkipReason = true, reason
+		return res
+	}
 	req := policies.Request{
 		Operation:       v1alpha1.Create,
 		Object:          obj,
@@ -351,7 +398,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 			Message: fmt.Sprintf("Not found: no CustomResourceDefinition defines %s; pass the CRD with --crds", obj.GroupVersionKind()),
 		})
 	case noSchema && len(out.Policies) == 0:
-		res.Skipped, res.SkipReason = true, fmt.Sprintf("no CustomResourceDefinition defines %s", obj.GroupVersionKind())
+		res.Skipped, res.SkipReason = true, noCRDReason+obj.GroupVersionKind().String()
 		return res
 	}
 	res.Violations = append(res.Violations, out.Violations...)
@@ -375,7 +422,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 func warnSkipped(streams Streams, results []report.Result) {
 	counts := map[string]int{}
 	for _, r := range results {
-		if r.Skipped {
+		if r.Skipped && strings.HasPrefix(r.SkipReason, noCRDReason) {
 			counts[r.APIVersion+" "+r.Kind]++
 		}
 	}
@@ -390,4 +437,22 @@ func warnSkipped(streams Streams, results []report.Result) {
 	}
 	sort.Strings(kinds)
 	fmt.Fprintf(streams.Err, "crdguard: warning: skipped %d objects whose kind no CRD defines: %s\n", total, strings.Join(kinds, ", "))
+}
+
+// noCRDReason starts the skip reason of an object no CRD defines.
+const noCRDReason = "no CustomResourceDefinition defines "
+
+// skipReason says why obj is not validated at all: kustomize's own
+// configuration, which never reaches an API server, or a kind
+// --skip-kinds names, by kind or by apiVersion/kind as kubeconform's -skip.
+func (o *validateOptions) skipReason(obj *unstructured.Unstructured) string {
+	if manifest.IsKustomizeConfig(obj) {
+		return "kustomize configuration, never sent to an API server"
+	}
+	for _, k := range o.skipKinds {
+		if k == obj.GetKind() || k == obj.GetAPIVersion()+"/"+obj.GetKind() {
+			return "--skip-kinds " + k
+		}
+	}
+	return ""
 }

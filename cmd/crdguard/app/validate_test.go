@@ -167,9 +167,11 @@ func TestValidateUsageErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"no path", []string{"validate"}, "crdguard: requires at least 1 arg(s), only received 0\nRun 'crdguard --help' for usage.\n"},
-		{"unknown flag", []string{"validate", "--nope", "x"}, "crdguard: unknown flag: --nope\nRun 'crdguard --help' for usage.\n"},
-		{"bad format", []string{"validate", "-o", "yaml", "x"}, "crdguard: invalid argument \"yaml\" for \"-o, --output\" flag: unknown output format \"yaml\": valid formats are text, json, sarif, junit, markdown\nRun 'crdguard --help' for usage.\n"},
+		{"no path, stdin read by --crds", []string{"validate", "--crds", "-"}, "crdguard: no PATH given, and standard input is read by --crds: give the inputs as files or directories (see 'crdguard validate --help')\n"},
+		{"unknown flag", []string{"validate", "--nope", "x"}, "crdguard: unknown flag: --nope\nRun 'crdguard validate --help' for usage.\n"},
+		{"bad format", []string{"validate", "-o", "yaml", "x"}, "crdguard: invalid argument \"yaml\" for \"-o, --output\" flag: unknown output format \"yaml\": valid formats are text, json, sarif, junit, markdown\nRun 'crdguard validate --help' for usage.\n"},
+		{"bad exclude", []string{"validate", "--crds", exampleCRD, "--exclude", "[", goodYAML}, "crdguard: --exclude: exclude pattern \"[\": syntax error in pattern\n"},
+		{"diff without paths", []string{"diff"}, "crdguard: accepts 2 arg(s), received 0\nRun 'crdguard diff --help' for usage.\n"},
 		{"bad missing-schemas", []string{"validate", "--missing-schemas", "ignore", goodYAML}, "crdguard: --missing-schemas must be \"skip\" or \"error\", not \"ignore\"\n"},
 		{"missing file", []string{"validate", "--crds", exampleCRD, "nope.yaml"}, "crdguard: stat nope.yaml: no such file or directory\n"},
 		{"invalid CRD", []string{"validate", "--crds", "testdata/invalid-crd.yaml", goodYAML}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},

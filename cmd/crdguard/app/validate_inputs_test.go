@@ -1,0 +1,191 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/crdguard/crdguard/pkg/report"
+)
+
+// inputTree writes files (name → content) under a new directory.
+func inputTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// outcomes is "source: outcome" of every result, the source relative to dir.
+func outcomes(dir string, rep report.Report) []string {
+	var out []string
+	for _, r := range rep.Results {
+		rel := strings.TrimPrefix(r.Source, dir+"/")
+		switch {
+		case r.Error != "":
+			out = append(out, rel+": error: "+r.Error)
+		case r.Skipped:
+			out = append(out, rel+": skipped: "+r.SkipReason)
+		case r.Allowed:
+			out = append(out, rel+": allowed")
+		default:
+			out = append(out, rel+": denied")
+		}
+	}
+	return out
+}
+
+// A file that cannot be read is an error result, and every other file is
+// still validated and reported; the run exits 2 at the end.
+func TestValidateReportsBadFilesAndGoesOn(t *testing.T) {
+	good := readFile(t, goodYAML)
+	dir := inputTree(t, map[string]string{
+		"a-good.yaml":                  good,
+		"binary.yaml":                  "\x7fELF\x00\x01",
+		"broken.yaml":                  "apiVersion: v1\nkind: ConfigMap\n---\n# a comment\n\napiVersion: v1\nkind: [x\n",
+		"z-good.yaml":                  good,
+		"deploy/kustomization.yaml":    "resources: [../a-good.yaml]\n",
+		"chart/Chart.yaml":             "apiVersion: v2\nname: x\nversion: 1.0.0\n",
+		"chart/values.yaml":            "replicas: 1\n",
+		"chart/templates/cluster.yaml": "replicas: {{ .Values.replicas }}\n",
+		".github/workflows/ci.yml":     "on: push\n",
+	})
+	if err := os.Symlink("gone.yaml", filepath.Join(dir, "dangling.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "json", dir)
+	if r.code != ExitUsage {
+		t.Errorf("exit code = %d, want %d; stderr %s", r.code, ExitUsage, r.stder)
+	}
+	rep := decodeReport(t, r)
+	want := []string{
+		"a-good.yaml: allowed",
+		"binary.yaml: error: binary data, not a YAML or JSON manifest",
+		"broken.yaml: skipped: no CustomResourceDefinition defines /v1, Kind=ConfigMap",
+		// The line in the file, not in the document.
+		"broken.yaml: error: yaml: line 7: did not find expected ',' or ']'",
+		"dangling.yaml: error: symbolic link to gone.yaml, which does not exist",
+		"z-good.yaml: allowed",
+	}
+	if got := outcomes(dir, rep); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if rep.Summary != (report.Summary{Objects: 6, Allowed: 2, Skipped: 1, Errors: 3}) {
+		t.Errorf("summary = %+v", rep.Summary)
+	}
+	wantStderr := "crdguard: note: skipped " + dir + "/.github: GitHub configuration (workflows, templates), not manifests\n" +
+		"crdguard: note: skipped " + dir + "/chart/Chart.yaml: Helm chart metadata or values, not a manifest\n" +
+		"crdguard: note: skipped " + dir + "/chart/templates/cluster.yaml: Helm template: render it with helm template and validate the output\n" +
+		"crdguard: note: skipped " + dir + "/chart/values.yaml: Helm chart metadata or values, not a manifest\n" +
+		"crdguard: note: skipped " + dir + "/deploy/kustomization.yaml: kustomization file: render it with kustomize build and validate the output\n" +
+		"crdguard: note: skipped " + dir + "/pipe.yaml: not a regular file (named pipe)\n" +
+		"crdguard: warning: skipped 1 objects whose kind no CRD defines: v1 ConfigMap (1)\n"
+	if r.stder != wantStderr {
+		t.Errorf("stderr:\n%s\nwant:\n%s", r.stder, wantStderr)
+	}
+
+	// Text, SARIF and JUnit reports are complete too.
+	text := crdguard(t, "", "validate", "--crds", exampleCRD, dir)
+	for _, line := range []string{
+		dir + "/binary.yaml: error: binary data, not a YAML or JSON manifest",
+		dir + "/dangling.yaml: error: symbolic link to gone.yaml, which does not exist",
+		dir + "/z-good.yaml:1 (document 1): MySQLCluster shop/prod is valid (CREATE)",
+		"6 objects: 2 allowed, 0 denied, 1 skipped, 3 errors",
+	} {
+		if !strings.Contains(text.stdout, line+"\n") {
+			t.Errorf("text output lacks %q\n%s", line, text.stdout)
+		}
+	}
+	sarif := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "sarif", dir)
+	if sarif.code != ExitUsage || strings.Count(sarif.stdout, `"ruleId": "crdguard/input-error"`) != 3 {
+		t.Errorf("sarif: exit %d, want 3 input errors\n%s", sarif.code, sarif.stdout)
+	}
+	junit := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "junit", dir)
+	if junit.code != ExitUsage || strings.Count(junit.stdout, `type="InputError"`) != 3 {
+		t.Errorf("junit: exit %d, want 3 input errors\n%s", junit.code, junit.stdout)
+	}
+}
+
+// A broken --crds, --policies or --old file stops the run, naming it:
+// what the objects are checked with must be complete.
+func TestValidateBadCheckFilesStopTheRun(t *testing.T) {
+	dir := inputTree(t, map[string]string{"bin.yaml": "\x7fELF\x00\x01"})
+	bin := filepath.Join(dir, "bin.yaml")
+	for prefix, args := range map[string][]string{
+		"reading CRDs: ":          {"--crds", bin},
+		"reading GuardPolicies: ": {"--crds", exampleCRD, "--policies", bin},
+		"":                        {"--crds", exampleCRD, "--old", bin},
+	} {
+		r := crdguard(t, "", append(append([]string{"validate"}, args...), goodYAML)...)
+		if want := "crdguard: " + prefix + bin + ": binary data, not a YAML or JSON manifest\n"; r.code != ExitUsage || r.stder != want || r.stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing and %q", args, r.code, r.stdout, r.stder, want)
+		}
+	}
+}
+
+func TestValidateExcludeAndSkipKinds(t *testing.T) {
+	good := readFile(t, goodYAML)
+	dir := inputTree(t, map[string]string{
+		"objects.yaml":      good + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n",
+		"values-prod.yaml":  "replicas: 3\n",
+		"vendor/junk.yaml":  "{{ nope\n",
+		"kustomize-ish.yml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [objects.yaml]\n",
+	})
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "--missing-schemas", "error", "--exclude", "values-*.yaml", "--exclude", "vendor", "--skip-kinds", "Secret,apps/v1/Deployment", "-o", "json", dir)
+	if r.code != ExitOK {
+		t.Errorf("exit code = %d, want 0; stderr %s", r.code, r.stder)
+	}
+	want := []string{
+		"kustomize-ish.yml: skipped: kustomize configuration, never sent to an API server",
+		"objects.yaml: allowed",
+		"objects.yaml: skipped: --skip-kinds apps/v1/Deployment",
+		"objects.yaml: skipped: --skip-kinds Secret",
+	}
+	if got := outcomes(dir, decodeReport(t, r)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Objects skipped on purpose are not the missing CRDs warned about.
+	if r.stder != "" {
+		t.Errorf("stderr = %q, want nothing", r.stder)
+	}
+	// v1/Deployment is not apps/v1/Deployment.
+	r = crdguard(t, "", "validate", "--crds", exampleCRD, "--missing-schemas", "error", "--skip-kinds", "v1/Deployment,Secret", "-o", "json", filepath.Join(dir, "objects.yaml"))
+	if r.code != ExitViolations {
+		t.Errorf("apiVersion mismatch: exit code = %d, want 1; stderr %s", r.code, r.stder)
+	}
+}
+
+// Without a PATH, validate reads standard input, as kubeconform does.
+func TestValidateReadsStdinWithoutPath(t *testing.T) {
+	r := crdguard(t, readFile(t, badYAML), "validate", "--crds", exampleCRD, "-o", "json")
+	if r.code != ExitViolations {
+		t.Errorf("exit code = %d, want 1; stderr %s", r.code, r.stder)
+	}
+	if got := outcomes("", decodeReport(t, r)); strings.Join(got, " ") != "-: denied -: denied" {
+		t.Errorf("results = %v, want two denied objects from -", got)
+	}
+}
+
+// Standard input that is a terminal is never waited on without a "-".
+func TestInputPathsRefusesATerminal(t *testing.T) {
+	_, err := inputPaths(Streams{inTerminal: true}, nil, "crdguard validate")
+	if want := "no PATH given and standard input is a terminal: give files, directories or - (see 'crdguard validate --help')"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if paths, err := inputPaths(Streams{inTerminal: true}, []string{"-"}, "crdguard validate"); err != nil || len(paths) != 1 {
+		t.Errorf("an explicit -: %v, %v", paths, err)
+	}
+}
