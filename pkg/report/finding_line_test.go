@@ -16,7 +16,7 @@ func TestFindingLine(t *testing.T) {
 	rep := New([]Result{{
 		Source: "crds.yaml", Document: 1, Line: 6, Kind: "CustomResourceDefinition", Name: "widgets.example.com",
 		Violations: []Finding{
-			{Field: "spec.a", Message: "here", Policy: "diff", Rule: "r", Enforcement: v1alpha1.Deny, Line: 42},
+			{Field: "spec.a", Message: "here", Policy: "diff", Rule: "r", Enforcement: v1alpha1.Deny, Line: 42, Column: 7},
 			{Field: "spec.b", Message: "there", Policy: "diff", Rule: "r", Enforcement: v1alpha1.Deny},
 		},
 	}})
@@ -26,7 +26,7 @@ func TestFindingLine(t *testing.T) {
 			Results []struct {
 				Locations []struct {
 					PhysicalLocation struct {
-						Region struct{ StartLine int } `json:"region"`
+						Region struct{ StartLine, StartColumn int } `json:"region"`
 					} `json:"physicalLocation"`
 				} `json:"locations"`
 			} `json:"results"`
@@ -37,23 +37,24 @@ func TestFindingLine(t *testing.T) {
 	}
 	var lines []int
 	for _, r := range log.Runs[0].Results {
-		lines = append(lines, r.Locations[0].PhysicalLocation.Region.StartLine)
+		region := r.Locations[0].PhysicalLocation.Region
+		lines = append(lines, region.StartLine, region.StartColumn)
 	}
-	if len(lines) != 2 || lines[0] != 42 || lines[1] != 6 {
-		t.Errorf("SARIF startLines = %v, want [42 6]", lines)
+	if len(lines) != 4 || lines[0] != 42 || lines[1] != 7 || lines[2] != 6 || lines[3] != 0 {
+		t.Errorf("SARIF startLine, startColumn = %v, want [42 7 6 0]", lines)
 	}
 
 	text := string(render(t, Text, rep, Options{}))
-	if !strings.Contains(text, "  * crds.yaml:42: [diff/r] spec.a: here\n") || !strings.Contains(text, "  * [diff/r] spec.b: there\n") {
+	if !strings.Contains(text, "  * crds.yaml:42:7: [diff/r] spec.a: here\n") || !strings.Contains(text, "  * [diff/r] spec.b: there\n") {
 		t.Errorf("text:\n%s", text)
 	}
 
 	js := render(t, JSON, rep, Options{})
-	if n := bytes.Count(js, []byte(`"line": 42`)); n != 1 {
-		t.Errorf("JSON has %d \"line\": 42, want 1:\n%s", n, js)
+	if n := bytes.Count(js, []byte(`"line": 42,`)) + bytes.Count(js, []byte(`"column": 7`)); n != 2 {
+		t.Errorf("JSON has %d of \"line\": 42 and \"column\": 7, want 2:\n%s", n, js)
 	}
 	var back Report
-	if err := json.Unmarshal(js, &back); err != nil || back.Results[0].Violations[0].Line != 42 || back.Results[0].Violations[1].Line != 0 {
+	if err := json.Unmarshal(js, &back); err != nil || back.Results[0].Violations[0].Line != 42 || back.Results[0].Violations[0].Column != 7 || back.Results[0].Violations[1].Line != 0 {
 		t.Errorf("JSON round trip: %v %+v", err, back.Results[0].Violations)
 	}
 }

@@ -37,7 +37,8 @@ const JSONVersion = "crdguard.dev/report/v1"
 //	          "policy": "schema",       // GuardPolicy name, or "schema"
 //	          "rule": "maximum",
 //	          "enforcement": "Deny",    // "Deny", "Warn" or "Audit"
-//	          "line": 40                // omitted when 0: 1-based line in source of the node the finding is about (crdguard diff)
+//	          "line": 40,               // omitted when 0: 1-based line in source of the field the finding is about
+//	          "column": 5               // omitted when 0: 1-based column (characters) of that field
 //	        }
 //	      ],
 //	      "warnings": ["..."],          // always an array, possibly empty

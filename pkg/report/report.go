@@ -21,10 +21,14 @@ type Finding struct {
 	// records it.
 	Enforcement v1alpha1.Enforcement `json:"enforcement"`
 	// Line is the 1-based line in the result's Source of the node the
-	// finding is about, when the producer knows it (crdguard diff); 0 means
-	// the finding is located by the result's Line, the document's start.
-	// Omitted when 0 so that the JSON of producers without it is unchanged.
+	// finding is about, when the producer knows it (crdguard validate and
+	// diff); 0 means the finding is located by the result's Line, the
+	// document's start. Omitted when 0 so that the JSON of producers without
+	// it is unchanged.
 	Line int `json:"line,omitempty"`
+	// Column is the 1-based column, in characters, of that node on Line;
+	// 0 (omitted) when unknown.
+	Column int `json:"column,omitempty"`
 }
 
 // Result is the verdict on one document of one input.

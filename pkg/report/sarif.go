@@ -80,6 +80,10 @@ type sarifArtifactLocation struct {
 
 type sarifRegion struct {
 	StartLine int `json:"startLine"`
+	// SARIF counts columns in UTF-16 code units by default; the YAML
+	// parser counts characters, which is the same outside the astral
+	// planes, where keys and indentation are not.
+	StartColumn int `json:"startColumn,omitempty"`
 }
 
 type sarifLogicalLocation struct {
@@ -104,7 +108,7 @@ func writeSARIF(buf *bytes.Buffer, rep Report, toolVersion string) error {
 		Results: []sarifResult{},
 	}
 	ruleIndex := map[string]int{}
-	add := func(ruleID, level, text string, r *Result, field string, line int) {
+	add := func(ruleID, level, text string, r *Result, field string, line, column int) {
 		idx, ok := ruleIndex[ruleID]
 		if !ok {
 			idx = len(run.Tool.Driver.Rules)
@@ -116,19 +120,19 @@ func writeSARIF(buf *bytes.Buffer, rep Report, toolVersion string) error {
 			RuleIndex: idx,
 			Level:     level,
 			Message:   sarifMessage{Text: text},
-			Locations: []sarifLocation{sarifLocationOf(r, field, line)},
+			Locations: []sarifLocation{sarifLocationOf(r, field, line, column)},
 		})
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		if r.Error != "" {
-			add(inputErrorRule, "error", r.Error, r, "", 0)
+			add(inputErrorRule, "error", r.Error, r, "", 0, 0)
 		}
 		for _, f := range r.Violations {
-			add(f.RuleID(), sarifLevel(f.Enforcement), findingLine(f, false), r, f.Field, f.Line)
+			add(f.RuleID(), sarifLevel(f.Enforcement), findingLine(f, false), r, f.Field, f.Line, f.Column)
 		}
 		for _, w := range r.Warnings {
-			add(warningRule, "warning", w, r, "", 0)
+			add(warningRule, "warning", w, r, "", 0, 0)
 		}
 	}
 	enc := json.NewEncoder(buf)
@@ -150,17 +154,18 @@ func sarifLevel(e v1alpha1.Enforcement) string {
 	}
 }
 
-// sarifLocationOf points at line, the finding's own line, when it is known,
-// else at the document's start.
-func sarifLocationOf(r *Result, field string, line int) sarifLocation {
+// sarifLocationOf points at line and column, the finding's own, when they
+// are known, else at the document's start, so that code scanning annotates
+// the offending line.
+func sarifLocationOf(r *Result, field string, line, column int) sarifLocation {
 	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
 		ArtifactLocation: sarifArtifactLocation{URI: artifactURI(r.Source)},
 	}}
 	if line <= 0 {
-		line = r.Line
+		line, column = r.Line, 0
 	}
 	if line > 0 {
-		loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
+		loc.PhysicalLocation.Region = &sarifRegion{StartLine: line, StartColumn: max(column, 0)}
 	}
 	if ll, ok := logicalLocation(r, field); ok {
 		loc.LogicalLocations = []sarifLogicalLocation{ll}

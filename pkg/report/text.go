@@ -71,8 +71,8 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 		// "file:line: " first, as compilers print it, so that editors
 		// and terminals jump to the node; only when the finding has its
 		// own line, the document's being in the heading already.
-		if f.Line > 0 {
-			buf.WriteString(r.Source + ":" + strconv.Itoa(f.Line) + ": ")
+		if loc := findingLocation(r, f); loc != "" {
+			buf.WriteString(loc + ": ")
 		}
 		buf.WriteString(findingLine(f, true) + "\n")
 	}
@@ -83,6 +83,19 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 		value, _ := json.Marshal(p.Value)
 		fmt.Fprintf(buf, "  Patch: %s %s %s\n", p.Op, p.Path, value)
 	}
+}
+
+// findingLocation is "file:line:column" of a finding that has its own
+// position ("file:line" without a column), "" for one that has none.
+func findingLocation(r *Result, f Finding) string {
+	if f.Line <= 0 {
+		return ""
+	}
+	loc := r.Source + ":" + strconv.Itoa(f.Line)
+	if f.Column > 0 {
+		loc += ":" + strconv.Itoa(f.Column)
+	}
+	return loc
 }
 
 // textLocation leaves the line out when it is unknown (0) rather than print

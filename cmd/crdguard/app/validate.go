@@ -402,6 +402,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 		return res
 	}
 	res.Violations = append(res.Violations, out.Violations...)
+	locateFindings(doc, res.Violations)
 	res.Warnings = out.Warnings
 	// The server adds its own warnings only to a request it accepts.
 	if out.SchemaValidated && out.Allowed() {
@@ -415,6 +416,21 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 		}
 	}
 	return res
+}
+
+// locateFindings points each finding at its field in the document's text.
+// Only a document with findings is parsed for positions, and the parse is
+// dropped with it, so a run never holds more than one document's node tree
+// per worker.
+func locateFindings(doc manifest.Document, findings []report.Finding) {
+	if len(findings) == 0 {
+		return
+	}
+	positions := doc.FieldPositions()
+	for i := range findings {
+		pos := positions.Of(findings[i].Field)
+		findings[i].Line, findings[i].Column = pos.Line, pos.Column
+	}
 }
 
 // warnSkipped tells on stderr which kinds were not validated, so a missing

@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,6 +44,14 @@ func TestValidatePolicies(t *testing.T) {
 	}
 	if got := findingsOf(rep.Results[1]); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("unsafe.yaml findings\n got: %q\nwant: %q", got, want)
+	}
+	// GuardPolicy findings point at their fields too, flow style included.
+	var positions []string
+	for _, f := range rep.Results[1].Violations {
+		positions = append(positions, f.Field+" "+strconv.Itoa(f.Line)+":"+strconv.Itoa(f.Column))
+	}
+	if want := []string{"spec.resources.limits.memory 16:14", "spec.image 10:3", "spec.replicas 11:3"}; strings.Join(positions, "\n") != strings.Join(want, "\n") {
+		t.Errorf("unsafe.yaml positions\n got: %q\nwant: %q", positions, want)
 	}
 	if m := rep.Results[1].Violations[0].Message; m != "Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×" {
 		t.Errorf("ratio message = %q", m)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -56,10 +57,12 @@ func TestValidateExample(t *testing.T) {
 	for _, line := range []string{
 		"../../../examples/mysql/good.yaml:1 (document 1): MySQLCluster shop/prod is valid (CREATE)",
 		"../../../examples/mysql/bad.yaml:3 (document 1): MySQLCluster shop/staging is invalid (CREATE):",
-		"  * spec.resource: Forbidden: unknown field: the schema does not declare it, so kube-apiserver drops it (and rejects the object only with fieldValidation=Strict)",
-		`  * spec.version: Invalid value: "integer": spec.version in body must be of type string: "integer"`,
+		"  * ../../../examples/mysql/bad.yaml:14:3: spec.resource: Forbidden: unknown field: the schema does not declare it, so kube-apiserver drops it (and rejects the object only with fieldValidation=Strict)",
+		`  * ../../../examples/mysql/bad.yaml:9:3: spec.version: Invalid value: "integer": spec.version in body must be of type string: "integer"`,
 		"../../../examples/mysql/bad.yaml:21 (document 2): MySQLCluster default/Reporting_DB is invalid (CREATE):",
-		`  * spec.storage.reclaimPolicy: Unsupported value: "Destroy": supported values: "Retain", "Delete"`,
+		// An object-level finding has no position of its own.
+		"  * <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+		`  * ../../../examples/mysql/bad.yaml:31:5: spec.storage.reclaimPolicy: Unsupported value: "Destroy": supported values: "Retain", "Delete"`,
 		"3 objects: 1 allowed, 2 denied, 0 skipped, 0 errors",
 	} {
 		if !strings.Contains(r.stdout, line+"\n") {
@@ -102,6 +105,15 @@ func TestValidateJSON(t *testing.T) {
 	}
 	if v := res.Violations[0]; v.Policy != "schema" || v.Enforcement != v1alpha1.Deny {
 		t.Errorf("violation = %+v, want policy schema, enforcement Deny", v)
+	}
+	// Every finding at its field in bad.yaml; <nil> is the whole document.
+	var positions []string
+	for _, v := range res.Violations {
+		positions = append(positions, fmt.Sprintf("%s %d:%d", v.Field, v.Line, v.Column))
+	}
+	wantPositions := []string{"spec.resource 14:3", "spec.storage.size 13:5", "spec.users[0].privileges[1] 18:26", "spec.users[1] 19:5", "spec.version 9:3", "<nil> 0:0"}
+	if strings.Join(positions, "\n") != strings.Join(wantPositions, "\n") {
+		t.Errorf("positions\n got: %q\nwant: %q", positions, wantPositions)
 	}
 }
 
@@ -207,7 +219,8 @@ func TestValidateOutputFormats(t *testing.T) {
 				Locations []struct {
 					PhysicalLocation struct {
 						Region struct {
-							StartLine int `json:"startLine"`
+							StartLine   int `json:"startLine"`
+							StartColumn int `json:"startColumn"`
 						} `json:"region"`
 					} `json:"physicalLocation"`
 				} `json:"locations"`
@@ -217,9 +230,26 @@ func TestValidateOutputFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 {
 		t.Fatalf("sarif: %v\n%s", err, r.stdout)
 	}
-	res := sarif.Runs[0].Results
-	if len(res) != 9 || res[0].RuleID != "schema/unknown-field" || res[0].Locations[0].PhysicalLocation.Region.StartLine != 3 || res[8].Locations[0].PhysicalLocation.Region.StartLine != 21 {
-		t.Errorf("sarif results = %+v", res)
+	// Each finding at its field's line and column; the object-level ones
+	// (<nil>) at their document's first line.
+	var got []string
+	for _, res := range sarif.Runs[0].Results {
+		region := res.Locations[0].PhysicalLocation.Region
+		got = append(got, fmt.Sprintf("%s %d:%d", res.RuleID, region.StartLine, region.StartColumn))
+	}
+	want := []string{
+		"schema/unknown-field 14:3", // spec.resource
+		"schema/validation 13:5",    // spec.storage.size
+		"schema/validation 18:26",   // spec.users[0].privileges[1]
+		"schema/validation 19:5",    // spec.users[1]
+		"schema/validation 9:3",     // spec.version
+		"schema/validation 3:0",     // <nil>
+		"schema/validation 24:3",    // metadata.name
+		"schema/validation 31:5",    // spec.storage.reclaimPolicy
+		"schema/validation 21:0",    // <nil>
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sarif results\n got: %q\nwant: %q", got, want)
 	}
 }
 
