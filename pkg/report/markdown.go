@@ -54,21 +54,29 @@ func writeMarkdownResult(buf *bytes.Buffer, r *Result) {
 	}
 }
 
-// markdownText escapes what would end a table cell or start markup. Line
-// breaks become spaces: a table row is one line.
-var markdownText = strings.NewReplacer(
-	"\\", "\\\\", "|", "\\|", "*", "\\*", "_", "\\_", "`", "\\`", "<", "&lt;", ">", "&gt;", "[", "\\[", "]", "\\]",
-	"\r\n", " ", "\n", " ",
-).Replace
+// markdownText escapes what would end a table cell or start markup, and
+// quotes what a renderer would act on (printable). Line breaks become
+// spaces, first: a table row is one line.
+func markdownText(s string) string {
+	return markdownEscaper.Replace(printable(oneLine.Replace(s)))
+}
 
-// markdownCode renders s as inline code. Backslashes do not escape inside
-// code spans, so a backtick in s is matched with a longer fence; "|" still
-// ends a table cell and is escaped (GitHub's tables unescape it in code).
+var (
+	markdownEscaper = strings.NewReplacer(
+		"\\", "\\\\", "|", "\\|", "*", "\\*", "_", "\\_", "`", "\\`", "<", "&lt;", ">", "&gt;", "[", "\\[", "]", "\\]", "~", "\\~",
+	)
+	oneLine = strings.NewReplacer("\r\n", " ", "\n", " ")
+)
+
+// markdownCode renders s as inline code, quoting what a renderer would act
+// on (printable). Backslashes do not escape inside code spans, so a backtick
+// in s is matched with a longer fence; "|" still ends a table cell and is
+// escaped (GitHub's tables unescape it in code).
 func markdownCode(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = strings.NewReplacer("|", "\\|", "\r\n", " ", "\n", " ").Replace(s)
+	s = strings.ReplaceAll(printable(oneLine.Replace(s)), "|", "\\|")
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"

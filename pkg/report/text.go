@@ -11,7 +11,9 @@ import (
 
 // writeText renders the report the way kubectl reports a rejected apply, so
 // that people who know kubectl's errors can read it without learning a new
-// layout, and so that editors can jump to "file:line" prefixes.
+// layout, and so that editors can jump to "file:line" prefixes. Everything
+// that comes from the input passes through printable, so that an object
+// cannot drive the terminal that shows the report.
 func writeText(buf *bytes.Buffer, rep Report, quiet bool) {
 	for i := range rep.Results {
 		r := &rep.Results[i]
@@ -40,25 +42,25 @@ func worthReporting(r *Result) bool {
 }
 
 func writeTextResult(buf *bytes.Buffer, r *Result) {
-	buf.WriteString(textLocation(r))
+	buf.WriteString(printable(textLocation(r)))
 	buf.WriteString(": ")
 	hasDetails := len(r.Violations) > 0 || len(r.Warnings) > 0 || len(r.Patches) > 0
 	switch r.outcome() {
 	case outcomeError:
-		buf.WriteString("error: " + r.Error)
+		buf.WriteString("error: " + printable(r.Error))
 	case outcomeSkipped:
-		buf.WriteString(objectRef(r) + " skipped")
+		buf.WriteString(printable(objectRef(r)) + " skipped")
 		if r.SkipReason != "" {
-			buf.WriteString(": " + r.SkipReason)
+			buf.WriteString(": " + printable(r.SkipReason))
 		}
 	default:
 		verdict := " is valid"
 		if r.outcome() == outcomeDenied {
 			verdict = " is invalid"
 		}
-		buf.WriteString(objectRef(r) + verdict)
+		buf.WriteString(printable(objectRef(r)) + verdict)
 		if r.Operation != "" {
-			buf.WriteString(" (" + r.Operation + ")")
+			buf.WriteString(" (" + printable(r.Operation) + ")")
 		}
 		// The colon announces the list below, as kubectl's does.
 		if hasDetails {
@@ -72,16 +74,16 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 		// and terminals jump to the node; only when the finding has its
 		// own line, the document's being in the heading already.
 		if loc := findingLocation(r, f); loc != "" {
-			buf.WriteString(loc + ": ")
+			buf.WriteString(printable(loc) + ": ")
 		}
-		buf.WriteString(findingLine(f, true) + "\n")
+		buf.WriteString(printable(findingLine(f, true)) + "\n")
 	}
 	for _, w := range r.Warnings {
-		buf.WriteString("  Warning: " + w + "\n")
+		buf.WriteString("  Warning: " + printable(w) + "\n")
 	}
 	for _, p := range r.Patches {
 		value, _ := json.Marshal(p.Value)
-		fmt.Fprintf(buf, "  Patch: %s %s %s\n", p.Op, p.Path, value)
+		fmt.Fprintf(buf, "  Patch: %s %s %s\n", printable(p.Op), printable(p.Path), printable(string(value)))
 	}
 }
 
