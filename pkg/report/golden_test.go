@@ -16,10 +16,10 @@ func sampleResults() []Result {
 			APIVersion: "db.example.com/v1", Kind: "MySQLCluster", Namespace: "default", Name: "prod",
 			Operation: "CREATE",
 			Violations: []Finding{
-				{Field: "spec.replicas", Type: "FieldValueInvalid", Message: "Invalid value: 10: spec.replicas in body should be less than or equal to 5", Policy: "schema", Rule: "maximum", Enforcement: v1alpha1.Deny},
+				{Field: "spec.replicas", Type: "FieldValueInvalid", Message: "Invalid value: 10: spec.replicas in body should be less than or equal to 5", Policy: "schema", Rule: "maximum", Enforcement: v1alpha1.Deny, Line: 16, Column: 3},
 				{Field: "spec.storageSize", Type: "FieldValueNotSupported", Message: `Unsupported value: "storageSize": unknown field`, Policy: "schema", Rule: "unknown-field", Enforcement: v1alpha1.Deny},
-				{Field: "spec.backup.schedule", Type: "FieldValueRequired", Message: "Required value: production clusters must be backed up", Policy: "require-backup", Rule: "schedule", Enforcement: v1alpha1.Deny},
-				{Field: "metadata.labels[team]", Type: "FieldValueRequired", Message: "Required value: every object needs an owning team", Policy: "labels", Rule: "team", Enforcement: v1alpha1.Warn},
+				{Field: "spec.backup.schedule", Type: "FieldValueRequired", Message: "Required value: production clusters must be backed up", Policy: "require-backup", Rule: "schedule", Enforcement: v1alpha1.Deny, Line: 18, Column: 3},
+				{Field: "metadata.labels[team]", Type: "FieldValueRequired", Message: "Required value: every object needs an owning team", Policy: "labels", Rule: "team", Enforcement: v1alpha1.Warn, Line: 14, Column: 5},
 				{Field: "spec.image", Type: "FieldValueInvalid", Message: `Invalid value: "mysql:latest": tags like "latest" & "stable" move; use a digest <sha256:...>`, Policy: "images", Rule: "pinned", Enforcement: v1alpha1.Audit},
 			},
 			Warnings: []string{"db.example.com/v1 MySQLCluster is deprecated; use db.example.com/v2 MySQLCluster"},

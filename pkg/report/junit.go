@@ -99,7 +99,7 @@ func junitCase(r *Result) junitTestCase {
 		deny := r.denials()
 		lines := make([]string, len(deny))
 		for i, f := range deny {
-			lines[i] = findingLine(f, false)
+			lines[i] = junitFindingLine(r, f)
 		}
 		tc.Failure = &junitProblem{
 			Message: plural(len(deny), "violation"),
@@ -112,7 +112,7 @@ func junitCase(r *Result) junitTestCase {
 	var out []string
 	for _, f := range r.Violations {
 		if f.Enforcement != v1alpha1.Deny {
-			out = append(out, findingLine(f, true))
+			out = append(out, junitFindingLine(r, f))
 		}
 	}
 	for _, w := range r.Warnings {
@@ -122,6 +122,17 @@ func junitCase(r *Result) junitTestCase {
 		tc.SystemOut = &junitText{Text: xmlSafe(strings.Join(out, "\n"))}
 	}
 	return tc
+}
+
+// junitFindingLine is one finding of a test case's text, as the text
+// output prints it: its own "file:line:column: " when it has a position,
+// so that each item of the list names its line, and the [policy/rule] of a
+// GuardPolicy finding, so that the reader knows whom to ask.
+func junitFindingLine(r *Result, f Finding) string {
+	if loc := findingLocation(r, f); loc != "" {
+		return loc + ": " + findingLine(f, true)
+	}
+	return findingLine(f, true)
 }
 
 // xmlSafe replaces the characters XML 1.0 cannot carry at all, which
