@@ -91,25 +91,22 @@ func (o Options) command() string {
 // trust its Summary and each result's Allowed rather than recompute them, so
 // that all formats report the same numbers. The output is built in memory
 // and written with a single call, so a failing writer never leaves half a
-// JSON or XML document behind that a consumer might mistake for a whole one.
+// JSON or XML document behind that a consumer might mistake for a whole one;
+// NewWriter is for output too large to hold.
 func Write(w io.Writer, f Format, rep Report, opts Options) error {
 	var buf bytes.Buffer
-	var err error
-	switch f {
-	case Text:
-		writeText(&buf, rep, opts.Quiet)
-	case JSON:
-		err = writeJSON(&buf, rep)
-	case SARIF:
-		err = writeSARIF(&buf, rep, opts.ToolVersion)
-	case JUnit:
-		err = writeJUnit(&buf, rep, "crdguard "+opts.command())
-	case Markdown:
-		writeMarkdown(&buf, rep, opts.command())
-	default:
-		err = unknownFormat(string(f))
-	}
+	rw, err := NewWriter(&buf, f, opts)
 	if err != nil {
+		return err
+	}
+	for i := range rep.Results {
+		r := rep.Results[i]
+		normalize(&r)
+		if err := rw.add(&r); err != nil {
+			return err
+		}
+	}
+	if err := rw.finish(rep.Summary); err != nil {
 		return err
 	}
 	_, err = w.Write(buf.Bytes())

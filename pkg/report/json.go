@@ -10,7 +10,7 @@ import (
 // added fields keep it.
 const JSONVersion = "crdguard.dev/report/v1"
 
-// writeJSON writes the report as one JSON document, indented by two spaces
+// jsonWriter writes the report as one JSON document, indented by two spaces
 // and ending in a newline:
 //
 //	{
@@ -51,23 +51,47 @@ const JSONVersion = "crdguard.dev/report/v1"
 // Every result is counted in exactly one summary bucket: error, else
 // skipped, else allowed or denied by "allowed". Arrays are never null so
 // that consumers such as jq can iterate without guarding against null.
-func writeJSON(buf *bytes.Buffer, rep Report) error {
-	rep.Version = JSONVersion
-	results := make([]Result, len(rep.Results))
-	copy(results, rep.Results)
-	for i := range results {
-		if results[i].Violations == nil {
-			results[i].Violations = []Finding{}
-		}
-		if results[i].Warnings == nil {
-			results[i].Warnings = []string{}
-		}
+// Each result is written as it is added, and the summary after the last:
+// the bytes are those of Report encoded whole.
+type jsonWriter struct {
+	results int
+}
+
+func (j *jsonWriter) result(w *bytes.Buffer, r *Result) error {
+	if j.results == 0 {
+		w.WriteString("{\n  \"version\": \"" + JSONVersion + "\",\n  \"results\": [\n    ")
+	} else {
+		w.WriteString(",\n    ")
 	}
-	rep.Results = results
-	enc := json.NewEncoder(buf)
-	enc.SetIndent("", "  ")
+	j.results++
+	return encodeJSON(w, "    ", r)
+}
+
+func (j *jsonWriter) end(w *bytes.Buffer, s Summary) error {
+	if j.results == 0 {
+		w.WriteString("{\n  \"version\": \"" + JSONVersion + "\",\n  \"results\": [],\n  \"summary\": ")
+	} else {
+		w.WriteString("\n  ],\n  \"summary\": ")
+	}
+	if err := encodeJSON(w, "  ", s); err != nil {
+		return err
+	}
+	_, err := w.WriteString("\n}\n")
+	return err
+}
+
+// encodeJSON writes v indented by two spaces as a value nested at prefix,
+// without the encoder's final newline.
+func encodeJSON(w *bytes.Buffer, prefix string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent(prefix, "  ")
 	// Messages quote field values verbatim; escaping <, > and & as \u003c
 	// would make them unreadable for no benefit outside HTML.
 	enc.SetEscapeHTML(false)
-	return enc.Encode(rep)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return err
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -10,26 +11,11 @@ import (
 )
 
 // The JUnit XML dialect has no standard; these elements and attributes are
-// the subset that Jenkins, GitLab and GitHub test reporters all read.
-type junitTestSuites struct {
-	XMLName  xml.Name         `xml:"testsuites"`
-	Tests    int              `xml:"tests,attr"`
-	Failures int              `xml:"failures,attr"`
-	Errors   int              `xml:"errors,attr"`
-	Skipped  int              `xml:"skipped,attr"`
-	Suites   []junitTestSuite `xml:"testsuite"`
-}
-
-type junitTestSuite struct {
-	Name      string          `xml:"name,attr"`
-	Tests     int             `xml:"tests,attr"`
-	Failures  int             `xml:"failures,attr"`
-	Errors    int             `xml:"errors,attr"`
-	Skipped   int             `xml:"skipped,attr"`
-	TestCases []junitTestCase `xml:"testcase"`
-}
-
+// the subset that Jenkins, GitLab and GitHub test reporters all read. The
+// testsuites and testsuite elements around the test cases are written by
+// junitWriter.
 type junitTestCase struct {
+	XMLName   xml.Name      `xml:"testcase"`
 	ClassName string        `xml:"classname,attr"`
 	Name      string        `xml:"name,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
@@ -55,37 +41,38 @@ type junitSkipped struct {
 	Message string `xml:"message,attr,omitempty"`
 }
 
-// writeJUnit writes one test case per document so that CI test reporters
+// junitWriter writes one test case per document so that CI test reporters
 // show each object as a passed, failed, errored or skipped test, grouped by
-// file through classname.
-func writeJUnit(buf *bytes.Buffer, rep Report, suiteName string) error {
-	s := rep.Summary
-	suite := junitTestSuite{
-		Name:      suiteName,
-		Tests:     s.Objects,
-		Failures:  s.Denied,
-		Errors:    s.Errors,
-		Skipped:   s.Skipped,
-		TestCases: make([]junitTestCase, 0, len(rep.Results)),
-	}
-	for i := range rep.Results {
-		suite.TestCases = append(suite.TestCases, junitCase(&rep.Results[i]))
-	}
-	doc := junitTestSuites{
-		Tests:    s.Objects,
-		Failures: s.Denied,
-		Errors:   s.Errors,
-		Skipped:  s.Skipped,
-		Suites:   []junitTestSuite{suite},
-	}
-	buf.WriteString(xml.Header)
-	enc := xml.NewEncoder(buf)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+// file through classname. The counts come first, as attributes of
+// testsuites and testsuite, so each test case is rendered to XML as it is
+// added and the rendered cases are kept, a line or a few per object, until
+// the summary is known: never the objects or their results.
+type junitWriter struct {
+	suiteName string
+	cases     bytes.Buffer
+}
+
+func (j *junitWriter) result(_ *bytes.Buffer, r *Result) error {
+	j.cases.WriteString("\n")
+	enc := xml.NewEncoder(&j.cases)
+	enc.Indent("    ", "  ")
+	return enc.Encode(junitCase(r))
+}
+
+func (j *junitWriter) end(w *bytes.Buffer, s Summary) error {
+	var name bytes.Buffer
+	if err := xml.EscapeText(&name, []byte(j.suiteName)); err != nil {
 		return err
 	}
-	buf.WriteString("\n")
-	return nil
+	counts := fmt.Sprintf(`tests="%d" failures="%d" errors="%d" skipped="%d"`, s.Objects, s.Denied, s.Errors, s.Skipped)
+	w.WriteString(xml.Header)
+	w.WriteString("<testsuites " + counts + ">\n  <testsuite name=\"" + name.String() + "\" " + counts + ">")
+	if j.cases.Len() > 0 {
+		w.Write(j.cases.Bytes())
+		w.WriteString("\n  ")
+	}
+	_, err := w.WriteString("</testsuite>\n</testsuites>\n")
+	return err
 }
 
 func junitCase(r *Result) junitTestCase {

@@ -11,6 +11,26 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
+// junitTestSuites is the document junitWriter writes around the test cases,
+// for decoding it.
+type junitTestSuites struct {
+	XMLName  xml.Name         `xml:"testsuites"`
+	Tests    int              `xml:"tests,attr"`
+	Failures int              `xml:"failures,attr"`
+	Errors   int              `xml:"errors,attr"`
+	Skipped  int              `xml:"skipped,attr"`
+	Suites   []junitTestSuite `xml:"testsuite"`
+}
+
+type junitTestSuite struct {
+	Name      string          `xml:"name,attr"`
+	Tests     int             `xml:"tests,attr"`
+	Failures  int             `xml:"failures,attr"`
+	Errors    int             `xml:"errors,attr"`
+	Skipped   int             `xml:"skipped,attr"`
+	TestCases []junitTestCase `xml:"testcase"`
+}
+
 func TestJUnitGolden(t *testing.T) {
 	golden.Assert(t, filepath.Join("testdata", "report.xml"), render(t, JUnit, sampleReport(), Options{}))
 }

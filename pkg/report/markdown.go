@@ -6,26 +6,35 @@ import (
 	"strings"
 )
 
-// writeMarkdown renders the report for a pull request comment: the summary
-// first, then one table per object with something to say. Objects that are
-// allowed without findings and skipped objects are only counted: a review
-// comment that lists every clean object buries the few that matter.
-func writeMarkdown(buf *bytes.Buffer, rep Report, command string) {
-	s := rep.Summary
+// markdownWriter renders the report for a pull request comment: the
+// summary first, then one table per object with something to say. Objects
+// that are allowed without findings and skipped objects are only counted: a
+// review comment that lists every clean object buries the few that matter.
+// Because the summary comes first, the objects with something to say are
+// rendered as they are added and kept until it is known; clean objects cost
+// nothing.
+type markdownWriter struct {
+	command string
+	objects bytes.Buffer
+}
+
+func (m *markdownWriter) result(_ *bytes.Buffer, r *Result) error {
+	if worthReporting(r) {
+		m.objects.WriteString("\n")
+		writeMarkdownResult(&m.objects, r)
+	}
+	return nil
+}
+
+func (m *markdownWriter) end(w *bytes.Buffer, s Summary) error {
 	icon := "✅"
 	if s.Denied > 0 || s.Errors > 0 {
 		icon = "❌"
 	}
-	fmt.Fprintf(buf, "### %s crdguard %s: %s: %d allowed, %d denied, %d skipped, %s\n",
-		icon, command, plural(s.Objects, "object"), s.Allowed, s.Denied, s.Skipped, plural(s.Errors, "error"))
-	for i := range rep.Results {
-		r := &rep.Results[i]
-		if !worthReporting(r) {
-			continue
-		}
-		buf.WriteString("\n")
-		writeMarkdownResult(buf, r)
-	}
+	fmt.Fprintf(w, "### %s crdguard %s: %s: %d allowed, %d denied, %d skipped, %s\n",
+		icon, m.command, plural(s.Objects, "object"), s.Allowed, s.Denied, s.Skipped, plural(s.Errors, "error"))
+	_, err := w.Write(m.objects.Bytes())
+	return err
 }
 
 func writeMarkdownResult(buf *bytes.Buffer, r *Result) {

@@ -149,25 +149,10 @@ func New(results []Result) Report {
 	copy(rep.Results, results)
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		if r.Violations == nil {
-			r.Violations = []Finding{}
-		}
-		if r.Warnings == nil {
-			r.Warnings = []string{}
-		}
+		normalize(r)
 		r.Decide()
-		switch r.outcome() {
-		case outcomeAllowed:
-			rep.Summary.Allowed++
-		case outcomeDenied:
-			rep.Summary.Denied++
-		case outcomeSkipped:
-			rep.Summary.Skipped++
-		case outcomeError:
-			rep.Summary.Errors++
-		}
+		rep.Summary.add(r)
 	}
-	rep.Summary.Objects = len(rep.Results)
 	return rep
 }
 

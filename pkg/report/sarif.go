@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -22,18 +21,8 @@ const (
 )
 
 // Only the SARIF 2.1.0 properties crdguard fills in; the format has many
-// more, none of which code scanning services require.
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
-}
-
+// more, none of which code scanning services require. The log and the run
+// around them are written by sarifWriter, as results complete.
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
 }
@@ -92,53 +81,91 @@ type sarifLogicalLocation struct {
 	Kind               string `json:"kind,omitempty"`
 }
 
-// writeSARIF writes one SARIF run for code scanning services. Each
+// sarifWriter writes one SARIF run for code scanning services. Each
 // policy/rule pair becomes a reporting rule, so findings can be filtered and
 // dismissed per rule; Warn and Audit findings and API warnings are included
 // at lower levels rather than dropped, because code scanning is where teams
-// triage them.
-func writeSARIF(buf *bytes.Buffer, rep Report, toolVersion string) error {
-	run := sarifRun{
-		Tool: sarifTool{Driver: sarifDriver{
-			Name:           "crdguard",
-			InformationURI: toolURI,
-			Version:        toolVersion,
-			Rules:          []sarifRule{},
-		}},
-		Results: []sarifResult{},
-	}
-	ruleIndex := map[string]int{}
-	add := func(ruleID, level, text string, r *Result, field string, line, column int) {
-		idx, ok := ruleIndex[ruleID]
-		if !ok {
-			idx = len(run.Tool.Driver.Rules)
-			ruleIndex[ruleID] = idx
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: ruleID})
-		}
-		run.Results = append(run.Results, sarifResult{
-			RuleID:    ruleID,
-			RuleIndex: idx,
-			Level:     level,
-			Message:   sarifMessage{Text: text},
-			Locations: []sarifLocation{sarifLocationOf(r, field, line, column)},
-		})
-	}
-	for i := range rep.Results {
-		r := &rep.Results[i]
-		if r.Error != "" {
-			add(inputErrorRule, "error", r.Error, r, "", 0, 0)
-		}
-		for _, f := range r.Violations {
-			add(f.RuleID(), sarifLevel(f.Enforcement), findingLine(f, false), r, f.Field, f.Line, f.Column)
-		}
-		for _, w := range r.Warnings {
-			add(warningRule, "warning", w, r, "", 0, 0)
+// triage them. Results are written as they are added; the rules, which
+// results refer to by index, are collected (ids only) and written after
+// them, in the run's "tool".
+type sarifWriter struct {
+	toolVersion string
+	results     int
+	rules       []sarifRule
+	ruleIndex   map[string]int
+}
+
+func (s *sarifWriter) result(w *bytes.Buffer, r *Result) error {
+	if r.Error != "" {
+		if err := s.add(w, inputErrorRule, "error", r.Error, r, "", 0, 0); err != nil {
+			return err
 		}
 	}
-	enc := json.NewEncoder(buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+	for _, f := range r.Violations {
+		if err := s.add(w, f.RuleID(), sarifLevel(f.Enforcement), findingLine(f, false), r, f.Field, f.Line, f.Column); err != nil {
+			return err
+		}
+	}
+	for _, warning := range r.Warnings {
+		if err := s.add(w, warningRule, "warning", warning, r, "", 0, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sarifWriter) add(w *bytes.Buffer, ruleID, level, text string, r *Result, field string, line, column int) error {
+	idx, ok := s.ruleIndex[ruleID]
+	if !ok {
+		if s.ruleIndex == nil {
+			s.ruleIndex = map[string]int{}
+		}
+		idx = len(s.rules)
+		s.ruleIndex[ruleID] = idx
+		s.rules = append(s.rules, sarifRule{ID: ruleID})
+	}
+	if s.results == 0 {
+		s.begin(w)
+		w.WriteString("\n        ")
+	} else {
+		w.WriteString(",\n        ")
+	}
+	s.results++
+	return encodeJSON(w, "        ", sarifResult{
+		RuleID:    ruleID,
+		RuleIndex: idx,
+		Level:     level,
+		Message:   sarifMessage{Text: text},
+		Locations: []sarifLocation{sarifLocationOf(r, field, line, column)},
+	})
+}
+
+func (s *sarifWriter) begin(w *bytes.Buffer) {
+	w.WriteString("{\n  \"$schema\": \"" + sarifSchema + "\",\n  \"version\": \"" + sarifVersion + "\",\n  \"runs\": [\n    {\n      \"results\": [")
+}
+
+func (s *sarifWriter) end(w *bytes.Buffer, _ Summary) error {
+	if s.results == 0 {
+		s.begin(w)
+		w.WriteString("],\n      \"tool\": ")
+	} else {
+		w.WriteString("\n      ],\n      \"tool\": ")
+	}
+	rules := s.rules
+	if rules == nil {
+		rules = []sarifRule{}
+	}
+	tool := sarifTool{Driver: sarifDriver{
+		Name:           "crdguard",
+		InformationURI: toolURI,
+		Version:        s.toolVersion,
+		Rules:          rules,
+	}}
+	if err := encodeJSON(w, "      ", tool); err != nil {
+		return err
+	}
+	_, err := w.WriteString("\n    }\n  ]\n}\n")
+	return err
 }
 
 // sarifLevel maps an enforcement that is not one of the three known ones to

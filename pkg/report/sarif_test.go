@@ -10,6 +10,19 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
+// sarifLog is the log sarifWriter writes around results and rules, for
+// decoding it.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Results []sarifResult `json:"results"`
+	Tool    sarifTool     `json:"tool"`
+}
+
 func TestSARIFGolden(t *testing.T) {
 	golden.Assert(t, filepath.Join("testdata", "report.sarif"), render(t, SARIF, sampleReport(), Options{ToolVersion: "v0.3.0"}))
 }
@@ -147,14 +160,14 @@ func TestSARIFEmpty(t *testing.T) {
   "version": "2.1.0",
   "runs": [
     {
+      "results": [],
       "tool": {
         "driver": {
           "name": "crdguard",
           "informationUri": "https://github.com/crdguard/crdguard",
           "rules": []
         }
-      },
-      "results": []
+      }
     }
   ]
 }

@@ -9,22 +9,28 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
-// writeText renders the report the way kubectl reports a rejected apply, so
-// that people who know kubectl's errors can read it without learning a new
-// layout, and so that editors can jump to "file:line" prefixes. Everything
+// textWriter renders the report the way kubectl reports a rejected apply,
+// so that people who know kubectl's errors can read it without learning a
+// new layout, and so that editors can jump to "file:line" prefixes. Each
+// result is written as it is added and the summary line last. Everything
 // that comes from the input passes through printable, so that an object
 // cannot drive the terminal that shows the report.
-func writeText(buf *bytes.Buffer, rep Report, quiet bool) {
-	for i := range rep.Results {
-		r := &rep.Results[i]
-		if quiet && !worthReporting(r) {
-			continue
-		}
-		writeTextResult(buf, r)
+type textWriter struct {
+	quiet bool
+}
+
+func (t *textWriter) result(w *bytes.Buffer, r *Result) error {
+	if t.quiet && !worthReporting(r) {
+		return nil
 	}
-	s := rep.Summary
-	fmt.Fprintf(buf, "%s: %d allowed, %d denied, %d skipped, %s\n",
+	writeTextResult(w, r)
+	return nil
+}
+
+func (t *textWriter) end(w *bytes.Buffer, s Summary) error {
+	_, err := fmt.Fprintf(w, "%s: %d allowed, %d denied, %d skipped, %s\n",
 		plural(s.Objects, "object"), s.Allowed, s.Denied, s.Skipped, plural(s.Errors, "error"))
+	return err
 }
 
 // worthReporting says whether quiet mode keeps a result. Skipped objects are
