@@ -128,7 +128,7 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	if err := o.writeDiffReport(streams, newDiffReport(o, oldArg, newArg, rep, crds), rep); err != nil {
 		return err
 	}
-	return verdictExit(rep)
+	return verdictExit(rep.Summary)
 }
 
 // writeDiffReport prints the run: text and markdown in diff's own wording

@@ -112,13 +112,13 @@ func (r *reportOptions) writeReport(streams Streams, command string, rep report.
 	return nil
 }
 
-// verdictExit is the exit code of a validate or diff run: 2 when an input
-// could not be checked, 1 when a finding denies, else 0.
-func verdictExit(rep report.Report) error {
+// verdictExit is the exit code of a validate or diff run from its summary:
+// 2 when an input could not be checked, 1 when a finding denies, else 0.
+func verdictExit(s report.Summary) error {
 	switch {
-	case rep.Summary.Errors > 0:
+	case s.Errors > 0:
 		return exitCode(ExitUsage)
-	case rep.Summary.Denied > 0:
+	case s.Denied > 0:
 		return exitCode(ExitViolations)
 	}
 	return nil

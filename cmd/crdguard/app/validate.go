@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,8 +130,10 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	}
 
 	// Each worker reads, decodes and validates whole files, so parsing runs
-	// in parallel and a file's objects are garbage once its results exist.
-	perSource := make([][]report.Result, len(sources.paths))
+	// in parallel and a file's objects are garbage once its results exist;
+	// output writes each file's results once those before it are written.
+	output := newResultStream(streams, o.reportOptions)
+	var outputErr atomic.Pointer[error]
 	progress := startProgress(streams.Err, len(sources.paths))
 	var next atomic.Int64
 	var crashed atomic.Pointer[error]
@@ -146,23 +147,26 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 					crashed.Store(&err)
 				}
 			}()
-			for ctx.Err() == nil && crashed.Load() == nil {
+			for ctx.Err() == nil && crashed.Load() == nil && outputErr.Load() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(sources.paths) {
 					return
 				}
 				docs, err := sources.read(ctx, i)
+				var results []report.Result
 				if err != nil {
 					// One bad file is one error result; the others are still checked.
-					perSource[i] = []report.Result{unreadableSource(sources.paths[i], err)}
-					progress.sourceDone()
-					continue
+					results = []report.Result{unreadableSource(sources.paths[i], err)}
 				}
 				for _, doc := range docs {
-					perSource[i] = append(perSource[i], o.evaluate(ctx, run, doc))
+					results = append(results, o.evaluate(ctx, run, doc))
 					progress.objectDone()
 				}
 				progress.sourceDone()
+				if err := output.done(i, results); err != nil {
+					err = &exitError{code: ExitInternal, err: err}
+					outputErr.Store(&err)
+				}
 			}
 		})
 	}
@@ -171,25 +175,17 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err := crashed.Load(); err != nil {
 		return &exitError{code: ExitInternal, err: *err}
 	}
+	if err := outputErr.Load(); err != nil {
+		return *err
+	}
 	if ctx.Err() != nil {
 		return &exitError{code: ExitInternal, err: context.Cause(ctx)}
 	}
-	var results []report.Result
-	for _, r := range perSource {
-		results = append(results, r...)
-	}
-
-	rep := report.New(results)
-	warnSkipped(streams, rep.Results)
-	if !o.allowEmpty {
-		if err := checkedSomething(rep, paths); err != nil {
-			return err
-		}
-	}
-	if err := o.writeReport(streams, "validate", rep); err != nil {
+	summary, err := output.close(o.allowEmpty, paths)
+	if err != nil {
 		return err
 	}
-	return verdictExit(rep)
+	return verdictExit(summary)
 }
 
 // emptyOrInputError is a loading error as the CLI reports it: a path
@@ -200,19 +196,6 @@ func emptyOrInputError(err error) error {
 		return usageError("%v: nothing there to check with (--allow-empty accepts it)", err)
 	}
 	return inputError(err)
-}
-
-// checkedSomething fails a run that checked nothing: no object in the
-// inputs, or none whose kind a CRD or a policy covers. Either is a wrong
-// path or a missing --crds far more often than a clean run.
-func checkedSomething(rep report.Report, paths []string) error {
-	switch {
-	case rep.Summary.Objects == 0:
-		return usageError("%s: no objects to validate (--allow-empty accepts it)", strings.Join(paths, ", "))
-	case rep.Summary.Skipped == rep.Summary.Objects:
-		return usageError("%s: no object was checked: no CRD defines their kinds and no policy matches them; pass their CRDs with --crds (--allow-empty accepts it)", strings.Join(paths, ", "))
-	}
-	return nil
 }
 
 // validationRun is what every object of one run is evaluated with.
@@ -431,28 +414,6 @@ func locateFindings(doc manifest.Document, findings []report.Finding) {
 		pos := positions.Of(findings[i].Field)
 		findings[i].Line, findings[i].Column = pos.Line, pos.Column
 	}
-}
-
-// warnSkipped tells on stderr which kinds were not validated, so a missing
-// --crds does not pass as a clean run.
-func warnSkipped(streams Streams, results []report.Result) {
-	counts := map[string]int{}
-	for _, r := range results {
-		if r.Skipped && strings.HasPrefix(r.SkipReason, noCRDReason) {
-			counts[r.APIVersion+" "+r.Kind]++
-		}
-	}
-	if len(counts) == 0 {
-		return
-	}
-	kinds := make([]string, 0, len(counts))
-	total := 0
-	for k, n := range counts {
-		kinds = append(kinds, fmt.Sprintf("%s (%d)", k, n))
-		total += n
-	}
-	sort.Strings(kinds)
-	fmt.Fprintf(streams.Err, "crdguard: warning: skipped %d objects whose kind no CRD defines: %s\n", total, strings.Join(kinds, ", "))
 }
 
 // noCRDReason starts the skip reason of an object no CRD defines.

@@ -1,0 +1,140 @@
+package app
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/crdguard/crdguard/internal/version"
+	"github.com/crdguard/crdguard/pkg/report"
+)
+
+// resultStream writes a validate run's results as its sources complete,
+// in input order whatever order the workers finish in, so that the output
+// is deterministic and memory holds only the results of sources finished
+// ahead of an earlier one still running, never the whole run. Skipped
+// results are held until the first checked one: a run that checks nothing
+// is an error that writes no report (see checkedSomething).
+type resultStream struct {
+	streams Streams
+	options reportOptions
+
+	mu sync.Mutex
+	// pending are the sources finished before next.
+	pending map[int][]report.Result
+	next    int
+	// held are the skipped results before the first checked one.
+	held    []report.Result
+	writer *report.Writer
+	// noCRD counts the objects no CRD defines, by "apiVersion kind".
+	noCRD map[string]int
+}
+
+func newResultStream(streams Streams, options reportOptions) *resultStream {
+	return &resultStream{streams: streams, options: options, pending: map[int][]report.Result{}, noCRD: map[string]int{}}
+}
+
+// done hands over the results of source i.
+func (s *resultStream) done(i int, results []report.Result) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending[i] = results
+	for {
+		src, ok := s.pending[s.next]
+		if !ok {
+			return nil
+		}
+		delete(s.pending, s.next)
+		s.next++
+		for _, r := range src {
+			if err := s.add(r); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *resultStream) add(r report.Result) error {
+	if r.Skipped && strings.HasPrefix(r.SkipReason, noCRDReason) {
+		s.noCRD[r.APIVersion+" "+r.Kind]++
+	}
+	if r.Skipped && s.writer == nil {
+		s.held = append(s.held, r)
+		return nil
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	return s.writer.Add(r)
+}
+
+// open starts the report and writes the held results.
+func (s *resultStream) open() error {
+	if s.writer != nil {
+		return nil
+	}
+	w, err := report.NewWriter(s.streams.Out, s.options.output, report.Options{Quiet: s.options.quiet, ToolVersion: version.Get(), Command: "validate"})
+	if err != nil {
+		return err
+	}
+	s.writer = w
+	for _, r := range s.held {
+		if err := w.Add(r); err != nil {
+			return err
+		}
+	}
+	s.held = nil
+	return nil
+}
+
+// close ends the report once every source is done and returns its
+// summary. A run that checked nothing (unless allowEmpty) is an error
+// instead.
+func (s *resultStream) close(allowEmpty bool, paths []string) (report.Summary, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	warnSkipped(s.streams, s.noCRD)
+	if s.writer == nil && !allowEmpty {
+		held := len(s.held)
+		return report.Summary{}, checkedSomething(report.Summary{Objects: held, Skipped: held}, paths)
+	}
+	if err := s.open(); err != nil {
+		return report.Summary{}, &exitError{code: ExitInternal, err: err}
+	}
+	summary, err := s.writer.Close()
+	if err != nil {
+		return summary, &exitError{code: ExitInternal, err: err}
+	}
+	return summary, nil
+}
+
+// checkedSomething fails a run that checked nothing: no object in the
+// inputs, or none whose kind a CRD or a policy covers. Either is a wrong
+// path or a missing --crds far more often than a clean run.
+func checkedSomething(s report.Summary, paths []string) error {
+	switch {
+	case s.Objects == 0:
+		return usageError("%s: no objects to validate (--allow-empty accepts it)", strings.Join(paths, ", "))
+	case s.Skipped == s.Objects:
+		return usageError("%s: no object was checked: no CRD defines their kinds and no policy matches them; pass their CRDs with --crds (--allow-empty accepts it)", strings.Join(paths, ", "))
+	}
+	return nil
+}
+
+// warnSkipped tells on stderr which kinds were not validated, so a missing
+// --crds does not pass as a clean run. counts are skipped objects by
+// "apiVersion kind".
+func warnSkipped(streams Streams, counts map[string]int) {
+	if len(counts) == 0 {
+		return
+	}
+	kinds := make([]string, 0, len(counts))
+	total := 0
+	for k, n := range counts {
+		kinds = append(kinds, fmt.Sprintf("%s (%d)", k, n))
+		total += n
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(streams.Err, "crdguard: warning: skipped %d objects whose kind no CRD defines: %s\n", total, strings.Join(kinds, ", "))
+}
