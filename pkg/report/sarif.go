@@ -34,8 +34,20 @@ type sarifDriver struct {
 	Rules          []sarifRule `json:"rules"`
 }
 
+// sarifRule is a reportingDescriptor (SARIF 2.1.0 §3.49).
 type sarifRule struct {
-	ID string `json:"id"`
+	ID               string            `json:"id"`
+	ShortDescription *sarifMessage     `json:"shortDescription,omitempty"`
+	FullDescription  *sarifMessage     `json:"fullDescription,omitempty"`
+	Help             *sarifMultiformat `json:"help,omitempty"`
+	HelpURI          string            `json:"helpUri,omitempty"`
+}
+
+// sarifMultiformat is a multiformatMessageString (§3.12): plain text, and
+// markdown for viewers that render it.
+type sarifMultiformat struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
 }
 
 type sarifResult struct {
@@ -122,7 +134,7 @@ func (s *sarifWriter) add(w *bytes.Buffer, ruleID, level, text string, r *Result
 		}
 		idx = len(s.rules)
 		s.ruleIndex[ruleID] = idx
-		s.rules = append(s.rules, sarifRule{ID: ruleID})
+		s.rules = append(s.rules, sarifRuleOf(ruleID))
 	}
 	if s.results == 0 {
 		s.begin(w)

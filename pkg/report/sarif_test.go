@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/golden"
@@ -52,7 +53,19 @@ func TestSARIFRequiredProperties(t *testing.T) {
 
 	var ruleIDs []string
 	for _, r := range driver["rules"].([]any) {
-		ruleIDs = append(ruleIDs, r.(map[string]any)["id"].(string))
+		rule := r.(map[string]any)
+		ruleIDs = append(ruleIDs, rule["id"].(string))
+		// Code scanning shows these beside each result.
+		short, _ := rule["shortDescription"].(map[string]any)
+		full, _ := rule["fullDescription"].(map[string]any)
+		help, _ := rule["help"].(map[string]any)
+		uri, _ := rule["helpUri"].(string)
+		if short["text"] == "" || short["text"] == nil || full["text"] == nil || help["text"] == nil || help["markdown"] == nil || !strings.HasPrefix(uri, "https://github.com/crdguard/crdguard/blob/main/docs/") {
+			t.Errorf("rule %v lacks a description, help or helpUri", rule["id"])
+		}
+	}
+	if got := driver["rules"].([]any)[1].(map[string]any)["shortDescription"].(map[string]any)["text"]; got != "Field the CRD schema does not declare" {
+		t.Errorf("schema/unknown-field shortDescription = %q", got)
 	}
 	wantRules := []string{"schema/maximum", "schema/unknown-field", "require-backup/schedule", "labels/team", "images/pinned", "crdguard/warning", "issuers/contact", "crdguard/input-error", "gotypes/zero-value-default"}
 	if !reflect.DeepEqual(ruleIDs, wantRules) {

@@ -230,6 +230,9 @@ func TestValidateOutputFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 {
 		t.Fatalf("sarif: %v\n%s", err, r.stdout)
 	}
+	sarifFile := t.TempDir() + "/validate.sarif"
+	writeFile(t, sarifFile, r.stdout)
+	validateSARIFSchema(t, sarifFile)
 	// Each finding at its field's line and column; the object-level ones
 	// (<nil>) at their document's first line.
 	var got []string
