@@ -89,14 +89,28 @@ failurePolicy: {{ .Values.webhook.failurePolicy }}
 timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}
 {{- end }}
 
+{{/* The rules of a webhook, from a list of webhook.rules items. */}}
 {{- define "crdguard.rules" -}}
+{{- if . }}
 rules:
-{{- range .Values.webhook.rules }}
+{{- range . }}
   - apiGroups: {{ toJson .apiGroups }}
     apiVersions: {{ toJson .apiVersions }}
     resources: {{ toJson .resources }}
     operations: {{ toJson (default (list "CREATE" "UPDATE") .operations) }}
     scope: {{ default "*" .scope | quote }}
+{{- end }}
+{{- else }}
+rules: []
+{{- end }}
+{{- end }}
+
+{{/* The rules of mutate.crdguard.dev: mutateRules, or rules when null. */}}
+{{- define "crdguard.mutateRules" -}}
+{{- if kindIs "invalid" .Values.webhook.mutateRules }}
+{{- include "crdguard.rules" .Values.webhook.rules }}
+{{- else }}
+{{- include "crdguard.rules" .Values.webhook.mutateRules }}
 {{- end }}
 {{- end }}
 
