@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/crdguard/crdguard/pkg/policies"
@@ -20,6 +21,10 @@ var errNotReady = errors.New("crdguard has not loaded its policies and schemas y
 // zero value holds no engine.
 type EngineHolder struct {
 	engine atomic.Pointer[policies.Engine]
+
+	mu sync.Mutex
+	// changed is closed by the next Store; nil until Changed asks.
+	changed chan struct{}
 }
 
 // NewEngineHolder returns a holder with engine already stored.
@@ -33,7 +38,27 @@ func NewEngineHolder(engine *policies.Engine) *EngineHolder {
 func (h *EngineHolder) Load() *policies.Engine { return h.engine.Load() }
 
 // Store replaces the engine for every request that starts afterwards.
-func (h *EngineHolder) Store(engine *policies.Engine) { h.engine.Store(engine) }
+func (h *EngineHolder) Store(engine *policies.Engine) {
+	h.engine.Store(engine)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.changed != nil {
+		close(h.changed)
+		h.changed = nil
+	}
+}
+
+// Changed returns a channel that the next Store closes: what follows the
+// engine (the managed webhook rules) waits on it instead of watching the
+// sources again.
+func (h *EngineHolder) Changed() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.changed == nil {
+		h.changed = make(chan struct{})
+	}
+	return h.changed
+}
 
 // Ready tells whether an engine is loaded, for the readiness probe.
 func (h *EngineHolder) Ready() bool { return h.Load() != nil }

@@ -213,6 +213,30 @@ type Options struct {
 	// LeaderElectionNamespace holds the audit's Lease
 	// (--leader-election-namespace). Default "": the pod's namespace.
 	LeaderElectionNamespace string
+	// LeaderElectionLeaseDuration is how long a leader holds the Lease
+	// without renewing it (--leader-election-lease-duration); it renews
+	// within two thirds of it. Default 15s.
+	LeaderElectionLeaseDuration time.Duration
+
+	// ManageWebhookRules keeps the rules of validate.crdguard.dev and
+	// mutate.crdguard.dev in the configurations named WebhookConfiguration
+	// equal to what the GuardPolicies match (--manage-webhook-rules); the
+	// elected replica writes them. Default false. It needs GuardPolicies
+	// from the cluster and turns on leader election (Lease
+	// crdguard-audit, shared with the audit).
+	ManageWebhookRules bool
+	// WebhookConfiguration names the ValidatingWebhookConfiguration and
+	// the MutatingWebhookConfiguration whose rules are managed
+	// (--webhook-configuration).
+	WebhookConfiguration string
+	// MutatingWebhook tells whether the MutatingWebhookConfiguration
+	// exists (--mutating-webhook). Default true.
+	MutatingWebhook bool
+	// WebhookTimeout is the timeoutSeconds of the webhooks
+	// (--webhook-timeout), which must stay below the lease duration: a
+	// leader stuck behind a request no longer than the timeout still
+	// renews its Lease. Default 10s.
+	WebhookTimeout time.Duration
 
 	// Dev logs human-readable console lines at debug level (--dev).
 	// Default false: JSON at info level.
@@ -250,6 +274,10 @@ func NewOptions() *Options {
 		AuditInterval:           time.Hour,
 		AuditQPS:                20,
 		AuditPageSize:           250,
+
+		LeaderElectionLeaseDuration: 15 * time.Second,
+		MutatingWebhook:             true,
+		WebhookTimeout:              10 * time.Second,
 	}
 }
 
@@ -303,6 +331,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.AuditQPS, "audit-qps", o.AuditQPS, "most requests per second of the background audit")
 	fs.Int64Var(&o.AuditPageSize, "audit-page-size", o.AuditPageSize, "objects per list call of the background audit")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the background audit's Lease; default the pod's")
+	fs.DurationVar(&o.LeaderElectionLeaseDuration, "leader-election-lease-duration", o.LeaderElectionLeaseDuration, "how long the elected replica holds its Lease without renewing it; must exceed --webhook-timeout")
+	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of validate.crdguard.dev and mutate.crdguard.dev in the configurations named --webhook-configuration equal to what the GuardPolicies match (the elected replica writes them; needs get and patch on the two)")
+	fs.StringVar(&o.WebhookConfiguration, "webhook-configuration", o.WebhookConfiguration, "name of the ValidatingWebhookConfiguration and MutatingWebhookConfiguration whose rules --manage-webhook-rules keeps")
+	fs.BoolVar(&o.MutatingWebhook, "mutating-webhook", o.MutatingWebhook, "whether the MutatingWebhookConfiguration with mutate.crdguard.dev exists, for --manage-webhook-rules")
+	fs.DurationVar(&o.WebhookTimeout, "webhook-timeout", o.WebhookTimeout, "timeoutSeconds of the webhook configurations; must be below --leader-election-lease-duration")
 	fs.BoolVar(&o.Dev, "dev", o.Dev, "log human-readable console lines at debug level instead of JSON")
 }
 
@@ -398,6 +431,7 @@ func (o *Options) Validate() field.ErrorList {
 	errs = append(errs, o.validateCRDGuard()...)
 	errs = append(errs, o.validateTLSMode()...)
 	errs = append(errs, o.validateAudit()...)
+	errs = append(errs, o.validateManagedRules()...)
 	// Validation runs over a map: sort so the message is the same each run.
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
 	return errs
@@ -474,6 +508,24 @@ func (o *Options) validateAudit() field.ErrorList {
 	}
 	if o.AuditPageSize <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("audit-page-size"), o.AuditPageSize, "must be positive"))
+	}
+	return errs
+}
+
+// validateManagedRules checks --manage-webhook-rules and the lease: the
+// webhook timeout must be below the lease duration whenever a replica is
+// elected, so that the rules' writer, and the audit, keep their Lease
+// through the longest request.
+func (o *Options) validateManagedRules() field.ErrorList {
+	var errs field.ErrorList
+	if o.ManageWebhookRules && o.WebhookConfiguration == "" {
+		errs = append(errs, field.Required(field.NewPath("webhook-configuration"), "--manage-webhook-rules needs the name of the configurations it keeps"))
+	}
+	if o.WebhookTimeout <= 0 || o.WebhookTimeout > 30*time.Second {
+		errs = append(errs, field.Invalid(field.NewPath("webhook-timeout"), o.WebhookTimeout.String(), "must be between 1s and 30s, as timeoutSeconds is"))
+	}
+	if (o.Audit || o.ManageWebhookRules) && o.WebhookTimeout >= o.LeaderElectionLeaseDuration {
+		errs = append(errs, field.Invalid(field.NewPath("leader-election-lease-duration"), o.LeaderElectionLeaseDuration.String(), fmt.Sprintf("must be longer than --webhook-timeout %s", o.WebhookTimeout)))
 	}
 	return errs
 }

@@ -125,6 +125,8 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
+	// controller-runtime's default ratios: 15s lease, 10s renew, 2s retry.
+	renewDeadline, retryPeriod := o.LeaderElectionLeaseDuration*2/3, o.LeaderElectionLeaseDuration*2/15
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Scheme: scheme,
 		// CRDs are large and managedFields often their biggest part; no
@@ -140,12 +142,15 @@ func Run(ctx context.Context, o *Options) error {
 		PprofBindAddress:        o.PprofBindAddress,
 		WebhookServer:           server,
 		GracefulShutdownTimeout: &o.ShutdownTimeout,
-		// Only the background audit needs a leader; every replica serves
-		// requests either way.
-		LeaderElection:                o.Audit,
+		// Only the background audit and the managed rules need a leader;
+		// every replica serves requests either way.
+		LeaderElection:                o.Audit || o.ManageWebhookRules,
 		LeaderElectionID:              auditLeaseName,
 		LeaderElectionNamespace:       o.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &o.LeaderElectionLeaseDuration,
+		RenewDeadline:                 &renewDeadline,
+		RetryPeriod:                   &retryPeriod,
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
@@ -194,6 +199,22 @@ func Run(ctx context.Context, o *Options) error {
 		// ends: requests in flight still finish.
 		Shutdown: ctx,
 	})
+	if o.ManageWebhookRules {
+		managed := &webhook.ManagedRules{
+			Engines: engines, Mapper: mgr.GetRESTMapper(), Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(),
+			Validating: o.WebhookConfiguration, Log: log.WithName("webhook-rules"),
+		}
+		if o.MutatingWebhook {
+			managed.Mutating = o.WebhookConfiguration
+		}
+		if err := mgr.Add(managed); err != nil {
+			return err
+		}
+		// Not ready while unguarded: a rollout waits for the rules.
+		if err := mgr.AddReadyzCheck("webhook-rules", func(r *http.Request) error { return managed.Ready(r.Context()) }); err != nil {
+			return err
+		}
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
@@ -335,6 +356,7 @@ func (o *Options) clusterUses() []string {
 		{o.GuardCRDs, "--guard-crds"},
 		{o.TLSMode == TLSModeSelfSigned, "--tls-mode=self-signed"},
 		{len(o.ValidatingConfigurations) > 0, "--validating-configurations"},
+		{o.ManageWebhookRules, "--manage-webhook-rules"},
 		{o.MetricsSecure, "--metrics-secure"},
 	} {
 		if u.on {

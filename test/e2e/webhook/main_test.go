@@ -35,6 +35,9 @@ var cluster struct {
 	cacheDir string            // kubectl's discovery cache
 	crdguard string            // the CLI, for the parity test
 	metrics  string            // the webhook's /metrics URL
+	// webhookBinary is crdguard-webhook, for a test that runs a second
+	// webhook: one process registers its metrics once.
+	webhookBinary string
 	// policies are the GuardPolicy files created as objects for the
 	// webhook to watch, and given to the CLI as --policies.
 	policies []string
@@ -66,6 +69,7 @@ func setup(s *localsuite.Setup) error {
 	cluster.kubectl = filepath.Join(s.Assets, "kubectl")
 	cluster.cacheDir = filepath.Join(s.Tmp, "kube-cache")
 	cluster.crdguard = s.Build("crdguard", "./cmd/crdguard")
+	cluster.webhookBinary = s.Build("crdguard-webhook", "./cmd/webhook")
 
 	// The GuardPolicy CRD as well as the example's: the webhook watches
 	// GuardPolicies.

@@ -1,0 +1,229 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
+)
+
+const managedConfiguration = "crdguard-managed"
+
+const gadgetCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.e2e.example.io}
+spec:
+  group: e2e.example.io
+  scope: Namespaced
+  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+`
+
+const gadgetPolicy = `
+apiVersion: crdguard.dev/v1alpha1
+kind: GuardPolicy
+metadata: {name: small-gadgets}
+spec:
+  match:
+    resources:
+    - {group: e2e.example.io, kinds: [Gadget]}
+  rules:
+  - name: small
+    cel:
+      expression: "request.operation == 'DELETE' || object.spec.size <= 3"
+      message: gadgets are at most 3 big
+      fieldPath: spec.size
+`
+
+func fromYAML(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// TestManagedRules runs a second webhook with --manage-webhook-rules on
+// configurations of its own whose policy webhooks start without rules: a
+// GuardPolicy for a kind nothing routed is enforced without touching the
+// configuration, and deleting it takes the kind out again.
+func TestManagedRules(t *testing.T) {
+	ctx := t.Context()
+	ports, err := localcluster.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := createManagedConfigurations(ctx, fmt.Sprintf("https://%s:%d", localhost, ports[0])); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, obj := range []client.Object{
+			&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: managedConfiguration}},
+			&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: managedConfiguration}},
+		} {
+			if err := cluster.client.Delete(context.Background(), obj); err != nil {
+				t.Errorf("deleting %s: %v", obj.GetName(), err)
+			}
+		}
+	})
+	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
+	cmd := exec.Command(cluster.webhookBinary,
+		"--bind-address=127.0.0.1", "--port="+strconv.Itoa(ports[0]), "--health-probe-bind-address="+probe,
+		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(ports[2]), "--cert-dir="+cluster.certDir,
+		"--kubeconfig="+cluster.configs["admin"], "--source-debounce=200ms",
+		"--manage-webhook-rules", "--webhook-configuration="+managedConfiguration, "--leader-election-namespace=default")
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		if err := <-exited; err != nil {
+			t.Errorf("the managing webhook exited: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("the managing webhook's log:\n%s", logs.String())
+		}
+	})
+	if err := localcluster.WaitReady(ctx, probe, exited); err != nil {
+		t.Fatalf("the managing webhook: %v", err)
+	}
+	// Ready means written: the shared policies' kind is routed already.
+	if rules := managedValidateRules(t); !routesResource(rules, "db.example.io", "mysqlclusters") {
+		t.Fatalf("ready before the rules were written: %+v", rules)
+	}
+
+	crd := fromYAML(t, gadgetCRD)
+	if err := cluster.client.Create(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), crd) })
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "managed-rules"}}
+	if err := cluster.client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	big := fromYAML(t, "apiVersion: e2e.example.io/v1\nkind: Gadget\nmetadata: {name: big, namespace: managed-rules}\nspec: {size: 5}\n")
+	eventually(t, "the Gadget CRD is served", func(ctx context.Context) (bool, string) {
+		err := dryRunCreate(ctx, big)
+		return err == nil, errString(err)
+	})
+
+	policy := fromYAML(t, gadgetPolicy)
+	if err := cluster.client.Create(ctx, policy); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), policy) })
+	eventually(t, "a big Gadget is denied", func(ctx context.Context) (bool, string) {
+		err := dryRunCreate(ctx, big)
+		return apierrors.IsInvalid(err), errString(err)
+	})
+	rules := managedValidateRules(t)
+	all := admissionregistrationv1.AllScopes
+	want := admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"e2e.example.io"}, APIVersions: []string{"*"}, Resources: []string{"gadgets"}, Scope: &all},
+	}
+	if !slices.ContainsFunc(rules, func(r admissionregistrationv1.RuleWithOperations) bool {
+		return apiequality.Semantic.DeepEqual(r, want)
+	}) {
+		t.Errorf("validate.crdguard.dev rules %+v have no %+v", rules, want)
+	}
+
+	if err := cluster.client.Delete(ctx, policy); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the Gadget rule is removed", func(context.Context) (bool, string) {
+		rules := managedValidateRules(t)
+		return !routesResource(rules, "e2e.example.io", "gadgets"), fmt.Sprintf("%+v", rules)
+	})
+	eventually(t, "a big Gadget is admitted", func(ctx context.Context) (bool, string) {
+		err := dryRunCreate(ctx, big)
+		return err == nil, errString(err)
+	})
+}
+
+func managedValidateRules(t *testing.T) []admissionregistrationv1.RuleWithOperations {
+	t.Helper()
+	c := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := cluster.client.Get(t.Context(), client.ObjectKey{Name: managedConfiguration}, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range c.Webhooks {
+		if w.Name == validatingName {
+			return w.Rules
+		}
+	}
+	t.Fatalf("%s has no webhook %s", managedConfiguration, validatingName)
+	return nil
+}
+
+func routesResource(rules []admissionregistrationv1.RuleWithOperations, group, resource string) bool {
+	return slices.ContainsFunc(rules, func(r admissionregistrationv1.RuleWithOperations) bool {
+		return slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource)
+	})
+}
+
+// createManagedConfigurations creates the two configurations as the chart
+// renders them with webhook.manageRules: the policy webhooks, no rules.
+func createManagedConfigurations(ctx context.Context, url string) error {
+	none := admissionregistrationv1.SideEffectClassNone
+	fail := admissionregistrationv1.Fail
+	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: managedConfiguration},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    validatingName,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate"), CABundle: cluster.ca.PEM},
+			SideEffects:             &none,
+			FailurePolicy:           &fail,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: managedConfiguration},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:                    mutatingName,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/mutate"), CABundle: cluster.ca.PEM},
+			SideEffects:             &none,
+			FailurePolicy:           &fail,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	if err := cluster.client.Create(ctx, validating); err != nil {
+		return err
+	}
+	return cluster.client.Create(ctx, mutating)
+}
