@@ -49,7 +49,7 @@ func TestOpenReportsCRDsAreCopied(t *testing.T) {
 }
 
 func TestAuditValues(t *testing.T) {
-	off := render(t)
+	off := render(t, "webhook.manageRules=false")
 	if r := off.get("ClusterRole", "r-crdguard-audit"); r != nil {
 		t.Error("audit RBAC with audit.enabled=false")
 	}
@@ -61,7 +61,7 @@ func TestAuditValues(t *testing.T) {
 
 	r := render(t, auditOn...)
 	args := r.args(t)
-	for _, a := range []string{"--audit", "--audit-interval=10m", "--audit-qps=5", "--audit-page-size=100", "--leader-election-namespace=" + releaseNamespace} {
+	for _, a := range []string{"--audit", "--audit-interval=10m", "--audit-qps=5", "--audit-page-size=100", "--leader-election-lease-duration=15s"} {
 		if !slices.Contains(args, a) {
 			t.Errorf("args %v lack %s", args, a)
 		}
@@ -82,11 +82,7 @@ func TestAuditValues(t *testing.T) {
 			t.Errorf("ClusterRole rule %d = %v, want %v", i, g, w)
 		}
 	}
-	binding := &rbacv1.RoleBinding{}
-	r.typed(t, "RoleBinding", "r-crdguard-audit", binding)
-	if binding.Namespace != releaseNamespace || binding.RoleRef.Name != "r-crdguard-audit" || binding.Subjects[0].Name != "r-crdguard" {
-		t.Errorf("RoleBinding %+v", binding)
-	}
+	checkLeaseRole(t, r)
 }
 
 // TestAuditRBAC creates the chart's RBAC with the audit on and asks the API

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -67,6 +68,7 @@ func TestLint(t *testing.T) {
 
 // guarded are custom guarded kinds, with the CRD upgrade guard on.
 var guarded = []string{
+	"webhook.manageRules=false",
 	"webhook.rules[0].apiGroups={db.example.io}",
 	"webhook.rules[0].apiVersions={v1,v1beta1}",
 	"webhook.rules[0].resources={mysqlclusters}",
@@ -92,24 +94,42 @@ func TestTemplate(t *testing.T) {
 		set   []string
 		check func(t *testing.T, r *rendered)
 	}{{
+		// Managed rules: both policy webhooks, without rules until the
+		// webhook writes them.
 		name: "defaults",
 		check: func(t *testing.T, r *rendered) {
-			if r.get("MutatingWebhookConfiguration", "r-crdguard") != nil {
-				t.Error("a MutatingWebhookConfiguration without guarded kinds")
-			}
 			vwc := r.validating(t)
-			if names := webhookNames(vwc.Webhooks); !slices.Equal(names, []string{"validate-policy.crdguard.dev"}) {
-				t.Errorf("webhooks %v, want only validate-policy", names)
+			if names := webhookNames(vwc.Webhooks); !slices.Equal(names, []string{"validate-policy.crdguard.dev", "validate.crdguard.dev"}) {
+				t.Errorf("webhooks %v, want validate-policy and validate", names)
 			}
-			if r.get("ServiceMonitor", "r-crdguard") != nil {
-				t.Error("a ServiceMonitor by default")
+			mwc := r.mutating(t)
+			if len(mwc.Webhooks) != 1 || mwc.Webhooks[0].Name != "mutate.crdguard.dev" {
+				t.Fatalf("mutating webhooks %+v, want mutate.crdguard.dev", mwc.Webhooks)
 			}
-			if r.get("Service", "r-crdguard-metrics") == nil {
-				t.Error("no metrics Service")
+			for _, w := range []struct {
+				name  string
+				rules []admissionregistrationv1.RuleWithOperations
+				ns    *metav1.LabelSelector
+			}{{vwc.Webhooks[1].Name, vwc.Webhooks[1].Rules, vwc.Webhooks[1].NamespaceSelector}, {mwc.Webhooks[0].Name, mwc.Webhooks[0].Rules, mwc.Webhooks[0].NamespaceSelector}} {
+				if len(w.rules) != 0 {
+					t.Errorf("%s: rules %+v, want none until the webhook writes them", w.name, w.rules)
+				}
+				checkNamespaceSelector(t, w.name, w.ns)
 			}
-			if got := r.clusterRole(t).Rules; len(got) != 6 {
-				t.Errorf("ClusterRole has %d rules, want 6 (guardpolicies, CRDs, namespaces, its ValidatingWebhookConfiguration, tokenreviews and subjectaccessreviews for --metrics-secure): %v", len(got), got)
+			args := r.args(t)
+			for _, a := range []string{"--manage-webhook-rules", "--webhook-configuration=r-crdguard", "--mutating-webhook=true", "--webhook-timeout=10s", "--leader-election-lease-duration=15s"} {
+				if !slices.Contains(args, a) {
+					t.Errorf("args %v lack %s", args, a)
+				}
 			}
+			managed := rbacv1.PolicyRule{
+				APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingwebhookconfigurations", "mutatingwebhookconfigurations"},
+				ResourceNames: []string{"r-crdguard"}, Verbs: []string{"get", "patch"},
+			}
+			if got := r.clusterRole(t).Rules; len(got) != 7 || !apiequality.Semantic.DeepEqual(got[4], managed) {
+				t.Errorf("ClusterRole rules %v, want 7 (guardpolicies, CRDs, namespaces, its ValidatingWebhookConfiguration, %v, tokenreviews and subjectaccessreviews for --metrics-secure)", got, managed)
+			}
+			checkLeaseRole(t, r)
 			reader := &rbacv1.ClusterRole{}
 			r.typed(t, "ClusterRole", "r-crdguard-metrics-reader", reader)
 			if len(reader.Rules) != 1 || !slices.Equal(reader.Rules[0].NonResourceURLs, []string{"/metrics"}) || !slices.Equal(reader.Rules[0].Verbs, []string{"get"}) {
@@ -123,8 +143,50 @@ func TestTemplate(t *testing.T) {
 			}
 		},
 	}, {
+		// Static rules without any: only /validate-policy, nothing elected.
+		name: "manageRules false",
+		set:  []string{"webhook.manageRules=false", "webhook.timeoutSeconds=20"},
+		check: func(t *testing.T, r *rendered) {
+			if r.get("MutatingWebhookConfiguration", "r-crdguard") != nil {
+				t.Error("a MutatingWebhookConfiguration without guarded kinds")
+			}
+			if names := webhookNames(r.validating(t).Webhooks); !slices.Equal(names, []string{"validate-policy.crdguard.dev"}) {
+				t.Errorf("webhooks %v, want only validate-policy", names)
+			}
+			if got := r.clusterRole(t).Rules; len(got) != 6 {
+				t.Errorf("ClusterRole has %d rules, want 6 (guardpolicies, CRDs, namespaces, its ValidatingWebhookConfiguration, tokenreviews and subjectaccessreviews for --metrics-secure): %v", len(got), got)
+			}
+			if r.get("Role", "r-crdguard-leader-election") != nil || r.get("RoleBinding", "r-crdguard-leader-election") != nil {
+				t.Error("Lease RBAC without a replica to elect")
+			}
+			args := r.args(t)
+			if slices.ContainsFunc(args, func(a string) bool {
+				return strings.HasPrefix(a, "--manage-webhook-rules") || strings.HasPrefix(a, "--webhook-configuration") || strings.HasPrefix(a, "--leader-election")
+			}) || !slices.Contains(args, "--webhook-timeout=20s") {
+				t.Errorf("args %v: want --webhook-timeout=20s and no managed rules or leader election", args)
+			}
+		},
+	}, {
+		// Managed rules without /mutate: only the ValidatingWebhookConfiguration.
+		name: "managed rules without mutate",
+		set:  []string{"webhook.mutate=false", "leaderElection.leaseDurationSeconds=30", "webhook.timeoutSeconds=29"},
+		check: func(t *testing.T, r *rendered) {
+			if r.get("MutatingWebhookConfiguration", "r-crdguard") != nil {
+				t.Error("a MutatingWebhookConfiguration with webhook.mutate=false")
+			}
+			args := r.args(t)
+			for _, a := range []string{"--manage-webhook-rules", "--mutating-webhook=false", "--webhook-timeout=29s", "--leader-election-lease-duration=30s"} {
+				if !slices.Contains(args, a) {
+					t.Errorf("args %v lack %s", args, a)
+				}
+			}
+			if got := r.clusterRole(t).Rules[4]; !slices.Equal(got.Resources, []string{"validatingwebhookconfigurations"}) || !slices.Equal(got.ResourceNames, []string{"r-crdguard"}) {
+				t.Errorf("ClusterRole rule %v, want get and patch of ValidatingWebhookConfiguration r-crdguard only", got)
+			}
+		},
+	}, {
 		name: "failurePolicy Ignore",
-		set:  append([]string{"webhook.failurePolicy=Ignore", "webhook.timeoutSeconds=5"}, guarded[:3]...),
+		set:  append([]string{"webhook.failurePolicy=Ignore", "webhook.timeoutSeconds=5"}, guarded[1:4]...),
 		check: func(t *testing.T, r *rendered) {
 			for _, w := range r.validating(t).Webhooks {
 				if *w.FailurePolicy != admissionregistrationv1.Ignore || *w.TimeoutSeconds != 5 {
@@ -324,7 +386,8 @@ func TestTemplate(t *testing.T) {
 		name: "CRD guard by selector only",
 		set:  []string{"guardCRDs.enabled=true", "guardCRDs.matchLabels.team=db"},
 		check: func(t *testing.T, r *rendered) {
-			w := r.validating(t).Webhooks[1]
+			ws := r.validating(t).Webhooks
+			w := ws[len(ws)-1]
 			if w.Name != "validate-crd.crdguard.dev" || w.ObjectSelector == nil || w.ObjectSelector.MatchLabels["team"] != "db" {
 				t.Errorf("validate-crd webhook %s objectSelector %v, want team=db", w.Name, w.ObjectSelector)
 			}
@@ -366,6 +429,7 @@ func TestBadValues(t *testing.T) {
 		{"audit.interval=hourly", "- at '/audit/interval': 'hourly' does not match pattern '^([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$'\n"},
 		{"webhook.clientAuth.enabled=true,webhook.clientAuth.caConfigMap=ca", "- at '/webhook/clientAuth/allowedNames': minItems: got 0, want 1\n"},
 		{"audit.enable=true", "- at '/audit': additional properties 'enable' not allowed\n"},
+		{"leaderElection.leaseDurationSeconds=1", "- at '/leaderElection/leaseDurationSeconds': minimum: got 1, want 2\n"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, errOut, err := helm(t.Context(), "template", "r", env.chart, "-n", releaseNamespace, "--set", tc.set)
@@ -374,6 +438,38 @@ func TestBadValues(t *testing.T) {
 			}
 			if want := prefix + tc.want + "\n"; errOut != want {
 				t.Errorf("helm template --set %s:\n got %q\nwant %q", tc.set, errOut, want)
+			}
+		})
+	}
+}
+
+// A replica elected (managed rules, the audit) must renew its Lease while
+// a request waits its longest: timeoutSeconds below the lease duration.
+func TestLeaseDurationValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  []string
+		want string
+	}{{
+		name: "managed rules",
+		set:  []string{"webhook.timeoutSeconds=15"},
+		want: "webhook.timeoutSeconds (15) must be below leaderElection.leaseDurationSeconds (15) with webhook.manageRules or audit.enabled",
+	}, {
+		name: "audit",
+		set:  append([]string{"webhook.manageRules=false", "leaderElection.leaseDurationSeconds=10"}, auditOn...),
+		want: "webhook.timeoutSeconds (10) must be below leaderElection.leaseDurationSeconds (10) with webhook.manageRules or audit.enabled",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"template", "r", env.chart, "-n", releaseNamespace}
+			for _, s := range tc.set {
+				args = append(args, "--set", s)
+			}
+			out, errOut, err := helm(t.Context(), args...)
+			if err == nil {
+				t.Fatalf("helm template accepted %v:\n%s", tc.set, out)
+			}
+			if want := "Error: execution error at (crdguard/templates/deployment.yaml:1:4): " + tc.want + "\n\nUse --debug flag to render out invalid YAML\n"; errOut != want {
+				t.Errorf("helm template --set %v:\n got %q\nwant %q", tc.set, errOut, want)
 			}
 		})
 	}

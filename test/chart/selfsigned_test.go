@@ -144,10 +144,10 @@ func equalRules(got, want []rbacv1.PolicyRule) bool {
 	})
 }
 
-// TestSelfSignedNoMutating: without guarded kinds no
+// TestSelfSignedNoMutating: with static rules and no guarded kinds no
 // MutatingWebhookConfiguration is rendered, and none is named or granted.
 func TestSelfSignedNoMutating(t *testing.T) {
-	r := render(t, "tls.mode=selfSigned")
+	r := render(t, "tls.mode=selfSigned", "webhook.manageRules=false")
 	if r.get("MutatingWebhookConfiguration", "r-crdguard") != nil {
 		t.Fatal("a MutatingWebhookConfiguration without guarded kinds")
 	}
@@ -168,7 +168,9 @@ const selfSignedSecret = defaultRelease + "-self-signed-tls"
 // creates the Secret, watches it (a forced renewal is seen at once) and
 // injects its CA into the rendered configurations.
 func TestSelfSignedRBAC(t *testing.T) {
-	r := renderChart(t, defaultRelease, append([]string{"webhook.failurePolicy=Ignore"}, selfSignedSet...)...)
+	// Static rules: the patch of the managed rules is not the self-signed
+	// mode's (TestManagedRulesRBAC).
+	r := renderChart(t, defaultRelease, append([]string{"webhook.failurePolicy=Ignore", "webhook.manageRules=false"}, selfSignedSet...)...)
 	kinds := []string{"ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"}
 	applyRendered(t, r, kinds...)
 	t.Cleanup(func() { deleteRendered(t, r, kinds...) })

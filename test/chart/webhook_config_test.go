@@ -87,7 +87,7 @@ func TestWebhookConfigValues(t *testing.T) {
 // chart's rendered configurations, leaving every other field alone.
 func TestWebhookConfigKustomize(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, err := helm(t.Context(), "template", "r", env.chart, "-n", releaseNamespace, "--set", "webhook.rules[0].apiGroups={placeholder.example.io}",
+	out, errOut, err := helm(t.Context(), "template", "r", env.chart, "-n", releaseNamespace, "--set", "webhook.manageRules=false", "--set", "webhook.rules[0].apiGroups={placeholder.example.io}",
 		"--set", "webhook.rules[0].apiVersions={*}", "--set", "webhook.rules[0].resources={placeholders}")
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, errOut)

@@ -114,6 +114,47 @@ rules: []
 {{- end }}
 {{- end }}
 
+{{/* Whether the chart renders the MutatingWebhookConfiguration. */}}
+{{- define "crdguard.mutating" -}}
+{{- if and .Values.webhook.mutate (or .Values.webhook.rules .Values.webhook.manageRules) }}true{{ end }}
+{{- end }}
+
+{{/*
+The rules of the webhook named .webhook in the live configuration of kind
+.kind, with webhook.manageRules: the rules crdguard wrote, so that a helm
+upgrade renders them instead of resetting them. Otherwise, and when the
+configuration or the webhook does not exist (a first install, helm
+template), .fallback: the rules of the values.
+*/}}
+{{- define "crdguard.managedRules" -}}
+{{- $live := "" }}
+{{- if .root.Values.webhook.manageRules }}
+{{- range dig "webhooks" list (lookup "admissionregistration.k8s.io/v1" .kind "" (include "crdguard.fullname" .root)) }}
+{{- if eq .name $.webhook }}{{ $live = toJson (default list .rules) }}{{ end }}
+{{- end }}
+{{- end }}
+{{- if $live -}}
+rules: {{ $live }}
+{{- else -}}
+{{ .fallback | trim }}
+{{- end }}
+{{- end }}
+
+{{/* Whether a replica is elected: the background audit or the managed rules. */}}
+{{- define "crdguard.leaderElection" -}}
+{{- if or .Values.audit.enabled .Values.webhook.manageRules }}true{{ end }}
+{{- end }}
+
+{{/*
+The elected replica renews its Lease within two thirds of the lease
+duration; a request no longer than timeoutSeconds must not outlast it.
+*/}}
+{{- define "crdguard.checkLease" -}}
+{{- if and (include "crdguard.leaderElection" .) (ge (int .Values.webhook.timeoutSeconds) (int .Values.leaderElection.leaseDurationSeconds)) }}
+{{- fail (printf "webhook.timeoutSeconds (%d) must be below leaderElection.leaseDurationSeconds (%d) with webhook.manageRules or audit.enabled" (int .Values.webhook.timeoutSeconds) (int .Values.leaderElection.leaseDurationSeconds)) }}
+{{- end }}
+{{- end }}
+
 {{/* The metrics port's name: https-metrics with --metrics-secure. */}}
 {{- define "crdguard.metricsPortName" -}}
 {{- if .Values.metrics.secure }}https-metrics{{ else }}http-metrics{{ end -}}

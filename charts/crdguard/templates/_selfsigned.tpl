@@ -11,10 +11,6 @@
 {{- $svc }},{{ $svc }}.{{ .Values.clusterDomain }}
 {{- end }}
 
-{{/* Whether the chart renders the MutatingWebhookConfiguration. */}}
-{{- define "crdguard.mutating" -}}
-{{- if and .Values.webhook.rules .Values.webhook.mutate }}true{{ end }}
-{{- end }}
 
 {{/*
 The CA bundle the webhook last published (its Secret's ca.crt, already
