@@ -54,7 +54,10 @@ type ManagedRules struct {
 	Resync time.Duration
 	// RetryPeriod is the wait after a failure. Default: 5 seconds.
 	RetryPeriod time.Duration
-	Log         logr.Logger
+	// Metrics counts failed syncs and records the last good one; nil
+	// records nothing.
+	Metrics *Metrics
+	Log     logr.Logger
 
 	// synced is true once this replica has seen the configurations carry
 	// the rules of its engine: it wrote them, or read them.
@@ -77,7 +80,7 @@ func (m *ManagedRules) Start(ctx context.Context) error {
 		changed := m.Engines.Changed()
 		wait := resync
 		if engine := m.Engines.Load(); engine != nil {
-			if err := m.sync(ctx); err != nil {
+			if err := m.update(ctx); err != nil {
 				m.Log.Error(err, "Cannot update the webhook rules; the last written rules stay", "retryIn", retry)
 				wait = retry
 			}
@@ -116,6 +119,16 @@ func (m *ManagedRules) Ready(ctx context.Context) error {
 		}
 	}
 	m.synced.Store(true)
+	return nil
+}
+
+// update syncs once and records the outcome in the metrics.
+func (m *ManagedRules) update(ctx context.Context) error {
+	if err := m.sync(ctx); err != nil {
+		m.Metrics.rulesSyncFailed()
+		return err
+	}
+	m.Metrics.rulesSyncSucceeded(time.Now())
 	return nil
 }
 

@@ -46,6 +46,8 @@ type Metrics struct {
 	certExpires prometheus.Gauge
 	invalid     *prometheus.GaugeVec
 	builds      *prometheus.CounterVec
+	rulesErrors prometheus.Counter
+	rulesSynced prometheus.Gauge
 }
 
 // NewMetrics creates the metrics; Register exposes them.
@@ -90,6 +92,14 @@ func NewMetrics() *Metrics {
 			Name: "crdguard_engine_builds_total",
 			Help: "Engines built from the cluster's GuardPolicies and CRDs, by result (success, error); on an error the previous engine keeps serving.",
 		}, []string{"result"}),
+		rulesErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "crdguard_webhook_rules_sync_errors_total",
+			Help: "Failed attempts of the elected replica to compute or write the rules of its webhooks (--manage-webhook-rules); the last written rules stay. The logs say why.",
+		}),
+		rulesSynced: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "crdguard_webhook_rules_last_sync_timestamp_seconds",
+			Help: "When the elected replica last found or made the rules of its webhooks equal to its GuardPolicies' (--manage-webhook-rules), in seconds since the Unix epoch; 0 on the other replicas.",
+		}),
 	}
 }
 
@@ -97,7 +107,7 @@ func NewMetrics() *Metrics {
 // controller-runtime's metrics.Registry.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	var errs []error
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.violations, m.approvals, m.policies, m.schemas, m.certExpires, m.invalid, m.builds} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.violations, m.approvals, m.policies, m.schemas, m.certExpires, m.invalid, m.builds, m.rulesErrors, m.rulesSynced} {
 		errs = append(errs, reg.Register(c))
 	}
 	return errors.Join(errs...)
@@ -181,4 +191,22 @@ func (m *Metrics) engineBuilt(ok bool) {
 		result = "error"
 	}
 	m.builds.WithLabelValues(result).Inc()
+}
+
+// rulesSyncFailed counts one failed computation or write of the managed
+// webhook rules.
+func (m *Metrics) rulesSyncFailed() {
+	if m == nil {
+		return
+	}
+	m.rulesErrors.Inc()
+}
+
+// rulesSyncSucceeded records when the managed webhook rules were last
+// found or made current.
+func (m *Metrics) rulesSyncSucceeded(at time.Time) {
+	if m == nil {
+		return
+	}
+	m.rulesSynced.Set(float64(at.Unix()))
 }

@@ -202,7 +202,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.ManageWebhookRules {
 		managed := &webhook.ManagedRules{
 			Engines: engines, Mapper: mgr.GetRESTMapper(), Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(),
-			Validating: o.WebhookConfiguration, Log: log.WithName("webhook-rules"),
+			Validating: o.WebhookConfiguration, Metrics: metrics, Log: log.WithName("webhook-rules"),
 		}
 		if o.MutatingWebhook {
 			managed.Mutating = o.WebhookConfiguration
