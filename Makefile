@@ -81,10 +81,12 @@ unit: ## Run the tests that need no API server (nor any tool built): the fast lo
 update-golden: ## Rewrite every golden file from the current output (go test -update); review them with git diff.
 	$(GO) test $$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/ github.com\/crdguard\/crdguard\/internal\/golden( |$$)/ {print $$1}') -update
 
+# The example's test suite runs as a user runs it, through the CLI.
 .PHONY: test
-test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiserver (what CI runs).
+test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiserver, the example's suite (what CI runs).
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test ./...
 	$(GO) test -race $(RACE_PKGS)
+	$(GO) run ./cmd/crdguard test examples/mysql
 
 # The targets: decoding, validation, policies, image references, CRD diff,
 # AdmissionReviews. CRDs and AdmissionReviews are large inputs: minimizing

@@ -153,6 +153,6 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.AddCommand(newValidateCommand(streams), newDiffCommand(streams), newLintCommand(streams), newAuditCommand(streams), newVAPCommand(streams), newWebhookConfigCommand(streams), newVersionCommand(streams))
+	root.AddCommand(newValidateCommand(streams), newTestCommand(streams), newDiffCommand(streams), newLintCommand(streams), newAuditCommand(streams), newVAPCommand(streams), newWebhookConfigCommand(streams), newVersionCommand(streams))
 	return root
 }
