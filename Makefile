@@ -88,15 +88,17 @@ test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiser
 	$(GO) test -race $(RACE_PKGS)
 	$(GO) run ./cmd/crdguard test examples/mysql
 
-# The targets: decoding, validation, policies, image references, CRD diff,
-# AdmissionReviews. CRDs and AdmissionReviews are large inputs: minimizing
-# each new one for the default 60s would leave no time to fuzz.
+# The targets: decoding, validation, policies, image references, test
+# suites, CRD diff, AdmissionReviews. CRDs and AdmissionReviews are large
+# inputs: minimizing each new one for the default 60s would leave no time
+# to fuzz.
 .PHONY: fuzz
 fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzImageVersion -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/testsuite/ -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/diff/ -run '^$$' -fuzz FuzzCompare -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/webhook/ -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
