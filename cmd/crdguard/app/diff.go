@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"path"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/crdguard/crdguard/internal/version"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/report"
@@ -136,19 +138,19 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 // pkg/report. Like report.Write it writes once, so a failing writer leaves
 // no half report.
 func (o *diffOptions) writeDiffReport(streams Streams, d *diffReport, rep report.Report) error {
-	var buf bytes.Buffer
-	switch o.output {
-	case report.Text:
-		writeDiffText(&buf, d, o.quiet)
-	case report.Markdown:
-		writeDiffMarkdown(&buf, d)
-	default:
-		return o.writeReport(streams, "diff", rep)
-	}
-	if _, err := streams.Out.Write(buf.Bytes()); err != nil {
-		return &exitError{code: ExitInternal, err: err}
-	}
-	return nil
+	return o.writeReports(streams, func(w io.Writer, format report.Format) error {
+		var buf bytes.Buffer
+		switch format {
+		case report.Text:
+			writeDiffText(&buf, d, o.quiet)
+		case report.Markdown:
+			writeDiffMarkdown(&buf, d)
+		default:
+			return report.Write(w, format, rep, report.Options{Quiet: o.quiet, ToolVersion: version.Get(), Command: "diff"})
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 }
 
 // loadDiffSide reads the CRDs of one side. Each must be valid as the API

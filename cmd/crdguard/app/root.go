@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,6 +94,7 @@ func Run(ctx context.Context, args []string, streams Streams) (code int) {
 type reportOptions struct {
 	output report.Format
 	quiet  bool
+	files  reportFiles
 }
 
 // addReportFlags registers -o (text by default) and -q; quietUsage says
@@ -101,13 +103,31 @@ func (r *reportOptions) addReportFlags(f *pflag.FlagSet, quietUsage string) {
 	r.output = report.Text
 	f.VarP(&r.output, "output", "o", outputUsage())
 	f.BoolVarP(&r.quiet, "quiet", "q", false, quietUsage)
+	f.Var(&r.files, "report", "also write the report in FORMAT to FILE (repeatable): sarif=crdguard.sarif")
 }
 
-// writeReport prints rep as command's output; failing to write it is an
-// internal error.
+// writeReport prints rep as command's output and writes it to the --report
+// files; failing to write it is an internal error.
 func (r *reportOptions) writeReport(streams Streams, command string, rep report.Report) error {
-	if err := report.Write(streams.Out, r.output, rep, report.Options{Quiet: r.quiet, ToolVersion: version.Get(), Command: command}); err != nil {
+	return r.writeReports(streams, func(w io.Writer, format report.Format) error {
+		return report.Write(w, format, rep, report.Options{Quiet: r.quiet, ToolVersion: version.Get(), Command: command})
+	})
+}
+
+// writeReports renders the report in -o's format to standard output and in
+// each --report file's format to the file.
+func (r *reportOptions) writeReports(streams Streams, render func(io.Writer, report.Format) error) error {
+	if err := render(streams.Out, r.output); err != nil {
 		return &exitError{code: ExitInternal, err: err}
+	}
+	for _, f := range r.files {
+		var buf bytes.Buffer
+		if err := render(&buf, f.format); err != nil {
+			return &exitError{code: ExitInternal, err: fmt.Errorf("--report %s=%s: %w", f.format, f.path, err)}
+		}
+		if err := f.write(buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

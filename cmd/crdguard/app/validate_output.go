@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/crdguard/crdguard/internal/version"
 	"github.com/crdguard/crdguard/pkg/report"
 )
 
@@ -25,8 +24,8 @@ type resultStream struct {
 	pending map[int][]report.Result
 	next    int
 	// held are the skipped results before the first checked one.
-	held    []report.Result
-	writer *report.Writer
+	held   []report.Result
+	writer *reportWriters
 	// noCRD counts the objects no CRD defines, by "apiVersion kind".
 	noCRD map[string]int
 }
@@ -74,7 +73,7 @@ func (s *resultStream) open() error {
 	if s.writer != nil {
 		return nil
 	}
-	w, err := report.NewWriter(s.streams.Out, s.options.output, report.Options{Quiet: s.options.quiet, ToolVersion: version.Get(), Command: "validate"})
+	w, err := s.options.newReportWriters(s.streams.Out, "validate")
 	if err != nil {
 		return err
 	}
