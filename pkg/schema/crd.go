@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -51,35 +54,71 @@ func CRDsFromDocuments(ctx context.Context, docs []manifest.Document) ([]*apiext
 // that gathers CRDs from several reads checks the whole set with
 // RefuseDuplicateCRDs.
 func LocateCRDs(ctx context.Context, docs []manifest.Document) ([]LocatedCRD, error) {
-	var crds []LocatedCRD
+	var picked []manifest.Document
 	for _, doc := range docs {
 		if errors.Is(doc.Err, manifest.ErrNoTypeMeta) {
 			continue // not a CRD: kustomization.yaml files often have neither field
 		}
-		if doc.Err != nil {
-			return nil, fmt.Errorf("%s: %w", doc.Position(), doc.Err)
-		}
-		gvk := doc.Object.GroupVersionKind()
-		if gvk.GroupKind() != crdGVK.GroupKind() {
+		if doc.Err == nil && doc.Object.GroupVersionKind().GroupKind() != crdGVK.GroupKind() {
 			continue
 		}
-		if gvk.Version != crdGVK.Version {
-			return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %s is not served by Kubernetes since 1.22; convert it to %s",
-				doc.Position(), doc.Object.GetName(), gvk.GroupVersion(), crdGVK.GroupVersion())
+		picked = append(picked, doc)
+	}
+	// Validation compiles every CEL rule of a CRD and dominates loading, so
+	// the CRDs are validated in parallel; the error reported is still that
+	// of the first bad document.
+	crds := make([]LocatedCRD, len(picked))
+	errs := make([]error, len(picked))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(goruntime.GOMAXPROCS(0), len(picked)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(picked); i = int(next.Add(1)) - 1 {
+				crds[i].Doc = picked[i]
+				crds[i].CRD, errs[i] = crdFromDocumentRecovered(ctx, picked[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(doc.Object.Object, crd, true); err != nil {
-			return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %w", doc.Position(), doc.Object.GetName(), err)
-		}
-		if errs := ValidateCRD(ctx, crd); len(errs) > 0 {
-			return nil, &InvalidCRDError{Position: doc.Position(), Name: crd.Name, Errs: errs}
-		}
-		crds = append(crds, LocatedCRD{CRD: crd, Doc: doc})
 	}
 	if err := RefuseDuplicateCRDs(crds); err != nil {
 		return nil, err
 	}
 	return crds, nil
+}
+
+// crdFromDocumentRecovered is crdFromDocument with a panic turned into an
+// error: it runs on a goroutine of its own, beyond any caller's recover.
+func crdFromDocumentRecovered(ctx context.Context, doc manifest.Document) (crd *apiextensionsv1.CustomResourceDefinition, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			crd, err = nil, fmt.Errorf("%s: internal error validating the CustomResourceDefinition: %v", doc.Position(), r)
+		}
+	}()
+	return crdFromDocument(ctx, doc)
+}
+
+// crdFromDocument decodes and validates the CRD in doc.
+func crdFromDocument(ctx context.Context, doc manifest.Document) (*apiextensionsv1.CustomResourceDefinition, error) {
+	if doc.Err != nil {
+		return nil, fmt.Errorf("%s: %w", doc.Position(), doc.Err)
+	}
+	if gvk := doc.Object.GroupVersionKind(); gvk.Version != crdGVK.Version {
+		return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %s is not served by Kubernetes since 1.22; convert it to %s",
+			doc.Position(), doc.Object.GetName(), gvk.GroupVersion(), crdGVK.GroupVersion())
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(doc.Object.Object, crd, true); err != nil {
+		return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %w", doc.Position(), doc.Object.GetName(), err)
+	}
+	if errs := ValidateCRD(ctx, crd); len(errs) > 0 {
+		return nil, &InvalidCRDError{Position: doc.Position(), Name: crd.Name, Errs: errs}
+	}
+	return crd, nil
 }
 
 // crdScheme types the internal CRD objects for the CRD registry strategy.

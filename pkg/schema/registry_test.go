@@ -66,6 +66,13 @@ spec:
 			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io": strict decoding error: unknown field "spec.scoop"`,
 		},
 		{
+			// CRDs are validated in parallel; the first bad one is reported.
+			name: "the first of two invalid CRDs",
+			in: valid + "---\n" + strings.ReplaceAll(strings.Replace(valid, "self.a > 0", "self.b > 0", 1), "thing", "widget") +
+				"---\n" + strings.ReplaceAll(strings.Replace(valid, "type: integer", "type: int", 1), "thing", "gadget"),
+			want: `crds.yaml:23 (document 2): CustomResourceDefinition "widgets.example.io" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.b \u003e 0","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:5: undefined field 'b'` + "\n | self.b > 0\n | ....^",
+		},
+		{
 			name: "v1beta1",
 			in:   strings.Replace(valid, "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1", 1),
 			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io": apiextensions.k8s.io/v1beta1 is not served by Kubernetes since 1.22; convert it to apiextensions.k8s.io/v1`,
