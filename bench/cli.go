@@ -26,6 +26,10 @@ import (
 // scripts/openapi2jsonschema.py converts them, with unknown fields denied
 // (-strict), and as many workers as crdguard uses (GOMAXPROCS).
 //
+// crdguard alone also validates a corpus ten times bigger (-scale-objects),
+// generated the same way, to show that its peak memory is set by the CRDs,
+// not by the number of objects.
+//
 // It also times `crdguard diff` of prometheus-operator's CRDs, the release
 // before against the pinned one.
 type cliFamily struct {
@@ -36,12 +40,16 @@ type cliFamily struct {
 	objects          []object
 	startupDir       string
 	startup          []object
+	scaleDir         string
+	scale            []object
+	scaleFiles       int
 	files            int
 	diffOld, diffNew string
 
 	// full and start are the runs on the corpus and on the start-up corpus,
-	// by tool name.
+	// by tool name; scaled are crdguard's on the scale corpus.
 	full, start map[string][]run
+	scaled      []run
 	diff        []run
 }
 
@@ -108,7 +116,16 @@ func (f *cliFamily) setup(ctx context.Context, env *environment) error {
 	if _, err := writeCorpus(f.startupDir, f.startup, o.perFile); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.log, "corpus: %d objects in %d files; %d JSON schemas for kubeconform\n", len(f.objects), f.files, nSchemas)
+	if scale := o.scale; scale > 0 {
+		if o.quick {
+			scale = min(scale, 2*objects)
+		}
+		f.scaleDir = filepath.Join(env.work, "scale")
+		if f.scale, f.scaleFiles, err = writeGenerated(f.scaleDir, scale, o.invalid, o.seed, o.perFile); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.log, "corpus: %d objects in %d files (scale corpus: %d); %d JSON schemas for kubeconform\n", len(f.objects), f.files, len(f.scale), nSchemas)
 	f.tools = []tool{crdguard(crdguardBin, crdDirs), kubeconform(kubeconformBin, schemaDir, runtime.GOMAXPROCS(0))}
 	f.full, f.start = map[string][]run{}, map[string][]run{}
 	return nil
@@ -133,6 +150,17 @@ func (f *cliFamily) round(_ context.Context, i int) error {
 			c.runs[t.name] = append(c.runs[t.name], r)
 		}
 		fmt.Fprintf(f.env.log, "cli round %d: %s %d objects in %v\n", i+1, t.name, len(f.objects), f.full[t.name][len(f.full[t.name])-1].wall.Round(time.Millisecond))
+	}
+	if f.scaleDir != "" {
+		r, err := execute(f.tools[0], f.scaleDir)
+		if err != nil {
+			return err
+		}
+		if err := check(f.tools[0], r, f.scale); err != nil {
+			return err
+		}
+		f.scaled = append(f.scaled, r)
+		fmt.Fprintf(f.env.log, "cli round %d: crdguard %d objects in %v\n", i+1, len(f.scale), r.wall.Round(time.Millisecond))
 	}
 	r, err := f.runDiff()
 	if err != nil {
@@ -168,11 +196,10 @@ func (f *cliFamily) runDiff() (run, error) {
 }
 
 func (f *cliFamily) rows() []*row {
-	n := float64(len(f.objects))
-	perObject := func(runs []run) []sample {
+	perObject := func(runs []run, n int) []sample {
 		var samples []sample
 		for _, r := range runs {
-			samples = append(samples, sample{rate: n / r.wall.Seconds(), cpu: time.Duration(float64(r.cpu) / n), memory: r.maxRSS})
+			samples = append(samples, sample{rate: float64(n) / r.wall.Seconds(), cpu: time.Duration(float64(r.cpu) / float64(n)), memory: r.maxRSS})
 		}
 		return samples
 	}
@@ -183,22 +210,38 @@ func (f *cliFamily) rows() []*row {
 		}
 		return samples
 	}
-	validate := &row{family: f.name(), name: fmt.Sprintf("crdguard validate, %d objects (%d files)", len(f.objects), f.files), rateUnit: "objects/s", samples: perObject(f.full["crdguard"])}
-	kc := &row{family: f.name(), name: fmt.Sprintf("kubeconform -strict, %d objects", len(f.objects)), rateUnit: "objects/s", samples: perObject(f.full["kubeconform"])}
+	validate := &row{family: f.name(), name: fmt.Sprintf("crdguard validate, %d objects (%d files)", len(f.objects), f.files), rateUnit: "objects/s", samples: perObject(f.full["crdguard"], len(f.objects))}
+	kc := &row{family: f.name(), name: fmt.Sprintf("kubeconform -strict, %d objects", len(f.objects)), rateUnit: "objects/s", samples: perObject(f.full["kubeconform"], len(f.objects))}
+	start := &row{family: f.name(), name: fmt.Sprintf("crdguard validate start-up, one object of each of %d kinds", len(f.startup)), samples: once(f.start["crdguard"])}
 	v, k := validate.median(), kc.median()
-	validate.vs = fmt.Sprintf("objects/s %s kubeconform, CPU per object %s", ratio(v.rate, k.rate), ratio(float64(v.cpu), float64(k.cpu)))
-	return []*row{
-		validate, kc,
-		{family: f.name(), name: fmt.Sprintf("crdguard validate start-up, one object of each of %d kinds", len(f.startup)), samples: once(f.start["crdguard"])},
-		{family: f.name(), name: "kubeconform start-up, the same objects", samples: once(f.start["kubeconform"])},
-		{family: f.name(), name: "crdguard diff, prometheus-operator's 10 CRDs, release before → pinned", samples: once(f.diff)},
+	// Memory against the start-up run, which compiles the same kinds: what
+	// the objects add.
+	memory := func(r *row) string {
+		return fmt.Sprintf("memory %s start-up", ratio(float64(r.median().memory), float64(start.median().memory)))
 	}
+	validate.vs = fmt.Sprintf("objects/s %s kubeconform, CPU per object %s; %s", ratio(v.rate, k.rate), ratio(float64(v.cpu), float64(k.cpu)), memory(validate))
+	rows := []*row{validate, kc}
+	if f.scaleDir != "" {
+		scaled := &row{family: f.name(), name: fmt.Sprintf("crdguard validate, %d objects (%d files)", len(f.scale), f.scaleFiles), rateUnit: "objects/s", samples: perObject(f.scaled, len(f.scale))}
+		scaled.vs = memory(scaled)
+		rows = append(rows, scaled)
+	}
+	return append(rows,
+		start,
+		&row{family: f.name(), name: "kubeconform start-up, the same objects", samples: once(f.start["kubeconform"])},
+		&row{family: f.name(), name: "crdguard diff, prometheus-operator's 10 CRDs, release before → pinned", samples: once(f.diff)},
+	)
 }
 
 func (f *cliFamily) notes() []string {
+	scale := ""
+	if f.scaleDir != "" {
+		scale = fmt.Sprintf("The %d-object corpus is generated the same way and run by crdguard only; its memory, like the %d-object one's, is compared with the start-up run's, which compiles the same kinds. ", len(f.scale), len(f.objects))
+	}
 	return []string{fmt.Sprintf("cli: %d objects, %.0f%% invalid in ways both tools detect, %d per file; both tools flag exactly the invalid ones in every run and use %d workers. "+
-		"crdguard also runs CEL rules, list-type and metadata checks kubeconform does not. CPU per op is CPU time per object (validate) or per run (start-up, diff); memory is the peak RSS (VmHWM, sampled every 10ms).",
-		len(f.objects), f.env.o.invalid*100, f.env.o.perFile, runtime.GOMAXPROCS(0))}
+		"crdguard also runs CEL rules, list-type and metadata checks kubeconform does not. %s"+
+		"CPU per op is CPU time per object (validate) or per run (start-up, diff); memory is the peak RSS (VmHWM, sampled every 10ms).",
+		len(f.objects), f.env.o.invalid*100, f.env.o.perFile, runtime.GOMAXPROCS(0), scale)}
 }
 
 func (f *cliFamily) close() {}

@@ -301,53 +301,98 @@ type object struct {
 // generate makes n objects, a fraction of them invalid, from the templates
 // in proportion to their weights; seed makes the corpus reproducible.
 func generate(n int, invalidShare float64, seed uint64) []object {
-	r := rand.New(rand.NewPCG(seed, seed))
-	var bag []*template
-	for _, t := range templates {
-		for range t.weight {
-			bag = append(bag, t)
-		}
-	}
+	g := newGenerator(invalidShare, seed)
 	objects := make([]object, n)
 	for i := range objects {
-		t := bag[r.IntN(len(bag))]
-		base := strings.ToLower(t.kind)
-		// Unique across kinds too, so tools' reports can be matched back.
-		name := fmt.Sprintf("%s-%06d", base, i)
-		obj := runtime.DeepCopyJSON(t.obj)
-		t.vary(obj, r, name)
-		o := object{kind: t.kind, name: name, obj: obj}
-		if r.Float64() < invalidShare {
-			m := t.mutations[r.IntN(len(t.mutations))]
-			m.apply(obj)
-			o.invalid = m.desc
-		}
-		objects[i] = o
+		objects[i] = g.next()
 	}
 	return objects
+}
+
+// A generator makes the objects of generate one at a time, so that a corpus
+// too big to hold can be written file by file.
+type generator struct {
+	r            *rand.Rand
+	bag          []*template
+	invalidShare float64
+	made         int
+}
+
+func newGenerator(invalidShare float64, seed uint64) *generator {
+	g := &generator{r: rand.New(rand.NewPCG(seed, seed)), invalidShare: invalidShare}
+	for _, t := range templates {
+		for range t.weight {
+			g.bag = append(g.bag, t)
+		}
+	}
+	return g
+}
+
+func (g *generator) next() object {
+	t := g.bag[g.r.IntN(len(g.bag))]
+	base := strings.ToLower(t.kind)
+	// Unique across kinds too, so tools' reports can be matched back.
+	name := fmt.Sprintf("%s-%06d", base, g.made)
+	g.made++
+	obj := runtime.DeepCopyJSON(t.obj)
+	t.vary(obj, g.r, name)
+	o := object{kind: t.kind, name: name, obj: obj}
+	if g.r.Float64() < g.invalidShare {
+		m := t.mutations[g.r.IntN(len(t.mutations))]
+		m.apply(obj)
+		o.invalid = m.desc
+	}
+	return o
+}
+
+// writeGenerated writes n generated objects into dir as writeCorpus does,
+// one file at a time, and returns them without their content (what check
+// needs) and the number of files.
+func writeGenerated(dir string, n int, invalidShare float64, seed uint64, perFile int) ([]object, int, error) {
+	g := newGenerator(invalidShare, seed)
+	objects := make([]object, 0, n)
+	for start := 0; start < n; start += perFile {
+		batch := make([]object, min(perFile, n-start))
+		for i := range batch {
+			batch[i] = g.next()
+		}
+		if err := writeFile(dir, start/perFile, batch); err != nil {
+			return nil, 0, err
+		}
+		for _, o := range batch {
+			o.obj = nil
+			objects = append(objects, o)
+		}
+	}
+	return objects, (n + perFile - 1) / perFile, nil
 }
 
 // writeCorpus writes objects into dir as multi-document YAML files of
 // perFile objects each, and returns the number of files.
 func writeCorpus(dir string, objects []object, perFile int) (int, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
 	files := 0
 	for start := 0; start < len(objects); start += perFile {
-		var buf bytes.Buffer
-		for _, o := range objects[start:min(start+perFile, len(objects))] {
-			data, err := yaml.Marshal(o.obj)
-			if err != nil {
-				return files, err
-			}
-			buf.WriteString("---\n")
-			buf.Write(data)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("objects-%05d.yaml", files)), buf.Bytes(), 0o644); err != nil {
+		if err := writeFile(dir, files, objects[start:min(start+perFile, len(objects))]); err != nil {
 			return files, err
 		}
 		files++
 	}
 	return files, nil
+}
+
+// writeFile writes objects into dir as the multi-document YAML file number i.
+func writeFile(dir string, i int, objects []object) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for _, o := range objects {
+		data, err := yaml.Marshal(o.obj)
+		if err != nil {
+			return err
+		}
+		buf.WriteString("---\n")
+		buf.Write(data)
+	}
+	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("objects-%05d.yaml", i)), buf.Bytes(), 0o644)
 }

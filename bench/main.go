@@ -79,6 +79,7 @@ type options struct {
 	out         string
 	keep        bool
 	objects     int
+	scale       int
 	perFile     int
 	invalid     float64
 	seed        uint64
@@ -102,6 +103,7 @@ func mainErr() error {
 	flag.StringVar(&o.out, "out", filepath.Join(corpus.RepositoryRoot(), "bench", "results"), "directory for results.md and latency.png")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (corpora, binaries, server logs)")
 	flag.IntVar(&o.objects, "objects", 20000, "cli: objects in the corpus")
+	flag.IntVar(&o.scale, "scale-objects", 200000, "cli: objects in the corpus that shows crdguard's memory does not grow with them (0: none)")
 	flag.IntVar(&o.perFile, "per-file", 200, "cli: objects per YAML file")
 	flag.Float64Var(&o.invalid, "invalid", 0.1, "cli: share of invalid objects")
 	flag.Uint64Var(&o.seed, "seed", 1, "cli: seed of the corpus generator")
@@ -116,7 +118,7 @@ func mainErr() error {
 		return serve(o.serve, o.servePort, o.serveCertDir)
 	}
 	selected, err := selectFamilies(o.families)
-	if flag.NArg() > 0 || o.runs < 1 || o.objects < 1 || o.perFile < 1 || o.invalid <= 0 || o.invalid >= 1 || err != nil {
+	if flag.NArg() > 0 || o.runs < 1 || o.objects < 1 || o.scale < 0 || o.perFile < 1 || o.invalid <= 0 || o.invalid >= 1 || err != nil {
 		flag.Usage()
 		return fmt.Errorf("bad arguments: %v", err)
 	}
