@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,6 +111,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err != nil {
 		return emptyOrInputError(err)
 	}
+	defer boundMemory()()
 	registry := engine.Schemas()
 	olds, err := loadOldObjects(streams, registry, o.old)
 	if err != nil {
@@ -158,8 +160,11 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 					// One bad file is one error result; the others are still checked.
 					results = []report.Result{unreadableSource(sources.paths[i], err)}
 				}
-				for _, doc := range docs {
-					results = append(results, o.evaluate(ctx, run, doc))
+				for j := range docs {
+					results = append(results, o.evaluate(ctx, run, docs[j]))
+					// A checked object is garbage: the heap holds one
+					// object per worker, not a whole file of them.
+					docs[j] = manifest.Document{}
 					progress.objectDone()
 				}
 				progress.sourceDone()
@@ -248,7 +253,7 @@ func (s *sourceSet) read(ctx context.Context, i int) ([]manifest.Document, error
 	case s.errs[i] != nil:
 		return nil, s.errs[i]
 	case s.paths[i] == "-":
-		return s.stdinDocs, s.stdinErr
+		return slices.Clone(s.stdinDocs), s.stdinErr // the caller may clear its copy
 	}
 	return manifest.ReadFileContext(ctx, s.paths[i])
 }
