@@ -70,6 +70,21 @@ func (p *FieldPositions) Of(path string) Position {
 	return Position{Line: p.line + at.Line - 1, Column: at.Column}
 }
 
+// Scalar returns the value of the scalar at exactly path, such as the
+// name of a list item ("spec.versions[1].name"), and whether there is one.
+func (p *FieldPositions) Scalar(path string) (string, bool) {
+	if p == nil || p.root == nil {
+		return "", false
+	}
+	node := p.root
+	for _, seg := range splitFieldPath(path) {
+		if node, _ = child(node, seg); node == nil {
+			return "", false
+		}
+	}
+	return node.Value, node.Kind == yaml.ScalarNode
+}
+
 // pathSeg is one step of a field path: a name (".name"), or a subscript
 // ("[0]", "[key]") that is an index into a sequence or a key of a mapping,
 // depending on what the document has there.

@@ -78,6 +78,21 @@ spec:
 	if got := docs[0].FieldPositions().Of("metadata.name"); got != (Position{5, 3}) {
 		t.Errorf("first document: Of(metadata.name) = %+v, want {5 3}", got)
 	}
+	for _, tc := range []struct {
+		path, want string
+		ok         bool
+	}{
+		{"spec.containers[1].name", "sidecar", true},
+		{"metadata.labels[example.com/tier]", "1", true},
+		{"spec.nested.deeper.leaf", "3", true},
+		// Not a scalar, or not there: no nearest ancestor for a value.
+		{"spec.containers[1]", "", false},
+		{"spec.containers[1].image", "", false},
+	} {
+		if got, ok := pos.Scalar(tc.path); got != tc.want || ok != tc.ok {
+			t.Errorf("Scalar(%q) = %q, %v, want %q, %v", tc.path, got, ok, tc.want, tc.ok)
+		}
+	}
 }
 
 func TestFieldPositionsJSON(t *testing.T) {

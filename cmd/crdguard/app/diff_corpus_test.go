@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -190,16 +191,28 @@ func checkFindingLine(t *testing.T, res report.Result, v report.Finding) {
 	text := strings.TrimSpace(lines[v.Line-1])
 	item := strings.HasPrefix(text, "- ")
 	key, _, _ := strings.Cut(strings.TrimPrefix(text, "- "), ":")
-	for _, seg := range splitFieldPath(v.Field) {
-		if seg.name == key {
+	for _, step := range pathSteps(v.Field) {
+		if step == key {
 			return
 		}
-		if _, err := strconv.Atoi(seg.name); err == nil && seg.subscript && item {
+		if _, err := strconv.Atoi(step); err == nil && item {
 			return
 		}
 	}
 	t.Errorf("%s %s: line %d is %q, not a node of the path", res.Name, v.Field, v.Line, text)
 }
+
+// pathSteps are the names and subscripts of a field path, a subscript
+// whole even when it holds dots ("metadata.annotations[a.io/b]").
+func pathSteps(path string) []string {
+	var steps []string
+	for _, m := range subscript.FindAllStringSubmatch(path, -1) {
+		steps = append(steps, m[1])
+	}
+	return append(steps, strings.FieldsFunc(subscript.ReplaceAllString(path, "."), func(r rune) bool { return r == '.' })...)
+}
+
+var subscript = regexp.MustCompile(`\[([^\[\]]*)\]`)
 
 func goEnv(t *testing.T, name string) string {
 	t.Helper()

@@ -126,19 +126,6 @@ func TestLineIndexJSONAndFallbacks(t *testing.T) {
 	}
 }
 
-func TestSplitFieldPath(t *testing.T) {
-	got := splitFieldPath("a.b[0].c[x.y][k]z].d")
-	want := []pathSeg{{name: "a"}, {name: "b"}, {name: "0", subscript: true}, {name: "c"}, {name: "x.y", subscript: true}, {name: "k]z", subscript: true}, {name: "d"}}
-	if len(got) != len(want) {
-		t.Fatalf("got %+v, want %+v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("segment %d = %+v, want %+v", i, got[i], want[i])
-		}
-	}
-}
-
 // TestDiffLinesFromStdinAndRemovedCRDs checks the sources without a file to
 // reread: NEW from standard input still gets per-node lines, and a removed
 // CRD points into the old file.
