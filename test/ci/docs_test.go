@@ -193,8 +193,8 @@ func TestGitLabExample(t *testing.T) {
 		XMLName xml.Name
 		Tests   int `xml:"tests,attr"`
 	}
-	if err := xml.Unmarshal(data, &suites); err != nil || suites.XMLName.Local != "testsuites" || suites.Tests != 1 {
-		t.Errorf("%s is not JUnit with one test (%v):\n%s", job.Artifacts.Reports.JUnit, err, data)
+	if err := xml.Unmarshal(data, &suites); err != nil || suites.XMLName.Local != "testsuites" || suites.Tests != 2 {
+		t.Errorf("%s is not JUnit with a test per sample (2) (%v):\n%s", job.Artifacts.Reports.JUnit, err, data)
 	}
 }
 
