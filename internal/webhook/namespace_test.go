@@ -37,8 +37,8 @@ func TestNamespaceLabels(t *testing.T) {
 		name:    "a selected namespace",
 		lookup:  labels(map[string]string{"env": "prod"}, nil),
 		code:    http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "prod" is invalid: <nil>: Invalid value: production namespaces are frozen`,
-		causes:  []metav1.StatusCause{{Type: "FieldValueInvalid", Field: "<nil>", Message: "Invalid value: production namespaces are frozen"}},
+		message: `MySQLCluster.db.example.io "prod" is invalid: <nil>: [prod-namespaces/frozen] Invalid value: production namespaces are frozen`,
+		causes:  []metav1.StatusCause{{Type: "FieldValueInvalid", Field: "<nil>", Message: "[prod-namespaces/frozen] Invalid value: production namespaces are frozen"}},
 	}, {
 		name:    "another namespace",
 		lookup:  labels(map[string]string{"env": "dev"}, nil),

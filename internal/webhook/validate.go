@@ -3,17 +3,13 @@ package webhook
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
 )
 
@@ -76,7 +72,7 @@ func (v *Validator) decide(ctx context.Context, req admission.Request) (admissio
 		if subject == nil {
 			subject = preq.OldObject
 		}
-		status := apierrors.NewInvalid(groupKind(req), objectName(req, subject), denials(&res)).Status()
+		status := denial(groupKind(req), objectName(req, subject), &res)
 		resp = admission.Response{}
 		resp.Allowed = false
 		resp.Result = &status
@@ -111,24 +107,4 @@ func groupKind(req admission.Request) schema.GroupKind {
 		kind = *req.RequestKind
 	}
 	return schema.GroupKind{Group: kind.Group, Kind: kind.Kind}
-}
-
-// denials are the Deny violations as field errors whose ErrorBody is the
-// violation's message exactly, so kubectl prints what `crdguard validate`
-// prints. A violation's message starts with its type ("Invalid value: 3:
-// ..."); the error carries the rest as its detail and no bad value.
-func denials(res *policies.Result) field.ErrorList {
-	var errs field.ErrorList
-	for _, v := range res.Violations {
-		if v.Enforcement != v1alpha1.Deny {
-			continue
-		}
-		typ := field.ErrorType(v.Type)
-		detail, ok := strings.CutPrefix(v.Message, typ.String()+": ")
-		if !ok && v.Message == typ.String() {
-			detail = ""
-		}
-		errs = append(errs, &field.Error{Type: typ, Field: v.Field, BadValue: field.OmitValueType{}, Detail: detail})
-	}
-	return errs
 }

@@ -49,7 +49,7 @@ func withExampleApproval(t *testing.T, approved []byte) func(*unstructured.Unstr
 func approveForbidden(user string) metav1.StatusCause {
 	return metav1.StatusCause{
 		Type: "FieldValueForbidden", Field: "metadata.annotations[crdguard.dev/approve]",
-		Message: "Forbidden: " + user + " may not approve mysql-safety/safe-updates; approvers: groups dba",
+		Message: "[mysql-safety/safe-updates] Forbidden: " + user + " may not approve mysql-safety/safe-updates; approvers: groups dba",
 	}
 }
 
@@ -62,19 +62,19 @@ func TestValidator(t *testing.T) {
 		obj.SetAnnotations(map[string]string{v1alpha1.LastApprovalAnnotation: aliceRecord})
 	})
 	// unsafe.yaml breaks two Deny rules and a Warn rule.
-	const unsafeMessage = `MySQLCluster.db.example.io "analytics" is invalid: [spec.resources.limits.memory: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×, ` +
-		`spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>]`
+	const unsafeMessage = `MySQLCluster.db.example.io "analytics" is invalid: [spec.resources.limits.memory: [mysql-safety/resources] Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×, ` +
+		`spec.image: [mysql-safety/image-version] Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>]`
 	unsafeCauses := []metav1.StatusCause{{
 		Type: "FieldValueInvalid", Field: "spec.resources.limits.memory",
-		Message: "Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×",
+		Message: "[mysql-safety/resources] Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×",
 	}, {
 		Type: "FieldValueInvalid", Field: "spec.image",
-		Message: `Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`,
+		Message: `[mysql-safety/image-version] Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`,
 	}}
 	unsafeWarnings := []string{"[mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1"}
 	safeUpdatesDenial := []metav1.StatusCause{{
 		Type: "FieldValueInvalid", Field: "spec.replicas",
-		Message: "Invalid value: 3: may not decrease: was 5; allowed: 5 or more",
+		Message: "[mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more",
 	}}
 	tests := []struct {
 		name     string
@@ -98,17 +98,17 @@ func TestValidator(t *testing.T) {
 		name: "an unsafe update: every transition",
 		req:  request(admissionv1.Update, alice, example(t, "update/new.yaml"), old),
 		code: http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more, ` +
-			`spec.storage.size: Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more, ` +
-			`spec.storage.storageClassName: Invalid value: "standard": is immutable once set; was "fast", ` +
-			`spec.version: Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x, ` +
-			`spec.users[1]: Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users]`,
+		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: [mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more, ` +
+			`spec.storage.size: [mysql-safety/safe-updates] Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more, ` +
+			`spec.storage.storageClassName: [mysql-safety/safe-updates] Invalid value: "standard": is immutable once set; was "fast", ` +
+			`spec.version: [mysql-safety/safe-updates] Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x, ` +
+			`spec.users[1]: [mysql-safety/safe-updates] Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users]`,
 		causes: []metav1.StatusCause{
-			{Type: "FieldValueInvalid", Field: "spec.replicas", Message: "Invalid value: 3: may not decrease: was 5; allowed: 5 or more"},
-			{Type: "FieldValueInvalid", Field: "spec.storage.size", Message: `Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more`},
-			{Type: "FieldValueInvalid", Field: "spec.storage.storageClassName", Message: `Invalid value: "standard": is immutable once set; was "fast"`},
-			{Type: "FieldValueInvalid", Field: "spec.version", Message: `Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x`},
-			{Type: "FieldValueForbidden", Field: "spec.users[1]", Message: `Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users`},
+			{Type: "FieldValueInvalid", Field: "spec.replicas", Message: "[mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more"},
+			{Type: "FieldValueInvalid", Field: "spec.storage.size", Message: `[mysql-safety/safe-updates] Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more`},
+			{Type: "FieldValueInvalid", Field: "spec.storage.storageClassName", Message: `[mysql-safety/safe-updates] Invalid value: "standard": is immutable once set; was "fast"`},
+			{Type: "FieldValueInvalid", Field: "spec.version", Message: `[mysql-safety/safe-updates] Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x`},
+			{Type: "FieldValueForbidden", Field: "spec.users[1]", Message: `[mysql-safety/safe-updates] Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users`},
 		},
 	}, {
 		name:     "an update approved by a dba",
@@ -121,25 +121,25 @@ func TestValidator(t *testing.T) {
 		name: "an update approved by a non-approver",
 		req:  request(admissionv1.Update, bob, approved, old),
 		code: http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more ` +
+		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: [mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more ` +
 			`(not approved: bob may not approve policy mysql-safety; approvers: groups dba), ` +
-			`metadata.annotations[crdguard.dev/approve]: Forbidden: bob may not approve mysql-safety/safe-updates; approvers: groups dba]`,
+			`metadata.annotations[crdguard.dev/approve]: [mysql-safety/safe-updates] Forbidden: bob may not approve mysql-safety/safe-updates; approvers: groups dba]`,
 		causes: []metav1.StatusCause{{
 			Type: "FieldValueInvalid", Field: "spec.replicas",
-			Message: "Invalid value: 3: may not decrease: was 5; allowed: 5 or more (not approved: bob may not approve policy mysql-safety; approvers: groups dba)",
+			Message: "[mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more (not approved: bob may not approve policy mysql-safety; approvers: groups dba)",
 		}, approveForbidden("bob")},
 	}, {
 		name:     "an approval bob planted on the stored object does not approve alice's update",
 		req:      request(admissionv1.Update, alice, approved, edit(t, old, withExampleApproval(t, approved))),
 		code:     http.StatusUnprocessableEntity,
-		message:  `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
+		message:  `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: [mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
 		causes:   safeUpdatesDenial,
 		warnings: []string{"ignored: crdguard.dev/approve is unchanged from the stored object; an approval counts only in the request that writes it"},
 	}, {
 		name:    "a non-approver may not plant an approval",
 		req:     request(admissionv1.Update, bob, edit(t, old, withExampleApproval(t, approved)), old),
 		code:    http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "prod" is invalid: metadata.annotations[crdguard.dev/approve]: Forbidden: bob may not approve mysql-safety/safe-updates; approvers: groups dba`,
+		message: `MySQLCluster.db.example.io "prod" is invalid: metadata.annotations[crdguard.dev/approve]: [mysql-safety/safe-updates] Forbidden: bob may not approve mysql-safety/safe-updates; approvers: groups dba`,
 		causes:  []metav1.StatusCause{approveForbidden("bob")},
 	}, {
 		name:     "an approval /mutate consumed in this request",
@@ -152,26 +152,26 @@ func TestValidator(t *testing.T) {
 		name:    "an approval consumed by an earlier request lifts nothing",
 		req:     request(admissionv1.Update, alice, consumed, oldWithRecord),
 		code:    http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
+		message: `MySQLCluster.db.example.io "prod" is invalid: spec.replicas: [mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more`,
 		causes:  safeUpdatesDenial,
 	}, {
 		name: "a record naming another user lifts nothing, and bob may not write it",
 		req:  request(admissionv1.Update, bob, consumed, old),
 		code: http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more, ` +
-			`metadata.annotations[crdguard.dev/last-approval]: Forbidden: it records an approval of mysql-safety/safe-updates by alice, and only crdguard writes it, in alice's own request]`,
+		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: [mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more, ` +
+			`metadata.annotations[crdguard.dev/last-approval]: [mysql-safety/safe-updates] Forbidden: it records an approval of mysql-safety/safe-updates by alice, and only crdguard writes it, in alice's own request]`,
 		causes: append(slices.Clone(safeUpdatesDenial), metav1.StatusCause{
 			Type: "FieldValueForbidden", Field: "metadata.annotations[crdguard.dev/last-approval]",
-			Message: "Forbidden: it records an approval of mysql-safety/safe-updates by alice, and only crdguard writes it, in alice's own request",
+			Message: "[mysql-safety/safe-updates] Forbidden: it records an approval of mysql-safety/safe-updates by alice, and only crdguard writes it, in alice's own request",
 		}),
 	}, {
 		name:    "a protected delete",
 		req:     request(admissionv1.Delete, alice, nil, example(t, "delete/ephemeral.yaml")),
 		code:    http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "scratch" is invalid: <nil>: Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it`,
+		message: `MySQLCluster.db.example.io "scratch" is invalid: <nil>: [mysql-safety/protect-data] Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it`,
 		causes: []metav1.StatusCause{{
 			Type: "FieldValueForbidden", Field: "<nil>",
-			Message: "Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it",
+			Message: "[mysql-safety/protect-data] Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it",
 		}},
 	}, {
 		name: "a delete approved without crdguard's record",
@@ -179,11 +179,11 @@ func TestValidator(t *testing.T) {
 			obj.SetAnnotations(map[string]string{"crdguard.dev/approve": "protect-data: scratch cluster, ticket DB-99"})
 		})),
 		code: http.StatusUnprocessableEntity,
-		message: `MySQLCluster.db.example.io "scratch" is invalid: <nil>: Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it ` +
+		message: `MySQLCluster.db.example.io "scratch" is invalid: <nil>: [mysql-safety/protect-data] Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it ` +
 			`(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data)`,
 		causes: []metav1.StatusCause{{
 			Type: "FieldValueForbidden", Field: "<nil>",
-			Message: "Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it " +
+			Message: "[mysql-safety/protect-data] Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it " +
 				"(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data)",
 		}},
 	}, {

@@ -167,7 +167,8 @@ func TestDeployment(t *testing.T) {
 		for _, want := range []string{
 			`Warning: [mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1`,
 			`The MySQLCluster "analytics" is invalid:`,
-			`* spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36`,
+			`* spec.resources.limits.memory: [mysql-safety/resources] Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi`,
+			`* spec.image: [mysql-safety/image-version] Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36`,
 		} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("kubectl's denial of unsafe.yaml lacks %q:\n%s", want, out)

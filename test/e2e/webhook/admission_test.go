@@ -13,21 +13,22 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
-// Field paths and messages of the example's findings, as kubectl prints them.
+// Field paths and messages of the example's findings, as kubectl prints a
+// denial's causes: "field: [policy/rule] message".
 const (
-	memoryRatio = "spec.resources.limits.memory: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×"
-	imageTag    = `spec.image: Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`
+	memoryRatio = "spec.resources.limits.memory: [mysql-safety/resources] Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4×"
+	imageTag    = `spec.image: [mysql-safety/image-version] Invalid value: "mysql:8.4.0": image tag 8.4.0 does not match spec.version 8.0.36 (compare: TagPrefix); allowed: 8.0.36 or 8.0.36-<variant>`
 	fewReplicas = "Warning: [mysql-safety/production-replicas] spec.replicas: Invalid value: 1: production clusters need at least 3 replicas, found 1"
-	protectData = "Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it"
+	protectData = "<nil>: [mysql-safety/protect-data] Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it"
 )
 
 // unsafeUpdate are the causes of update/new.yaml over update/old.yaml.
 var unsafeUpdate = []string{
-	"spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more",
-	`spec.storage.size: Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more`,
-	`spec.storage.storageClassName: Invalid value: "standard": is immutable once set; was "fast"`,
-	`spec.version: Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x`,
-	`spec.users[1]: Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users`,
+	"spec.replicas: [mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more",
+	`spec.storage.size: [mysql-safety/safe-updates] Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more`,
+	`spec.storage.storageClassName: [mysql-safety/safe-updates] Invalid value: "standard": is immutable once set; was "fast"`,
+	`spec.version: [mysql-safety/safe-updates] Invalid value: "8.2.0": skips 1 minor version (8.1): was 8.0.36; allowed: at most 0 skipped, up to 8.1.x`,
+	`spec.users[1]: [mysql-safety/safe-updates] Forbidden: item with name "reporting" was removed; NoRemoval keeps every item of spec.users`,
 }
 
 // causes are the "field: message" of an Invalid error, as kubectl prints
@@ -67,8 +68,9 @@ func TestCreate(t *testing.T) {
 }
 
 // TestKubectlDryRun uses the real kubectl: a denial shows every field
-// path and exits non-zero, a Warn finding is a Warning: line, and neither
-// a denied nor an accepted dry run stores anything.
+// path with the policy and rule that denied it and exits non-zero, a Warn
+// finding is a Warning: line, and neither a denied nor an accepted dry run
+// stores anything.
 func TestKubectlDryRun(t *testing.T) {
 	ns := namespace(t)
 
@@ -77,10 +79,11 @@ func TestKubectlDryRun(t *testing.T) {
 	if res.ok {
 		t.Fatalf("kubectl apply --dry-run=server of unsafe.yaml succeeded:\n%s", res)
 	}
-	for _, line := range []string{`The MySQLCluster "analytics" is invalid:`, "* " + memoryRatio, "* " + imageTag, fewReplicas} {
-		if !strings.Contains(res.stderr, line) {
-			t.Errorf("kubectl output lacks %q:\n%s", line, res)
-		}
+	// Every line kubectl prints: the warning as it arrives, then the
+	// Invalid status's header and one line per cause.
+	want := []string{fewReplicas, `The MySQLCluster "analytics" is invalid: `, "* " + memoryRatio, "* " + imageTag}
+	if got := strings.Split(strings.TrimSuffix(res.stdout+res.stderr, "\n"), "\n"); !slices.Equal(got, want) {
+		t.Errorf("kubectl apply --dry-run=server of unsafe.yaml printed\n%q\nwant\n%q", got, want)
 	}
 	if stored(t, unsafe) != nil {
 		t.Error("a denied dry run stored the object")
@@ -175,7 +178,7 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := cluster.client.Update(t.Context(), got)
-	if c := causes(t, err); !slices.Equal(c, []string{"spec.replicas: Invalid value: 1: may not decrease: was 3; allowed: 3 or more"}) {
+	if c := causes(t, err); !slices.Equal(c, []string{"spec.replicas: [mysql-safety/safe-updates] Invalid value: 1: may not decrease: was 3; allowed: 3 or more"}) {
 		t.Errorf("causes of the second shrink: %q", c)
 	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 const (
-	bobMayNotApprove = "metadata.annotations[crdguard.dev/approve]: Forbidden: bob may not approve mysql-safety/safe-updates; approvers: groups dba"
-	shrinkDenied     = "spec.replicas: Invalid value: 3: may not decrease: was 5; allowed: 5 or more"
+	bobMayNotApprove = "metadata.annotations[crdguard.dev/approve]: [mysql-safety/safe-updates] Forbidden: bob may not approve mysql-safety/safe-updates; approvers: groups dba"
+	shrinkDenied     = "spec.replicas: [mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more"
 	staleApproval    = "Warning: ignored: crdguard.dev/approve is unchanged from the stored object; an approval counts only in the request that writes it"
 )
 
@@ -35,7 +35,7 @@ func TestPlantedApproval(t *testing.T) {
 	}
 	forged := `crdguard.dev/last-approval={"user":"alice","rules":["mysql-safety/safe-updates"],"reason":"forged","time":"2026-01-02T03:04:05Z"}`
 	res = runKubectl(t, "bob", "annotate", "-n", ns, "mysqlcluster", name, forged)
-	if want := "metadata.annotations[crdguard.dev/last-approval]: Forbidden: it records an approval of mysql-safety/safe-updates by alice, and only crdguard writes it, in alice's own request"; res.ok || !strings.Contains(res.stderr, want) {
+	if want := "metadata.annotations[crdguard.dev/last-approval]: [mysql-safety/safe-updates] Forbidden: it records an approval of mysql-safety/safe-updates by alice, and only crdguard writes it, in alice's own request"; res.ok || !strings.Contains(res.stderr, want) {
 		t.Fatalf("bob forging a record:\n%s", res)
 	}
 	if annotations := stored(t, old).GetAnnotations(); len(annotations) != 0 {
