@@ -12,6 +12,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 // users as the CLI is told about them: the same names and groups as the
@@ -23,7 +27,8 @@ var cliUsers = map[string][]string{
 
 // TestParity: `crdguard validate` and the cluster (kube-apiserver with the
 // webhook) give every example object the same verdict, on create, on the
-// example's updates and on delete. The cluster is asked with the real
+// example's updates and on delete, and the webhook's denials the CLI's
+// findings. The cluster is asked with the real
 // kubectl and --dry-run=server, so nothing a case does is stored except
 // the old objects an update or a delete needs.
 func TestParity(t *testing.T) {
@@ -89,7 +94,7 @@ func TestParity(t *testing.T) {
 				kubectlArgs = []string{"create", "--dry-run=server", "-f", file}
 			}
 
-			fromCLI, report := cliVerdict(t, append(cli, file)...)
+			fromCLI := cliVerdict(t, append(cli, file)...)
 			res := runKubectl(t, tc.user, kubectlArgs...)
 			// A denial is an Invalid status ("The MySQLCluster "x" is
 			// invalid:") or another server error; anything else means
@@ -97,11 +102,19 @@ func TestParity(t *testing.T) {
 			if !res.ok && !strings.Contains(res.stderr, "Error from server") && !strings.Contains(res.stderr, " is invalid: ") {
 				t.Fatalf("kubectl failed before the server decided:\n%s", res)
 			}
-			if fromCLI != res.ok {
-				t.Errorf("crdguard validate allowed=%v, the cluster allowed=%v\ncrdguard: %s\nkubectl %s", fromCLI, res.ok, report, res)
+			if fromCLI.Allowed != res.ok {
+				t.Errorf("crdguard validate allowed=%v, the cluster allowed=%v\ncrdguard: %s\nkubectl %s", fromCLI.Allowed, res.ok, fromCLI.raw, res)
 			}
 			if res.ok != tc.want {
 				t.Errorf("the cluster allowed=%v, want %v:\n%s", res.ok, tc.want, res)
+			}
+			// A denial by the webhook alone (the API server had nothing to
+			// say) prints the CLI's Deny findings, each as kubectl prints a
+			// cause: "field: [policy/rule] message".
+			if want, ok := fromCLI.webhookDenial(); ok && !res.ok {
+				if got := invalidLines(res.stderr); !slices.Equal(got, want) {
+					t.Errorf("kubectl printed\n%q\nwant the CLI's findings\n%q\ncrdguard: %s", got, want, fromCLI.raw)
+				}
 			}
 			if stored := stored(t, obj); (stored != nil) != (tc.old != "" || (tc.delete)) {
 				t.Errorf("a dry run changed what is stored: %v", stored)
@@ -110,28 +123,76 @@ func TestParity(t *testing.T) {
 	}
 }
 
+// cliResult is the one result of `crdguard validate -o json`.
+type cliResult struct {
+	Allowed    bool             `json:"allowed"`
+	Error      string           `json:"error"`
+	Skipped    bool             `json:"skipped"`
+	Name       string           `json:"name"`
+	Violations []report.Finding `json:"violations"`
+	raw        string
+}
+
+// webhookDenial are the lines kubectl prints for the webhook's denial of
+// the object (after any warnings): the Invalid header, then its causes,
+// the only one on the header's line. ok is false when the CLI found no
+// Deny violation, or a schema one, which the API server words itself.
+func (r cliResult) webhookDenial() (lines []string, ok bool) {
+	var causes []string
+	for _, v := range r.Violations {
+		switch {
+		case v.Enforcement != v1alpha1.Deny:
+			continue
+		case v.Policy == policies.SchemaPolicy:
+			return nil, false
+		}
+		causes = append(causes, fmt.Sprintf("%s: [%s/%s] %s", v.Field, v.Policy, v.Rule, v.Message))
+	}
+	header := fmt.Sprintf("The MySQLCluster %q is invalid: ", r.Name)
+	switch len(causes) {
+	case 0:
+		return nil, false
+	case 1:
+		return []string{header + causes[0]}, true
+	}
+	lines = []string{header}
+	for _, c := range causes {
+		lines = append(lines, "* "+c)
+	}
+	return lines, true
+}
+
+// invalidLines are the lines of kubectl's stderr but its warnings.
+func invalidLines(stderr string) []string {
+	var lines []string
+	for line := range strings.Lines(stderr) {
+		if !strings.HasPrefix(line, "Warning: ") {
+			lines = append(lines, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	return lines
+}
+
 // cliVerdict runs `crdguard validate -o json` on one object and returns
-// whether it was allowed.
-func cliVerdict(t *testing.T, args ...string) (bool, string) {
+// its result.
+func cliVerdict(t *testing.T, args ...string) cliResult {
 	t.Helper()
 	out, err := exec.CommandContext(t.Context(), cluster.crdguard, args...).Output()
 	if exit, ok := err.(*exec.ExitError); err != nil && (!ok || exit.ExitCode() != 1) {
 		t.Fatalf("crdguard %s: %v\n%s%s", strings.Join(args, " "), err, out, stderrOf(err))
 	}
-	var report struct {
-		Results []struct {
-			Allowed bool   `json:"allowed"`
-			Error   string `json:"error"`
-			Skipped bool   `json:"skipped"`
-		} `json:"results"`
+	var decoded struct {
+		Results []cliResult `json:"results"`
 	}
-	if err := json.Unmarshal(out, &report); err != nil {
+	if err := json.Unmarshal(out, &decoded); err != nil {
 		t.Fatalf("crdguard -o json: %v\n%s", err, out)
 	}
-	if len(report.Results) != 1 || report.Results[0].Error != "" || report.Results[0].Skipped {
+	if len(decoded.Results) != 1 || decoded.Results[0].Error != "" || decoded.Results[0].Skipped {
 		t.Fatalf("crdguard: want one evaluated result:\n%s", out)
 	}
-	return report.Results[0].Allowed, string(out)
+	res := decoded.Results[0]
+	res.raw = string(out)
+	return res
 }
 
 func stderrOf(err error) string {
