@@ -83,6 +83,19 @@ func TestAuditValues(t *testing.T) {
 		}
 	}
 	checkLeaseRole(t, r)
+
+	// With managed rules the chart does not know the rules: audit.resources
+	// names the kinds, and an audit with neither is refused.
+	listed := render(t, "audit.enabled=true", "audit.resources[0].apiGroups={db.example.io}", "audit.resources[0].resources={mysqlclusters}")
+	role = &rbacv1.ClusterRole{}
+	listed.typed(t, "ClusterRole", "r-crdguard-audit", role)
+	if g := role.Rules[0]; !slices.Equal(g.APIGroups, []string{"db.example.io"}) || !slices.Equal(g.Resources, []string{"mysqlclusters"}) || !slices.Equal(g.Verbs, []string{"list"}) {
+		t.Errorf("with audit.resources, the first rule is %v, want list on mysqlclusters.db.example.io", g)
+	}
+	_, errOut, err := helm(t.Context(), "template", "r", env.chart, "-n", releaseNamespace, "--set", "audit.enabled=true")
+	if want := "Error: execution error at (crdguard/templates/audit-rbac.yaml:4:4): audit.enabled needs the kinds the audit lists: set audit.resources (with webhook.manageRules the webhook's rules are not known when the chart renders)\n\nUse --debug flag to render out invalid YAML\n"; err == nil || errOut != want {
+		t.Errorf("an audit without kinds: %v\n got %q\nwant %q", err, errOut, want)
+	}
 }
 
 // TestAuditRBAC creates the chart's RBAC with the audit on and asks the API
