@@ -35,6 +35,8 @@ type Validator struct {
 	namespaced bool
 	structural *structuralschema.Structural
 	strategy   strategy
+	// deprecation is what the server warns of every request to this version.
+	deprecation []string
 }
 
 // NewValidator compiles the validator for one served version of crd. crd must
@@ -101,6 +103,7 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 		structural: structural,
 		strategy: customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), namespaced, gvk,
 			schemaValidator, statusValidator, structural, status, scale, selectableFields),
+		deprecation: versionWarnings(crd, version),
 	}, nil
 }
 
@@ -166,9 +169,15 @@ func (v *Validator) Decode(obj *unstructured.Unstructured) *unstructured.Unstruc
 	return decoded
 }
 
+// DeprecationWarnings are what the server warns of every request to this
+// version, accepted or not: the version's deprecation, if it is deprecated.
+func (v *Validator) DeprecationWarnings() []string { return slices.Clone(v.deprecation) }
+
 // Warnings returns the warnings kube-apiserver sends with a successful
 // create (old == nil) or update of obj, such as finalizer names that are not
-// domain-qualified. Neither argument is modified.
+// domain-qualified. The warnings of validation itself (ratcheted CEL rules)
+// are recorded while Validate runs (see RecordWarnings), and those of the
+// version in DeprecationWarnings. Neither argument is modified.
 func (v *Validator) Warnings(ctx context.Context, obj, old *unstructured.Unstructured) []string {
 	obj = obj.DeepCopy()
 	warnings := dedupOwnerReferences(obj)
