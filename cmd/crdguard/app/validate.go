@@ -370,6 +370,9 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	}
 	res.Operation = string(req.Operation)
 
+	// The server's validation code records its warnings (ratcheted CEL
+	// rules) in the request's context, whatever the verdict.
+	ctx, recorded := schema.RecordWarnings(ctx)
 	out, err := run.engine.Evaluate(ctx, req)
 	if err != nil {
 		res.Error = err.Error()
@@ -391,19 +394,32 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	}
 	res.Violations = append(res.Violations, out.Violations...)
 	locateFindings(doc, res.Violations)
-	res.Warnings = out.Warnings
-	// The server adds its own warnings only to a request it accepts.
-	if out.SchemaValidated && out.Allowed() {
-		if v, err := run.registry.Validator(obj.GroupVersionKind()); err == nil {
-			res.Warnings = append(v.Warnings(ctx, obj, req.OldObject), res.Warnings...)
-		}
-	}
+	res.Warnings = o.serverWarnings(ctx, run, req, &out, recorded)
 	if o.showPatches {
 		for _, p := range out.Patches {
 			res.Patches = append(res.Patches, report.Patch{Op: p.Operation, Path: p.Path, Value: p.Value})
 		}
 	}
 	return res
+}
+
+// serverWarnings are the warnings the API server sends with the request
+// (deprecated version, ratcheted rules, and for an accepted request the
+// strategy's), followed by crdguard's own notes.
+func (o *validateOptions) serverWarnings(ctx context.Context, run *validationRun, req policies.Request, out *policies.Result, recorded *schema.WarningRecorder) []string {
+	subject := req.Object
+	if subject == nil {
+		subject = req.OldObject
+	}
+	var warnings []string
+	if v, err := run.registry.Validator(subject.GroupVersionKind()); err == nil && out.SchemaValidated {
+		warnings = append(warnings, v.DeprecationWarnings()...)
+		warnings = append(warnings, recorded.Warnings()...)
+		if out.Allowed() {
+			warnings = append(warnings, v.Warnings(ctx, req.Object, req.OldObject)...)
+		}
+	}
+	return append(warnings, out.Warnings...)
 }
 
 // locateFindings points each finding at its field in the document's text.
