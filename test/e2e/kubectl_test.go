@@ -17,6 +17,7 @@ type attempt struct {
 	causes    []string // "field: message" of a 422 Invalid, as kubectl prints them
 	unknown   []string // paths of a 400 "strict decoding error: unknown field ..."
 	notServed bool     // kubectl found no served resource for the apiVersion and kind
+	warnings  []string // the server's Warning headers, as kubectl prints them after "Warning: "
 	output    string   // kubectl's stdout and stderr, for failure messages
 }
 
@@ -42,6 +43,7 @@ func kubectlDryRun(ctx context.Context, tg *target, validate string) (attempt, e
 	}
 	a, perr := parseKubectl(err == nil, stderr.String())
 	a.causes = withoutGeneratedName(tg, a.causes)
+	a.warnings = withoutGeneratedName(tg, a.warnings)
 	a.output = fmt.Sprintf("$ kubectl %s\n%s%s", strings.Join(args, " "), stdout.String(), stderr.String())
 	if perr != nil {
 		return a, fmt.Errorf("%w\n%s", perr, a.output)
@@ -62,11 +64,27 @@ var (
 	noMatches = regexp.MustCompile(`no matches for kind "[^"]*" in version "[^"]*"`)
 )
 
-// parseKubectl reads kubectl's stderr: nothing (beyond warnings) when the
-// request succeeded, an Invalid error's causes, or a strict decoding error's
-// unknown fields, or a decoding error at one field. Any other failure is an error: the test cannot tell what
-// the server decided.
+// parseKubectl reads kubectl's stderr: the server's warnings, and besides
+// them nothing when the request succeeded, an Invalid error's causes, a
+// strict decoding error's unknown fields, or a decoding error at one field.
+// Any other failure is an error: the test cannot tell what the server
+// decided.
 func parseKubectl(ok bool, stderr string) (attempt, error) {
+	a, err := parseKubectlError(ok, stderr)
+	if err != nil {
+		return attempt{}, err
+	}
+	for line := range strings.Lines(stderr) {
+		if w, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "Warning: "); ok {
+			a.warnings = append(a.warnings, w)
+		}
+	}
+	a.warnings = set(a.warnings)
+	return a, nil
+}
+
+// parseKubectlError reads kubectl's stderr without its warnings.
+func parseKubectlError(ok bool, stderr string) (attempt, error) {
 	var lines []string
 	for line := range strings.Lines(stderr) {
 		line = strings.TrimRight(line, "\r\n")

@@ -18,7 +18,15 @@ func TestParseKubectl(t *testing.T) {
 	}{{
 		name: "accepted with a warning",
 		ok:   true, stderr: "Warning: metadata.finalizers: \"x\": prefer a domain-qualified finalizer name\n",
-		want: attempt{accepted: true},
+		want: attempt{accepted: true, warnings: []string{"metadata.finalizers: \"x\": prefer a domain-qualified finalizer name"}},
+	}, {
+		name: "denied with a warning",
+		stderr: "Warning: test.crdguard.dev/v1beta2 Gadget is deprecated; use test.crdguard.dev/v1 Gadget\n" +
+			"The Gadget \"g\" is invalid: spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1\n",
+		want: attempt{
+			causes:   []string{"spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"},
+			warnings: []string{"test.crdguard.dev/v1beta2 Gadget is deprecated; use test.crdguard.dev/v1 Gadget"},
+		},
 	}, {
 		name:   "one cause on the header line",
 		stderr: "The Widget \"w\" is invalid: spec.name: Invalid value: \"ABCD\": spec.name in body should match '^[a-z]+$'\n",
@@ -64,7 +72,8 @@ func TestParseKubectl(t *testing.T) {
 				return
 			}
 			if got.accepted != tc.want.accepted || got.notServed != tc.want.notServed ||
-				!slices.Equal(got.causes, tc.want.causes) || !slices.Equal(got.unknown, tc.want.unknown) {
+				!slices.Equal(got.causes, tc.want.causes) || !slices.Equal(got.unknown, tc.want.unknown) ||
+				!slices.Equal(got.warnings, tc.want.warnings) {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
 		})
