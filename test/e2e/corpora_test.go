@@ -28,6 +28,11 @@ func TestCertManagerCorpus(t *testing.T) { testOwnCorpus(t, setCertManager, 31) 
 func TestGatewayAPICorpus(t *testing.T)  { testOwnCorpus(t, setGatewayAPI, 41) }
 func TestPrometheusCorpus(t *testing.T)  { testOwnCorpus(t, setPrometheus, 31) }
 
+// TestDeprecatedVersionsCorpus compares the warnings of deprecated
+// versions: the server's default wording and a CRD's own, on accepted and
+// denied objects.
+func TestDeprecatedVersionsCorpus(t *testing.T) { testOwnCorpus(t, setGadgets, 7) }
+
 func testOwnCorpus(t *testing.T, set string, minObjects int) {
 	dir := filepath.Join("testdata", set)
 	targets, skipped := fileTargets(t, set, set, dir, manifestFiles(t, dir), "e2e-"+set)

@@ -32,6 +32,7 @@ const (
 	setCertManager = "certmanager"
 	setGatewayAPI  = "gatewayapi"
 	setPrometheus  = "prometheus"
+	setGadgets     = "gadgets"
 )
 
 // cluster is the one environment every test in the package shares.
@@ -72,6 +73,7 @@ func setup(s *localsuite.Setup) error {
 	cluster.crds = map[string]string{
 		setWidgets: filepath.Join(cluster.root, "pkg", "schema", "testdata", "widgets-crd.yaml"),
 		setMySQL:   filepath.Join(cluster.root, "examples", "mysql", "crd.yaml"),
+		setGadgets: filepath.Join(cluster.root, "pkg", "schema", "testdata", "gadgets-crd.yaml"),
 	}
 	for name, set := range map[string]corpus.Set{
 		setCertManager: corpus.CertManager,
@@ -85,7 +87,7 @@ func setup(s *localsuite.Setup) error {
 		cluster.crds[name] = dir
 	}
 
-	env := localcluster.NewEnvironment(s.Assets, cluster.crds[setWidgets], cluster.crds[setMySQL], cluster.crds[setCertManager], cluster.crds[setGatewayAPI], cluster.crds[setPrometheus])
+	env := localcluster.NewEnvironment(s.Assets, cluster.crds[setWidgets], cluster.crds[setMySQL], cluster.crds[setCertManager], cluster.crds[setGatewayAPI], cluster.crds[setPrometheus], cluster.crds[setGadgets])
 	start := time.Now()
 	cfg, err := s.StartControlPlane(env)
 	if err != nil {
