@@ -38,6 +38,12 @@ var builtinRuleHelp = map[string]sarifRuleHelp{
 		help:  "Check the field's spelling and indentation against the CRD, or declare the field in the schema.",
 		uri:   docsURI + "cli.md#crdguard-validate-flags-path",
 	},
+	"schema/warning": {
+		short: "API server warning, denied by --warnings-as-errors",
+		full:  "A warning kube-apiserver would send back with the request (a deprecated version, a rule ratcheting lets through, a finalizer name); the server accepts the object, and crdguard validate --warnings-as-errors denies it.",
+		help:  "Read the warning: it names what the API server would warn about and usually what to use instead. Without --warnings-as-errors it is reported as a warning.",
+		uri:   docsURI + "cli.md#warnings",
+	},
 	"schema/missing-schema": {
 		short: "No CRD defines the object's kind",
 		full:  "No CustomResourceDefinition given with --crds defines the object's apiVersion and kind, and --missing-schemas error makes that a finding.",

@@ -42,6 +42,8 @@ type validateOptions struct {
 	skipKinds       []string
 	reportOptions
 	showPatches bool
+	// warningsAsErrors turns every warning into a Deny finding.
+	warningsAsErrors bool
 }
 
 func newValidateCommand(streams Streams) *cobra.Command {
@@ -78,6 +80,7 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 	f.StringVar(&o.user, "user", "", "the requesting user, for approvals and CEL rules")
 	f.StringSliceVar(&o.groups, "groups", nil, "the requesting user's groups (comma-separated or repeated)")
 	f.BoolVar(&o.showPatches, "show-patches", false, "show the JSON patches the mutating webhook would apply")
+	f.BoolVar(&o.warningsAsErrors, "warnings-as-errors", false, `deny an object the server would warn about: each warning becomes a finding of rule schema/warning (exit 1)`)
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
 	f.StringArrayVar(&o.namespaceLabels, "namespace-labels", nil, `labels of a namespace, for policies with a namespaceSelector: "NAMESPACE=KEY=VALUE,..." ("NAMESPACE=" for none; repeatable). Namespace objects among the inputs give them too; an object in a namespace with unknown labels is an error`)
@@ -395,6 +398,10 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	res.Violations = append(res.Violations, out.Violations...)
 	locateFindings(doc, res.Violations)
 	res.Warnings = o.serverWarnings(ctx, run, req, &out, recorded)
+	if o.warningsAsErrors {
+		res.Violations = append(res.Violations, warningFindings(res.Warnings)...)
+		res.Warnings = nil
+	}
 	if o.showPatches {
 		for _, p := range out.Patches {
 			res.Patches = append(res.Patches, report.Patch{Op: p.Operation, Path: p.Path, Value: p.Value})
@@ -420,6 +427,20 @@ func (o *validateOptions) serverWarnings(ctx context.Context, run *validationRun
 		}
 	}
 	return append(warnings, out.Warnings...)
+}
+
+// warningFindings are warnings as Deny findings, for --warnings-as-errors.
+// A warning's text is the server's and names no field of its own: the
+// findings are at "<nil>", where the server puts errors without a path.
+func warningFindings(warnings []string) []report.Finding {
+	findings := make([]report.Finding, len(warnings))
+	for i, w := range warnings {
+		findings[i] = report.Finding{
+			Field: "<nil>", Type: "Warning", Message: w,
+			Policy: policies.SchemaPolicy, Rule: "warning", Enforcement: v1alpha1.Deny,
+		}
+	}
+	return findings
 }
 
 // locateFindings points each finding at its field in the document's text.
