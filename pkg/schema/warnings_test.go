@@ -19,6 +19,7 @@ func TestDeprecationWarnings(t *testing.T) {
 		"v2alpha1": nil,
 		"v1beta2":  {"test.crdguard.dev/v1beta2 Gadget is deprecated; use test.crdguard.dev/v1 Gadget"},
 		"v1beta1":  {"test.crdguard.dev/v1beta1 Gadget is going away: move to v1"},
+		"v3":       {"test.crdguard.dev/v3 Gadget is deprecated"},
 	} {
 		v, err := registry.Validator(schema.GroupVersionKind{Group: "test.crdguard.dev", Version: version, Kind: "Gadget"})
 		if err != nil {

@@ -29,9 +29,9 @@ func TestGatewayAPICorpus(t *testing.T)  { testOwnCorpus(t, setGatewayAPI, 41) }
 func TestPrometheusCorpus(t *testing.T)  { testOwnCorpus(t, setPrometheus, 31) }
 
 // TestDeprecatedVersionsCorpus compares the warnings of deprecated
-// versions: the server's default wording and a CRD's own, on accepted and
+// versions: the server's default wordings and a CRD's own, on accepted and
 // denied objects.
-func TestDeprecatedVersionsCorpus(t *testing.T) { testOwnCorpus(t, setGadgets, 7) }
+func TestDeprecatedVersionsCorpus(t *testing.T) { testOwnCorpus(t, setGadgets, 8) }
 
 func testOwnCorpus(t *testing.T, set string, minObjects int) {
 	dir := filepath.Join("testdata", set)
