@@ -37,7 +37,8 @@ func readObject(t testing.TB, path string) *unstructured.Unstructured {
 
 // TestValidateCases runs every case in testdata/cases: new.yaml is created,
 // or, when old.yaml exists, updated from it; want.txt lists the errors, one
-// per line, as kube-apiserver prints its causes ("field: message").
+// per line, as kube-apiserver prints its causes ("field: message"), then the
+// warnings validation records (ratcheted CEL rules), as kubectl prints them.
 func TestValidateCases(t *testing.T) {
 	registry := widgets(t)
 	dirs, err := filepath.Glob("testdata/cases/*")
@@ -56,7 +57,8 @@ func TestValidateCases(t *testing.T) {
 				old = readObject(t, filepath.Join(dir, "old.yaml"))
 			}
 			before := obj.DeepCopy()
-			errs, err := registry.Validate(t.Context(), obj, old)
+			ctx, recorder := schema.RecordWarnings(t.Context())
+			errs, err := registry.Validate(ctx, obj, old)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,6 +68,9 @@ func TestValidateCases(t *testing.T) {
 			var got strings.Builder
 			for _, e := range errs {
 				got.WriteString(e.Error() + "\n")
+			}
+			for _, w := range recorder.Warnings() {
+				got.WriteString("Warning: " + w + "\n")
 			}
 			golden.Assert(t, filepath.Join(dir, "want.txt"), []byte(got.String()))
 		})

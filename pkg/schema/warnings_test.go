@@ -30,28 +30,3 @@ func TestDeprecationWarnings(t *testing.T) {
 		}
 	}
 }
-
-// TestRatchetingWarnings checks that a CEL rule an unchanged value still
-// breaks is a warning of the update, recorded in the context, not an error.
-func TestRatchetingWarnings(t *testing.T) {
-	dir := "../../test/e2e/testdata/widgets-updates/spec-cel-unchanged/"
-	obj, old := readObject(t, dir+"new.yaml"), readObject(t, dir+"old.yaml")
-	ctx, recorder := crdschema.RecordWarnings(t.Context())
-	errs, err := widgets(t).Validate(ctx, obj, old)
-	if err != nil || len(errs) > 0 {
-		t.Fatalf("Validate: %v %v, want no errors", errs, err)
-	}
-	want := []string{"spec: Forbidden: a huge widget allows at most 3 replicas"}
-	if got := recorder.Warnings(); !slices.Equal(got, want) {
-		t.Errorf("warnings %q, want %q", got, want)
-	}
-
-	// A create has nothing to ratchet: the same rule is an error.
-	ctx, recorder = crdschema.RecordWarnings(t.Context())
-	if errs, _ := widgets(t).Validate(ctx, obj, nil); len(errs) != 1 || errs[0].Error() != want[0] {
-		t.Errorf("create: errors %v, want %q", errs, want[0])
-	}
-	if got := recorder.Warnings(); len(got) > 0 {
-		t.Errorf("create: warnings %q, want none", got)
-	}
-}
