@@ -373,9 +373,16 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	}
 	res.Operation = string(req.Operation)
 
-	// The server's validation code records its warnings (ratcheted CEL
-	// rules) in the request's context, whatever the verdict.
+	// The server records a request's warnings in its context, whatever the
+	// verdict: the CRD handler a deprecated version's first, then
+	// validation its ratcheted CEL rules.
 	ctx, recorded := schema.RecordWarnings(ctx)
+	validator, _ := run.registry.Validator(obj.GroupVersionKind())
+	if validator != nil && req.Operation != v1alpha1.Delete {
+		for _, w := range validator.DeprecationWarnings() {
+			recorded.AddWarning("", w)
+		}
+	}
 	out, err := run.engine.Evaluate(ctx, req)
 	if err != nil {
 		res.Error = err.Error()
@@ -397,7 +404,14 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	}
 	res.Violations = append(res.Violations, out.Violations...)
 	locateFindings(doc, res.Violations)
-	res.Warnings = o.serverWarnings(ctx, run, req, &out, recorded)
+	// The strategy's warnings come with an accepted request only.
+	if validator != nil && out.SchemaValidated && out.Allowed() {
+		for _, w := range validator.Warnings(ctx, req.Object, req.OldObject) {
+			recorded.AddWarning("", w)
+		}
+	}
+	// crdguard's own notes follow the server's.
+	res.Warnings = append(recorded.Warnings(), out.Warnings...)
 	if o.warningsAsErrors {
 		res.Violations = append(res.Violations, warningFindings(res.Warnings)...)
 		res.Warnings = nil
@@ -408,25 +422,6 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 		}
 	}
 	return res
-}
-
-// serverWarnings are the warnings the API server sends with the request
-// (deprecated version, ratcheted rules, and for an accepted request the
-// strategy's), followed by crdguard's own notes.
-func (o *validateOptions) serverWarnings(ctx context.Context, run *validationRun, req policies.Request, out *policies.Result, recorded *schema.WarningRecorder) []string {
-	subject := req.Object
-	if subject == nil {
-		subject = req.OldObject
-	}
-	var warnings []string
-	if v, err := run.registry.Validator(subject.GroupVersionKind()); err == nil && out.SchemaValidated {
-		warnings = append(warnings, v.DeprecationWarnings()...)
-		warnings = append(warnings, recorded.Warnings()...)
-		if out.Allowed() {
-			warnings = append(warnings, v.Warnings(ctx, req.Object, req.OldObject)...)
-		}
-	}
-	return append(warnings, out.Warnings...)
 }
 
 // warningFindings are warnings as Deny findings, for --warnings-as-errors.
