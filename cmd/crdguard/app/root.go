@@ -53,7 +53,12 @@ type exitCode int
 func (c exitCode) Error() string { return fmt.Sprintf("exit code %d", int(c)) }
 
 // Run runs crdguard with args and returns the process exit code.
-func Run(ctx context.Context, args []string, streams Streams) (code int) {
+func Run(ctx context.Context, args []string, streams Streams) int {
+	return runAs(ctx, "crdguard", args, streams)
+}
+
+// runAs is Run with the name that help and usage show for the root command.
+func runAs(ctx context.Context, name string, args []string, streams Streams) (code int) {
 	defer func() {
 		// A bug must not look like a verdict: report it as an internal error.
 		if r := recover(); r != nil {
@@ -65,7 +70,7 @@ func Run(ctx context.Context, args []string, streams Streams) (code int) {
 	if streams.In != nil {
 		streams.In = contextReader(ctx, streams.In)
 	}
-	root := newRootCommand(streams)
+	root := newRootCommand(name, streams)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	var verdict exitCode
@@ -153,7 +158,8 @@ func outputUsage() string {
 	return "output format: " + strings.Join(names, ", ")
 }
 
-func newRootCommand(streams Streams) *cobra.Command {
+// newRootCommand is the crdguard command, shown in help and usage as name.
+func newRootCommand(name string, streams Streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "crdguard",
 		Short: "Stop unsafe custom resources and CRD changes before they reach your controllers",
@@ -167,6 +173,9 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Get(),
+		// Use stays the binary's name; the kubectl plugin is shown as
+		// kubectl runs it.
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: name},
 	}
 	// --version prints what `crdguard version` does.
 	root.SetVersionTemplate(versionText())
@@ -174,5 +183,15 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
 	root.AddCommand(newValidateCommand(streams), newTestCommand(streams), newDiffCommand(streams), newLintCommand(streams), newAuditCommand(streams), newVAPCommand(streams), newWebhookConfigCommand(streams), newVersionCommand(streams))
+	renameExamples(root, name)
 	return root
+}
+
+// renameExamples shows the examples, written for the crdguard binary, as
+// name runs them.
+func renameExamples(cmd *cobra.Command, name string) {
+	cmd.Example = strings.ReplaceAll(cmd.Example, "  crdguard ", "  "+name+" ")
+	for _, c := range cmd.Commands() {
+		renameExamples(c, name)
+	}
 }
