@@ -120,8 +120,9 @@ bench: tools ## Run the benchmarks into bench/results/ (BENCHTIME, BENCHARGS).
 # One line per main package. The demo and the benchmark harness run from
 # the repository root, as make demo and make bench run them.
 .PHONY: build
-build: ## Build every binary into bin/: crdguard, crdguard-webhook, crdguard-demo, crdguard-bench.
+build: ## Build every binary into bin/: crdguard, kubectl-crdguard, crdguard-webhook, crdguard-demo, crdguard-bench.
 	$(GO) build -trimpath -o bin/crdguard ./cmd/crdguard
+	$(GO) build -trimpath -o bin/kubectl-crdguard ./cmd/kubectl-crdguard
 	$(GO) build -trimpath -o bin/crdguard-webhook ./cmd/webhook
 	$(GO) build -trimpath -o bin/crdguard-demo ./hack/demo
 	$(GO) build -trimpath -o bin/crdguard-bench ./bench

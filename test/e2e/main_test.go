@@ -46,6 +46,7 @@ var cluster struct {
 	kubeconfig string                           // kubeconfig for kubectl
 	cacheDir   string                           // kubectl's discovery cache, shared by all calls
 	crdguard   string                           // the crdguard binary under test
+	pluginDir  string                           // holds only kubectl-crdguard, for kubectl's PATH
 	tmp        string                           // scratch files
 }
 
@@ -69,6 +70,11 @@ func setup(s *localsuite.Setup) error {
 		return fmt.Errorf("KUBEBUILDER_ASSETS=%s has no kubectl (run `make test`): %w", s.Assets, err)
 	}
 	cluster.crdguard = s.Build("crdguard", "./cmd/crdguard")
+	cluster.pluginDir = filepath.Join(s.Tmp, "plugins")
+	if err := os.Mkdir(cluster.pluginDir, 0o755); err != nil {
+		return err
+	}
+	s.Build(filepath.Join("plugins", "kubectl-crdguard"), "./cmd/kubectl-crdguard")
 
 	cluster.crds = map[string]string{
 		setWidgets: filepath.Join(cluster.root, "pkg", "schema", "testdata", "widgets-crd.yaml"),
