@@ -11,6 +11,9 @@
 #   helm           bin/helm-<version>/helm
 #   benchstat      bin/benchstat-<version>/benchstat
 #   golangci-lint  bin/golangci-lint-<version>/golangci-lint
+#   goreleaser     bin/goreleaser-<version>/goreleaser (make release-snapshot)
+#   cyclonedx-gomod  bin/cyclonedx-gomod-<version>/cyclonedx-gomod (the
+#                  release's SBOMs)
 #   openapi2jsonschema  prints the path of kubeconform's python script
 #                       (scripts/openapi2jsonschema.py) in the module cache
 #   module MODULE  prints the source dir of a dependency of crdguard's own
@@ -33,6 +36,8 @@
 #   helm/go.mod     helm.sh/helm/v3 (helm)
 #   benchstat/go.mod  golang.org/x/perf (benchstat)
 #   golangci-lint/go.mod  github.com/golangci/golangci-lint/v2 (golangci-lint)
+#   goreleaser/go.mod  github.com/goreleaser/goreleaser/v2 (goreleaser)
+#   cyclonedx-gomod/go.mod  github.com/CycloneDX/cyclonedx-gomod (cyclonedx-gomod)
 #   corpora/go.mod  cert-manager, gateway-api, prometheus-operator (CRD YAML)
 #   corpora-previous/go.mod  the same modules at the release before
 #   SARIF_MULTITOOL_VERSION below  @microsoft/sarif-multitool-linux (SARIF schema)
@@ -183,6 +188,29 @@ install_golangci_lint() {
 	echo "$dir/golangci-lint"
 }
 
+install_goreleaser() {
+	v=$(modversion "$TOOLS_DIR/goreleaser" github.com/goreleaser/goreleaser/v2)
+	dir=$BIN_DIR/goreleaser-$v
+	if [ ! -x "$dir/goreleaser" ]; then
+		# What `goreleaser --version` reports, set as its release build does:
+		# built from a module of ours, the build info names that module.
+		date=$(cd "$TOOLS_DIR/goreleaser" && go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' github.com/goreleaser/goreleaser/v2)
+		gobuild "$TOOLS_DIR/goreleaser" "$dir" "-s -w -X main.version=${v#v} -X main.date=$date -X main.builtBy=crdguard-hack-tools" github.com/goreleaser/goreleaser/v2
+	fi
+	echo "$dir/goreleaser"
+}
+
+install_cyclonedx_gomod() {
+	v=$(modversion "$TOOLS_DIR/cyclonedx-gomod" github.com/CycloneDX/cyclonedx-gomod)
+	dir=$BIN_DIR/cyclonedx-gomod-$v
+	if [ ! -x "$dir/cyclonedx-gomod" ]; then
+		# Its version comes from the build info at init, which names our
+		# module: `cyclonedx-gomod version` reports v0.0.0-unknown.
+		gobuild "$TOOLS_DIR/cyclonedx-gomod" "$dir" "-s -w" github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+	fi
+	echo "$dir/cyclonedx-gomod"
+}
+
 install_sarif_schema() {
 	v=$SARIF_MULTITOOL_VERSION
 	dir=$BIN_DIR/sarif-schema-$v
@@ -203,7 +231,7 @@ install_sarif_schema() {
 	echo "$dir/sarif-2.1.0.json"
 }
 
-[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|golangci-lint|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
+[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|golangci-lint|goreleaser|cyclonedx-gomod|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -219,6 +247,8 @@ while [ $# -gt 0 ]; do
 	helm) install_helm ;;
 	benchstat) install_benchstat ;;
 	golangci-lint) install_golangci_lint ;;
+	goreleaser) install_goreleaser ;;
+	cyclonedx-gomod) install_cyclonedx_gomod ;;
 	sarif-schema) install_sarif_schema ;;
 	openapi2jsonschema)
 		f=$(moddir "$TOOLS_DIR" github.com/yannh/kubeconform)/scripts/openapi2jsonschema.py
