@@ -8,8 +8,9 @@ TOOLS     := sh hack/tools/install.sh
 APISERVER_PKGS := /internal/localcluster /test/e2e /test/reliability /test/chart
 # Packages whose tests are cheap enough to run under the race detector.
 RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/... ./pkg/audit/ ./internal/webhook/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
-# The modules that pin the tools, one per tool or group of tools.
-TOOLS_MODULES := $(patsubst %/go.mod,%,$(wildcard hack/tools/go.mod hack/tools/*/go.mod))
+# The modules besides crdguard's: those that pin the tools, one per tool or
+# group of tools, and hack/image (the release's container image).
+TOOLS_MODULES := $(patsubst %/go.mod,%,$(wildcard hack/tools/go.mod hack/tools/*/go.mod hack/image/go.mod))
 FUZZTIME  ?= 30s
 BENCHTIME ?= 2s
 
@@ -74,6 +75,7 @@ demo: ## Run the webhook behind a real kube-apiserver and show kubectl's verdict
 .PHONY: unit
 unit: ## Run the tests that need no API server (nor any tool built): the fast loop.
 	$(GO) test $$($(GO) list ./... | grep -v $(foreach p,$(APISERVER_PKGS),-e '$(p)'))
+	$(GO) -C hack/image test ./...
 
 # -update is defined by internal/golden: only the packages whose tests
 # import it accept the flag.
@@ -85,6 +87,7 @@ update-golden: ## Rewrite every golden file from the current output (go test -up
 .PHONY: test
 test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiserver, the example's suite (what CI runs).
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test ./...
+	$(GO) -C hack/image test ./...
 	$(GO) test -race $(RACE_PKGS)
 	$(GO) run ./cmd/crdguard test examples/mysql
 
@@ -126,6 +129,17 @@ build: ## Build every binary into bin/: crdguard, kubectl-crdguard, crdguard-web
 	$(GO) build -trimpath -o bin/crdguard-webhook ./cmd/webhook
 	$(GO) build -trimpath -o bin/crdguard-demo ./hack/demo
 	$(GO) build -trimpath -o bin/crdguard-bench ./bench
+
+##@ Release
+
+# goreleaser (.goreleaser.yaml) and cyclonedx-gomod, its SBOM command, are
+# built into bin/ the first time (~8 min); make tools builds neither. The
+# image is written after goreleaser, from the linux binaries it built.
+.PHONY: release-snapshot
+release-snapshot: ## Build a release locally into dist/: archives, checksums.txt, SBOMs, Krew manifest, image layout.
+	GR="$$($(TOOLS) goreleaser)" && CG="$$($(TOOLS) cyclonedx-gomod)" && \
+		PATH="$$(dirname "$$CG"):$$PATH" $$GR release --snapshot --clean
+	$(GO) -C hack/image run . -dist "$(CURDIR)/dist"
 
 ##@ Tools
 
