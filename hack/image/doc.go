@@ -3,7 +3,7 @@
 // the Dockerfile's image (static crdguard-webhook and crdguard in
 // /usr/local/bin, running as nonroot 65532 with crdguard-webhook as the
 // entrypoint) for linux/amd64 and linux/arm64 in one index, on an empty
-// base instead of distroless.
+// base with the system files distroless static has (system.go).
 //
 // make release-snapshot runs it after goreleaser, from the repository root:
 //

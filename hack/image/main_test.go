@@ -2,12 +2,15 @@ package main
 
 import (
 	"archive/tar"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,16 +176,93 @@ func TestImageLayout(t *testing.T) {
 				{Name: "usr/", Type: tar.TypeDir, Mode: 0o755},
 				{Name: "usr/local/", Type: tar.TypeDir, Mode: 0o755},
 				{Name: "usr/local/bin/", Type: tar.TypeDir, Mode: 0o755},
+				{Name: "etc/nsswitch.conf", Type: tar.TypeReg, Mode: 0o644, Contents: nsswitch},
+				{Name: "etc/ssl/", Type: tar.TypeDir, Mode: 0o755},
+				{Name: "etc/ssl/certs/", Type: tar.TypeDir, Mode: 0o755},
+				{Name: "etc/ssl/certs/ca-certificates.crt", Type: tar.TypeReg, Mode: 0o644},
+				{Name: "usr/share/", Type: tar.TypeDir, Mode: 0o755},
+				{Name: "usr/share/zoneinfo/", Type: tar.TypeDir, Mode: 0o755},
 				{Name: "usr/local/bin/crdguard-webhook", Type: tar.TypeReg, Mode: 0o755, Contents: "crdguard-webhook linux/" + arch},
 				{Name: "usr/local/bin/crdguard", Type: tar.TypeReg, Mode: 0o755, Contents: "crdguard linux/" + arch},
 			}
-			if diff := cmp.Diff(wantFiles, layerFiles(t, layers[0])); diff != "" {
-				t.Errorf("layer files (-want +got):\n%s", diff)
+			files := layerFiles(t, layers[0])
+			var caBundle []byte
+			zones := map[string]file{}
+			files = slices.DeleteFunc(files, func(f file) bool {
+				if zone, ok := strings.CutPrefix(f.Name, "usr/share/zoneinfo/"); ok && zone != "" {
+					zones[zone] = f
+					return true
+				}
+				if f.Name == "etc/ssl/certs/ca-certificates.crt" {
+					caBundle = []byte(f.Contents)
+				}
+				return false
+			})
+			for i := range files {
+				if files[i].Name == "etc/ssl/certs/ca-certificates.crt" {
+					files[i].Contents = ""
+				}
 			}
+			if diff := cmp.Diff(wantFiles, files); diff != "" {
+				t.Errorf("layer files other than the time zones (-want +got):\n%s", diff)
+			}
+			checkCABundle(t, caBundle)
+			checkZoneinfo(t, zones)
 		})
 	}
 }
 
+// The CA bundle is PEM certificates only, every one a CA, and among them
+// Let's Encrypt's root, which crdguard's users' registries and proxies
+// most often chain to.
+func checkCABundle(t *testing.T, data []byte) {
+	t.Helper()
+	var subjects []string
+	for len(data) > 0 {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil || block.Type != "CERTIFICATE" {
+			t.Fatalf("the CA bundle holds something other than PEM certificates after %d of them", len(subjects))
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatalf("certificate %d: %v", len(subjects)+1, err)
+		}
+		if !cert.IsCA {
+			t.Errorf("certificate %s is not a CA", cert.Subject)
+		}
+		subjects = append(subjects, cert.Subject.String())
+	}
+	if len(subjects) < 100 || !slices.Contains(subjects, "CN=ISRG Root X1,O=Internet Security Research Group,C=US") {
+		t.Errorf("the CA bundle has %d roots, want the NSS set with ISRG Root X1", len(subjects))
+	}
+}
+
+// The time zones are the toolchain's whole database, in directories, and
+// each zone loads as a location.
+func checkZoneinfo(t *testing.T, zones map[string]file) {
+	t.Helper()
+	for _, name := range []string{"UTC", "Europe/Berlin", "America/Argentina/Buenos_Aires"} {
+		f, ok := zones[name]
+		if !ok || f.Type != tar.TypeReg || f.Mode != 0o644 {
+			t.Errorf("zoneinfo %s: %+v, want a 0644 file", name, f)
+			continue
+		}
+		if _, err := time.LoadLocationFromTZData(name, []byte(f.Contents)); err != nil {
+			t.Errorf("zoneinfo %s: %v", name, err)
+		}
+	}
+	for _, dir := range []string{"America/", "America/Argentina/"} {
+		if f, ok := zones[dir]; !ok || f.Type != tar.TypeDir {
+			t.Errorf("zoneinfo directory %s missing", dir)
+		}
+	}
+	if len(zones) < 500 {
+		t.Errorf("%d zoneinfo entries, want the whole database", len(zones))
+	}
+}
+
+// layerFiles lists the layer's entries in order.
 func layerFiles(t *testing.T, layer v1.Layer) []file {
 	t.Helper()
 	rc, err := layer.Uncompressed()

@@ -29,7 +29,7 @@ type entry struct {
 }
 
 // rootfs is the image's one layer as an uncompressed tar: the directories,
-// passwd and group, and the binaries (name to path on disk) in
+// passwd and group, distroless's system files, and the binaries (name to path on disk) in
 // /usr/local/bin. Every entry has modified time mtime, so that the same
 // release gives the same layer (whole seconds keep the headers plain ustar).
 func rootfs(binaries map[string]string, names []string, mtime time.Time) ([]byte, error) {
@@ -45,6 +45,11 @@ func rootfs(binaries map[string]string, names []string, mtime time.Time) ([]byte
 		{name: "usr/local/", mode: 0o755},
 		{name: "usr/local/bin/", mode: 0o755},
 	}
+	system, err := systemFiles()
+	if err != nil {
+		return nil, err
+	}
+	entries = append(entries, system...)
 	for _, name := range names {
 		path, ok := binaries[name]
 		if !ok {
