@@ -172,10 +172,11 @@ func (h *heldRequest) abandon() {
 
 // TestShutdownUnderKeepAliveLoad: with --shutdown-delay, SIGTERM under
 // keep-alive load, HTTP/1.1 and HTTP/2, fails no request. /readyz fails at
-// once and requests are still served for the delay (HTTP/1.1 answers
-// close their connections), then the drain. The callers stop sending
-// half a second after /readyz fails, as the API server does once the
-// endpoints drop the pod: every request they sent is answered.
+// once and requests are still served for the delay (answers close their
+// connections), then the drain. The callers stop sending once /readyz
+// has failed and a second has passed since SIGTERM, as the API server
+// does once the endpoints drop the pod: every request they sent is
+// answered. The delay leaves a loaded machine five more seconds.
 func TestShutdownUnderKeepAliveLoad(t *testing.T) {
 	good, err := readExample("good.yaml")
 	if err != nil {
@@ -185,7 +186,8 @@ func TestShutdownUnderKeepAliveLoad(t *testing.T) {
 	body := review("keep-alive", admissionv1.Create, good, nil)
 	for _, http2 := range []bool{false, true} {
 		t.Run(map[bool]string{false: "HTTP/1.1", true: "HTTP/2"}[http2], func(t *testing.T) {
-			args := []string{"--shutdown-delay", "2s"}
+			const callersStop = time.Second // the endpoints dropping the pod
+			args := []string{"--shutdown-delay", (callersStop + 5*time.Second).String()}
 			transport := &http.Transport{TLSClientConfig: trustingClientTLS(), MaxIdleConnsPerHost: 16, ForceAttemptHTTP2: http2}
 			if http2 {
 				args = append(args, "--enable-http2")
@@ -217,10 +219,11 @@ func TestShutdownUnderKeepAliveLoad(t *testing.T) {
 			time.Sleep(500 * time.Millisecond)
 			signaled.Store(true)
 			p.signal(t, syscall.SIGTERM)
+			stop := time.After(callersStop)
 			if err := waitNotReady(t.Context(), p.probe); err != nil {
 				t.Fatalf("/readyz: %v", err)
 			}
-			time.Sleep(500 * time.Millisecond) // the endpoints dropping the pod
+			<-stop
 			stopped.Store(true)
 			wg.Wait()
 			close(failures)
