@@ -38,8 +38,10 @@
 #   golangci-lint/go.mod  github.com/golangci/golangci-lint/v2 (golangci-lint)
 #   goreleaser/go.mod  github.com/goreleaser/goreleaser/v2 (goreleaser)
 #   cyclonedx-gomod/go.mod  github.com/CycloneDX/cyclonedx-gomod (cyclonedx-gomod)
-#   corpora/go.mod  cert-manager, gateway-api, prometheus-operator (CRD YAML)
-#   corpora-previous/go.mod  the same modules at the release before
+#   corpora/go.mod  cert-manager, gateway-api, prometheus-operator, ECK,
+#                   MongoDB Community (CRD YAML)
+#   corpora-previous/go.mod  cert-manager, gateway-api, prometheus-operator at
+#                   the release before
 #   SARIF_MULTITOOL_VERSION below  @microsoft/sarif-multitool-linux (SARIF schema)
 # Override the output root with BIN_DIR (default: <repo>/bin).
 set -eu

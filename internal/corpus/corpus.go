@@ -12,16 +12,24 @@ import (
 	"strings"
 )
 
-// The CRD sets, each a directory inside its module.
+// The CRD sets, each a directory or a file inside its module.
 var (
 	CertManager        = Set{Module: "github.com/cert-manager/cert-manager", Dir: "deploy/crds"}
 	GatewayAPI         = Set{Module: "sigs.k8s.io/gateway-api", Dir: "config/crd/standard"}
 	PrometheusOperator = Set{Module: "github.com/prometheus-operator/prometheus-operator", Dir: "example/prometheus-operator-crd"}
+	// ECK's release CRDs are all-crds.yaml: the generated ones beside it
+	// in resources/ still hold the pod template schemas that the release
+	// patches out.
+	ECK              = Set{Module: "github.com/elastic/cloud-on-k8s/v3", Dir: "config/crds/v1", File: "all-crds.yaml"}
+	MongoDBCommunity = Set{Module: "github.com/mongodb/mongodb-kubernetes-operator", Dir: "config/crd/bases"}
 )
 
-// Set is a directory of CRDs in a Go module.
+// Set is a directory of CRDs in a Go module, or one file of it.
 type Set struct {
 	Module, Dir string
+	// File, when set, is the one file of Dir that holds the set, for a
+	// directory that holds other manifests too. Default: all of Dir.
+	File string
 	// previous selects the release pinned in hack/tools/corpora-previous
 	// rather than hack/tools/corpora: one go.mod selects a single version
 	// of a module, and crdguard diff needs two.
@@ -44,7 +52,8 @@ func (s Set) moduleDir() string {
 	return filepath.Join(RepositoryRoot(), "hack", "tools", dir)
 }
 
-// Path downloads the module if needed and returns the directory's path.
+// Path downloads the module if needed and returns the path of the set:
+// its directory, or its File.
 func (s Set) Path() (string, error) {
 	dir, err := moduleSource(s.moduleDir(), s.Module)
 	if err != nil {
@@ -53,6 +62,13 @@ func (s Set) Path() (string, error) {
 	path := filepath.Join(dir, s.Dir)
 	if info, err := os.Stat(path); err != nil || !info.IsDir() {
 		return "", fmt.Errorf("%s has no directory %s: %s", s.Module, s.Dir, dir)
+	}
+	if s.File == "" {
+		return path, nil
+	}
+	path = filepath.Join(path, s.File)
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return "", fmt.Errorf("%s has no file %s in %s: %s", s.Module, s.File, s.Dir, dir)
 	}
 	return path, nil
 }

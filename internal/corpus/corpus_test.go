@@ -41,6 +41,8 @@ func TestPathNamesTheModuleItCannotFind(t *testing.T) {
 	}{
 		{"not pinned", Set{Module: "example.invalid/crds", Dir: "crds"}, "downloading example.invalid/crds in "},
 		{"no such directory", Set{Module: GatewayAPI.Module, Dir: "config/crd/none"}, "sigs.k8s.io/gateway-api has no directory config/crd/none: "},
+		{"no such file", Set{Module: ECK.Module, Dir: ECK.Dir, File: "none.yaml"}, "github.com/elastic/cloud-on-k8s/v3 has no file none.yaml in config/crds/v1: "},
+		{"a directory for a file", Set{Module: ECK.Module, Dir: "config", File: "crds"}, "github.com/elastic/cloud-on-k8s/v3 has no file crds in config: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path, err := tc.set.Path()

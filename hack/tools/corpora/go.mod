@@ -4,6 +4,8 @@ go 1.26.0
 
 require (
 	github.com/cert-manager/cert-manager v1.21.2
+	github.com/elastic/cloud-on-k8s/v3 v3.5.0
+	github.com/mongodb/mongodb-kubernetes-operator v0.9.0
 	github.com/prometheus-operator/prometheus-operator v0.85.0
 	sigs.k8s.io/gateway-api v1.6.3
 )
@@ -16,7 +18,7 @@ require (
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
-	github.com/prometheus/common v0.67.5 // indirect
+	github.com/prometheus/common v0.70.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xhit/go-str2duration/v2 v2.1.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect

@@ -9,6 +9,8 @@ package corpora
 
 import (
 	_ "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	_ "github.com/elastic/cloud-on-k8s/v3/pkg/utils/math"
+	_ "github.com/mongodb/mongodb-kubernetes-operator/pkg/util/constants"
 	_ "github.com/prometheus-operator/prometheus-operator/pkg/versionutil"
 	_ "sigs.k8s.io/gateway-api/apis/v1"
 )
