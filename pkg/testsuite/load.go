@@ -32,11 +32,27 @@ type caseObjects struct {
 	object, oldObject *unstructured.Unstructured
 }
 
+// Options are what a run gives every suite it loads, beside the files the
+// suite names itself.
+type Options struct {
+	// CRDs are CRD files or directories loaded into each suite with its own
+	// crds, as `crdguard test --crds` gives them: for a suite of policies
+	// whose CRDs ship elsewhere, such as an operator's release. A suite's
+	// crds and these may not define the same kind. Paths are used as
+	// given, not relative to the suite. Default: none.
+	CRDs []string
+}
+
 // Load decodes the suite file at path and reads what it names: a file that
 // is missing or unreadable, a CRD or policy that does not load, or an
 // object reference that does not pick exactly one object is an
 // *InvalidSuiteError naming the field.
 func Load(ctx context.Context, path string) (*Suite, error) {
+	return Options{}.Load(ctx, path)
+}
+
+// Load is the package's Load, with the CRDs of o added to the suite's.
+func (o Options) Load(ctx context.Context, path string) (*Suite, error) {
 	ts, err := Decode(path)
 	if err != nil {
 		return nil, err
@@ -49,7 +65,7 @@ func Load(ctx context.Context, path string) (*Suite, error) {
 	if len(errs) > 0 {
 		return nil, invalid(path, errs)
 	}
-	engine, loaded, err := policies.Files{CRDs: crds, Policies: guardPolicies}.Engine(ctx)
+	engine, loaded, err := policies.Files{CRDs: append(crds, o.CRDs...), Policies: guardPolicies}.Engine(ctx)
 	if err != nil {
 		return nil, &InvalidSuiteError{Path: path, Errs: []error{fmt.Errorf("crds and policies: %w", err)}}
 	}

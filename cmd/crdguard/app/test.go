@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ const (
 type testOptions struct {
 	output string
 	quiet  bool
+	crds   []string
 }
 
 func newTestCommand(streams Streams) *cobra.Command {
@@ -34,11 +36,16 @@ each request must get: the object's result and every rule's findings with their
 field paths (docs/testsuite.md). Each case is evaluated by the engine of
 crdguard validate and the webhook.
 
+--crds loads CRDs into every suite beside the suite's own crds, for suites of
+policies whose CRDs ship with the operator rather than with the suite (the
+policy library's, run against an operator's release).
+
 Exit codes: 0 every case passed, 1 a case failed, 2 a suite is invalid (an
 unknown field, a missing file, ...), names no suite, or a case could not be
 evaluated.`,
 		Example: `  crdguard test examples/mysql
-  crdguard test policies/ -o junit > crdguard-test.xml`,
+  crdguard test policies/ -o junit > crdguard-test.xml
+  crdguard test --crds eck-crds.yaml policies/eck`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args, streams)
@@ -47,6 +54,7 @@ evaluated.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", o.output, `output format: "text" or "junit"`)
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only the cases that did not pass")
+	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory loaded into every suite beside its own crds (repeatable)")
 	return cmd
 }
 
@@ -60,6 +68,16 @@ func (o *testOptions) run(ctx context.Context, paths []string, streams Streams) 
 	if o.output != testOutputText && o.output != testOutputJUnit {
 		return usageError("-o must be %q or %q, not %q", testOutputText, testOutputJUnit, o.output)
 	}
+	// Each suite reads the --crds paths again, so standard input, which
+	// can be read once, is no CRD source here.
+	for _, path := range o.crds {
+		if path == "-" {
+			return usageError("--crds cannot read standard input: each suite loads the CRDs, give a file or directory")
+		}
+		if _, err := os.Stat(path); err != nil {
+			return inputError(fmt.Errorf("--crds: %w", err))
+		}
+	}
 	files, err := testsuite.Find(paths...)
 	if err != nil {
 		return inputError(err)
@@ -69,7 +87,7 @@ func (o *testOptions) run(ctx context.Context, paths []string, streams Streams) 
 	suites := make([]*testsuite.Suite, 0, len(files))
 	var loadErrs []error
 	for _, file := range files {
-		s, err := testsuite.Load(ctx, file)
+		s, err := testsuite.Options{CRDs: o.crds}.Load(ctx, file)
 		if err != nil {
 			loadErrs = append(loadErrs, err)
 			continue

@@ -193,3 +193,85 @@ func TestTestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// exampleWithoutCRDs copies examples/mysql to a temp dir with a suite that
+// names no CRDs, as a suite of the policy library does, and returns the
+// directory.
+func exampleWithoutCRDs(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(exampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, testsuite.FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := strings.Replace(string(data), "\ncrds: [crd.yaml]\n", "\n", 1)
+	if suite == string(data) {
+		t.Fatal("the example's suite has no line crds: [crd.yaml]")
+	}
+	if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestTestCRDsFlag gives a suite its CRDs on the command line: the suite
+// passes with them, and fails without, on the cases that expect the
+// schema's findings or its defaults (the reclaim policy a DELETE reads).
+func TestTestCRDsFlag(t *testing.T) {
+	dir := exampleWithoutCRDs(t)
+	suite := filepath.Join(dir, testsuite.FileName)
+
+	r := crdguard(t, "", "test", "-q", "--crds", exampleCRD, dir)
+	if want := suite + ": TestSuite mysql-safety\n9 cases: 9 passed, 0 failed, 0 errors\n"; r.code != ExitOK || r.stdout != want {
+		t.Errorf("with --crds: exit code %d, output\n%s%s\nwant 0 and\n%s", r.code, r.stdout, r.stder, want)
+	}
+
+	r = crdguard(t, "", "test", "-q", dir)
+	if r.code != ExitViolations {
+		t.Fatalf("without --crds: exit code = %d, want 1\n%s%s", r.code, r.stdout, r.stder)
+	}
+	for _, line := range []string{
+		"  FAIL  schema errors and a dropped field (CREATE MySQLCluster shop/staging)\n",
+		"          FAIL schema/unknown-field: want denied at [spec.resource], got allowed (no findings)\n",
+		"  FAIL  an invalid name and reclaim policy (CREATE MySQLCluster Reporting_DB)\n",
+		"  FAIL  deleting a cluster whose volumes are retained (DELETE MySQLCluster shop/prod)\n",
+		"9 cases: 6 passed, 3 failed, 0 errors\n",
+	} {
+		if !strings.Contains(r.stdout, line) {
+			t.Errorf("without --crds: no line %q in\n%s", line, r.stdout)
+		}
+	}
+}
+
+func TestTestCRDsFlagErrors(t *testing.T) {
+	dir := exampleWithoutCRDs(t)
+	missing := filepath.Join(dir, "none.yaml")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{{
+		name:   "standard input",
+		args:   []string{"test", "--crds", "-", dir},
+		stderr: "crdguard: --crds cannot read standard input: each suite loads the CRDs, give a file or directory\n",
+	}, {
+		name:   "a missing file",
+		args:   []string{"test", "--crds", missing, dir},
+		stderr: "crdguard: --crds: stat " + missing + ": no such file or directory\n",
+	}, {
+		name:   "a CRD the suite names too",
+		args:   []string{"test", "--crds", exampleCRD, exampleSuite},
+		stderr: "crdguard: " + exampleSuite + `: crds and policies: CustomResourceDefinition "mysqlclusters.db.example.io" is given twice: ` + exampleCRD + ":3 and " + exampleCRD + ":3; the same document is read twice: pass its path once (they are identical)\n",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := crdguard(t, "", tc.args...)
+			if r.code != ExitUsage || r.stdout != "" || r.stder != tc.stderr {
+				t.Errorf("exit code %d, stdout\n%s\nstderr\n%s\nwant 2, no stdout, stderr\n%s", r.code, r.stdout, r.stder, tc.stderr)
+			}
+		})
+	}
+}
