@@ -83,9 +83,17 @@ unit: ## Run the tests that need no API server (nor any tool built): the fast lo
 update-golden: ## Rewrite every golden file from the current output (go test -update); review them with git diff.
 	$(GO) test $$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/ github.com\/crdguard\/crdguard\/internal\/golden( |$$)/ {print $$1}') -update
 
-# The example's test suite runs as a user runs it, through the CLI.
+# The policy library's suites run against their operators' CRDs from the
+# module proxy, through the CLI's --crds: ./policies/ (go test runs it
+# here, and in make test with ./...).
+.PHONY: policies
+policies: ## Run the policy library's suites (policies/) against the operators' real CRDs.
+	$(GO) test -count=1 ./policies/
+
+# The example's test suite runs as a user runs it, through the CLI; the
+# library's suites run in go test ./... (./policies/, as make policies).
 .PHONY: test
-test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiserver, the example's suite (what CI runs).
+test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiserver, the example's and the policy library's suites (what CI runs).
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test ./...
 	$(GO) -C hack/image test ./...
 	$(GO) test -race $(RACE_PKGS)
