@@ -192,7 +192,7 @@ func TestSchemaValidatesSuites(t *testing.T) {
 		}
 	}
 
-	suites, err := Find(filepath.Join(root, "examples"))
+	suites, err := Find(filepath.Join(root, "examples"), filepath.Join(root, "policies"))
 	if err != nil {
 		t.Fatal(err)
 	}
