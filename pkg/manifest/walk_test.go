@@ -9,23 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// tree writes files (name → content) under a new directory.
-func tree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+	"github.com/crdguard/crdguard/internal/filetree"
+)
 
 // listed is "path" or "path: skip reason" for each source, relative to dir.
 func listed(t *testing.T, dir string, sources []Source) []string {
@@ -49,7 +35,7 @@ func listed(t *testing.T, dir string, sources []Source) []string {
 }
 
 func TestWalkSkipsWhatIsNotAFile(t *testing.T) {
-	dir := tree(t, map[string]string{"a.yaml": "", "sub/b.yaml": ""})
+	dir := filetree.Write(t, map[string]string{"a.yaml": "", "sub/b.yaml": ""})
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +68,7 @@ func TestWalkSkipsWhatIsNotAFile(t *testing.T) {
 }
 
 func TestWalkRecognisesRepositoryFiles(t *testing.T) {
-	dir := tree(t, map[string]string{
+	dir := filetree.Write(t, map[string]string{
 		"deploy/kustomization.yaml":        "resources: [widget.yaml]\n",
 		"deploy/widget.yaml":               "",
 		"chart/Chart.yaml":                 "apiVersion: v2\nname: x\nversion: 1.0.0\n",
@@ -138,7 +124,7 @@ func TestWalkRecognisesRepositoryFiles(t *testing.T) {
 }
 
 func TestWalkExclude(t *testing.T) {
-	dir := tree(t, map[string]string{
+	dir := filetree.Write(t, map[string]string{
 		"a.yaml":                  "",
 		"values-prod.yaml":        "",
 		"env/prod/values.yaml":    "",
@@ -200,7 +186,7 @@ func TestReadFileContextReturnsOnCancel(t *testing.T) {
 }
 
 func TestReadFileErrors(t *testing.T) {
-	dir := tree(t, map[string]string{"bin.yaml": "\x7fELF\x00"})
+	dir := filetree.Write(t, map[string]string{"bin.yaml": "\x7fELF\x00"})
 	if err := os.Symlink(filepath.Join(dir, "gone.yaml"), filepath.Join(dir, "link.yaml")); err != nil {
 		t.Fatal(err)
 	}

@@ -3,30 +3,14 @@ package schema_test
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/crdguard/crdguard/internal/filetree"
+
 	crdschema "github.com/crdguard/crdguard/pkg/schema"
 )
-
-// writeCRDs writes files (relative name → content) under a temporary
-// directory and returns it.
-func writeCRDs(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 func TestDuplicateCRDsNameBothDocuments(t *testing.T) {
 	data, err := os.ReadFile("testdata/widgets-crd.yaml")
@@ -70,7 +54,7 @@ func TestDuplicateCRDsNameBothDocuments(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := writeCRDs(t, tt.files)
+			dir := filetree.Write(t, tt.files)
 			want := strings.ReplaceAll(tt.want, "DIR", dir)
 			_, err := crdschema.RegistryFromFiles(t.Context(), dir)
 			var dup *crdschema.DuplicateCRDError

@@ -7,24 +7,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/crdguard/crdguard/internal/filetree"
+
 	"github.com/crdguard/crdguard/pkg/report"
 )
-
-// inputTree writes files (name → content) under a new directory.
-func inputTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // outcomes is "source: outcome" of every result, the source relative to dir.
 func outcomes(dir string, rep report.Report) []string {
@@ -49,7 +35,7 @@ func outcomes(dir string, rep report.Report) []string {
 // still validated and reported; the run exits 2 at the end.
 func TestValidateReportsBadFilesAndGoesOn(t *testing.T) {
 	good := readFile(t, goodYAML)
-	dir := inputTree(t, map[string]string{
+	dir := filetree.Write(t, map[string]string{
 		"a-good.yaml":                  good,
 		"binary.yaml":                  "\x7fELF\x00\x01",
 		"broken.yaml":                  "apiVersion: v1\nkind: ConfigMap\n---\n# a comment\n\napiVersion: v1\nkind: [x\n",
@@ -122,7 +108,7 @@ func TestValidateReportsBadFilesAndGoesOn(t *testing.T) {
 // A broken --crds, --policies or --old file stops the run, naming it:
 // what the objects are checked with must be complete.
 func TestValidateBadCheckFilesStopTheRun(t *testing.T) {
-	dir := inputTree(t, map[string]string{"bin.yaml": "\x7fELF\x00\x01"})
+	dir := filetree.Write(t, map[string]string{"bin.yaml": "\x7fELF\x00\x01"})
 	bin := filepath.Join(dir, "bin.yaml")
 	for prefix, args := range map[string][]string{
 		"reading CRDs: ":          {"--crds", bin},
@@ -138,7 +124,7 @@ func TestValidateBadCheckFilesStopTheRun(t *testing.T) {
 
 func TestValidateExcludeAndSkipKinds(t *testing.T) {
 	good := readFile(t, goodYAML)
-	dir := inputTree(t, map[string]string{
+	dir := filetree.Write(t, map[string]string{
 		"objects.yaml":      good + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n",
 		"values-prod.yaml":  "replicas: 3\n",
 		"vendor/junk.yaml":  "{{ nope\n",

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/crdguard/crdguard/internal/filetree"
 )
 
 // A signal stops a run blocked reading a pipe whose writer stays open
@@ -88,7 +90,7 @@ func waitDrained(t *testing.T, w *os.File) {
 // user's.
 func TestValidateReportsUnreadableFile(t *testing.T) {
 	bin := crdguardBinary(t)
-	dir := inputTree(t, map[string]string{
+	dir := filetree.Write(t, map[string]string{
 		"crd.yaml":            readFile(t, exampleCRD),
 		"objects/good.yaml":   readFile(t, goodYAML),
 		"objects/secret.yaml": readFile(t, goodYAML),
