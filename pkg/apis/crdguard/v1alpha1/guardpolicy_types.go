@@ -224,7 +224,7 @@ const Workloads ResourcesPreset = "Workloads"
 
 // ResourcesRule checks ResourceRequirements-shaped objects: maps "requests"
 // and "limits" from resource name to quantity.
-// +kubebuilder:validation:XValidation:rule="has(self.paths) || has(self.preset)",message="paths or preset is required"
+// +kubebuilder:validation:XValidation:rule="has(self.paths) || has(self.preset) || has(self.requireAnyOf)",message="paths, preset or requireAnyOf is required"
 type ResourcesRule struct {
 	// Paths to ResourceRequirements objects, like field paths; "[*]" stands
 	// for every item of a list: "spec.template.spec.containers[*].resources".
@@ -249,6 +249,79 @@ type ResourcesRule struct {
 	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Ratios []RatioBand `json:"ratios,omitempty"`
+	// RequestBounds bound the request of each resource, where it is set:
+	// the request written, else the limit (which Kubernetes sets a
+	// missing request to).
+	// +listType=map
+	// +listMapKey=resource
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	RequestBounds []QuantityBound `json:"requestBounds,omitempty"`
+	// LimitBounds bound the limit of each resource, where it is set.
+	// +listType=map
+	// +listMapKey=resource
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	LimitBounds []QuantityBound `json:"limitBounds,omitempty"`
+	// ExcludeContainers are skipped by name (sidecars): at each path with
+	// a "[*]", and in the preset, the items of the last "[*]" whose name
+	// is listed. RequireAnyOf selects its containers itself.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	ExcludeContainers []string `json:"excludeContainers,omitempty"`
+	// RequireAnyOf requires that at least one of several places sets a
+	// request or limit, such as a shorthand resources field or its
+	// container's resources.
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	RequireAnyOf []ResourcesAnyOf `json:"requireAnyOf,omitempty"`
+}
+
+// QuantityBound bounds one resource's quantity, both ends inclusive.
+// +kubebuilder:validation:XValidation:rule="has(self.min) || has(self.max)",message="min or max is required"
+type QuantityBound struct {
+	// Resource name, like cpu or memory.
+	Resource string `json:"resource"`
+	// Min is the lowest allowed quantity, like 2Gi.
+	// +optional
+	Min *resource.Quantity `json:"min,omitempty"`
+	// Max is the highest allowed quantity.
+	// +optional
+	Max *resource.Quantity `json:"max,omitempty"`
+}
+
+// ResourcesAnyOf requires that, for each resource it lists, at least one
+// of its places sets it. Where the paths share a list prefix (the steps
+// up to their last common "[*]", like spec.nodeSets[*]) it is required of
+// every item of that list; else once per object.
+// +kubebuilder:validation:XValidation:rule="has(self.limits) || has(self.requests)",message="limits or requests is required"
+type ResourcesAnyOf struct {
+	// Paths are the places, ResourceRequirements objects as in Paths.
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=8
+	Paths []ResourcesPlace `json:"paths"`
+	// Limits are the resources one of the places must limit.
+	// +listType=set
+	// +optional
+	Limits []string `json:"limits,omitempty"`
+	// Requests are the resources one of the places must request; a limit
+	// counts, as Kubernetes sets a missing request to it.
+	// +listType=set
+	// +optional
+	Requests []string `json:"requests,omitempty"`
+}
+
+// ResourcesPlace is one place of a ResourcesAnyOf.
+type ResourcesPlace struct {
+	// Path to ResourceRequirements, as in ResourcesRule.Paths.
+	Path string `json:"path"`
+	// ContainerName restricts the place to the item of the path's last
+	// "[*]" with this name, as imageVersion's containerName selects one
+	// container: spec.template.spec.containers[*].resources of the
+	// container "elasticsearch". That "[*]" must follow the shared prefix.
+	// +optional
+	ContainerName string `json:"containerName,omitempty"`
 }
 
 // RatioBand bounds limit/request for one resource.

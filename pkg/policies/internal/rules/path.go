@@ -110,12 +110,36 @@ func (p ObjectPath) next(i int, path *field.Path) *field.Path {
 // false) as long as its parent exists, so rules can report a required value
 // at the exact place it belongs.
 func (p ObjectPath) visit(obj map[string]any, fn func(path *field.Path, value any, found bool)) {
-	p.walk(obj, nil, 0, fn)
+	p.walk(obj, nil, 0, -1, nil, func(path *field.Path, value any, found bool, _ any) { fn(path, value, found) })
 }
 
-func (p ObjectPath) walk(value any, path *field.Path, i int, fn func(*field.Path, any, bool)) {
+// visitItems is visit from step from of the path, at value and path (what
+// the steps before it reached), also naming for each place the list item
+// of the path's last "[*]" it is in: nil when that "[*]" comes before
+// from, or the path has none.
+func (p ObjectPath) visitItems(value any, path *field.Path, from int, fn func(path *field.Path, value any, found bool, item any)) {
+	itemAt := p.LastEach()
+	if itemAt < from {
+		itemAt = -1
+	}
+	p.walk(value, path, from, itemAt, nil, fn)
+}
+
+// LastEach is the index of the path's last "[*]" step, -1 for none.
+func (p ObjectPath) LastEach() int {
+	for i := len(p.Steps) - 1; i >= 0; i-- {
+		if p.Steps[i].Each {
+			return i
+		}
+	}
+	return -1
+}
+
+// walk visits from step i; itemAt is the step whose list items are passed
+// on as item.
+func (p ObjectPath) walk(value any, path *field.Path, i, itemAt int, item any, fn func(*field.Path, any, bool, any)) {
 	if i == len(p.Steps) {
-		fn(path, value, true)
+		fn(path, value, true, item)
 		return
 	}
 	step, last := p.Steps[i], i == len(p.Steps)-1
@@ -129,18 +153,21 @@ func (p ObjectPath) walk(value any, path *field.Path, i int, fn func(*field.Path
 		next := p.next(i, path)
 		if !found || child == nil {
 			if last {
-				fn(next, nil, false)
+				fn(next, nil, false, item)
 			}
 			return
 		}
-		p.walk(child, next, i+1, fn)
+		p.walk(child, next, i+1, itemAt, item, fn)
 	case step.Each:
 		list, ok := value.([]any)
 		if !ok {
 			return
 		}
-		for j, item := range list {
-			p.walk(item, path.Index(j), i+1, fn)
+		for j, elem := range list {
+			if i == itemAt {
+				item = elem
+			}
+			p.walk(elem, path.Index(j), i+1, itemAt, item, fn)
 		}
 	case step.Index >= 0:
 		list, ok := value.([]any)
@@ -148,9 +175,9 @@ func (p ObjectPath) walk(value any, path *field.Path, i int, fn func(*field.Path
 			return
 		}
 		if step.Index < len(list) {
-			p.walk(list[step.Index], p.next(i, path), i+1, fn)
+			p.walk(list[step.Index], p.next(i, path), i+1, itemAt, item, fn)
 		} else if last {
-			fn(p.next(i, path), nil, false)
+			fn(p.next(i, path), nil, false, item)
 		}
 	default:
 		m, ok := value.(map[string]any)
@@ -160,11 +187,11 @@ func (p ObjectPath) walk(value any, path *field.Path, i int, fn func(*field.Path
 		child, found := m[step.Key]
 		if !found || child == nil {
 			if last {
-				fn(p.next(i, path), nil, false)
+				fn(p.next(i, path), nil, false, item)
 			}
 			return
 		}
-		p.walk(child, p.next(i, path), i+1, fn)
+		p.walk(child, p.next(i, path), i+1, itemAt, item, fn)
 	}
 }
 

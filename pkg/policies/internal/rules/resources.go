@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -29,6 +30,12 @@ type Resources struct {
 	RequireRequests []string
 	RequireLimits   []string
 	Ratios          []RatioBand
+	RequestBounds   []QuantityBound
+	LimitBounds     []QuantityBound
+	// Exclude are the names of the items, at each path's last "[*]", that
+	// are not checked.
+	Exclude []string
+	AnyOf   []AnyOf
 }
 
 // RatioBand holds its bounds as exact rationals: a ratio at the boundary
@@ -39,13 +46,19 @@ type RatioBand struct {
 	MinExclusive, MaxExclusive bool
 }
 
-func compileResources(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (Rule, field.ErrorList) {
+// QuantityBound bounds one resource's request or limit, inclusively.
+type QuantityBound struct {
+	Resource string
+	Min, Max *resource.Quantity
+}
+
+func compileResources(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) (Rule, field.ErrorList) {
 	cfg := spec.Resources
 	path = path.Child("resources")
 	paths, errs := parsePaths(cfg.Paths, path.Child("paths"))
-	r := &Resources{Paths: paths, Preset: cfg.Preset, RequireRequests: cfg.RequireRequests, RequireLimits: cfg.RequireLimits}
-	if len(cfg.Paths) == 0 && cfg.Preset == "" {
-		errs = append(errs, field.Required(path.Child("paths"), "paths or preset is required"))
+	r := &Resources{Paths: paths, Preset: cfg.Preset, RequireRequests: cfg.RequireRequests, RequireLimits: cfg.RequireLimits, Exclude: cfg.ExcludeContainers}
+	if len(cfg.Paths) == 0 && cfg.Preset == "" && len(cfg.RequireAnyOf) == 0 {
+		errs = append(errs, field.Required(path.Child("paths"), "paths, preset or requireAnyOf is required"))
 	}
 	for i, b := range cfg.Ratios {
 		at := path.Child("ratios").Index(i)
@@ -66,7 +79,116 @@ func compileResources(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (Rul
 		}
 		r.Ratios = append(r.Ratios, band)
 	}
+	var boundErrs field.ErrorList
+	r.RequestBounds, boundErrs = compileQuantityBounds(cfg.RequestBounds, path.Child("requestBounds"))
+	errs = append(errs, boundErrs...)
+	r.LimitBounds, boundErrs = compileQuantityBounds(cfg.LimitBounds, path.Child("limitBounds"))
+	errs = append(errs, boundErrs...)
+	errs = append(errs, validateExcludeContainers(cfg, paths, path, env)...)
+	for i := range cfg.RequireAnyOf {
+		group, groupErrs := compileAnyOf(&cfg.RequireAnyOf[i], path.Child("requireAnyOf").Index(i))
+		errs = append(errs, groupErrs...)
+		r.AnyOf = append(r.AnyOf, group)
+	}
 	return r, errs
+}
+
+// compileQuantityBounds validates bounds: a resource once each, and a
+// min no greater than the max. A negative bound is an error: no request
+// or limit the API server admits is negative.
+func compileQuantityBounds(bounds []v1alpha1.QuantityBound, path *field.Path) ([]QuantityBound, field.ErrorList) {
+	var out []QuantityBound
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, b := range bounds {
+		at := path.Index(i)
+		switch {
+		case b.Resource == "":
+			errs = append(errs, field.Required(at.Child("resource"), ""))
+		case seen[b.Resource]:
+			errs = append(errs, field.Duplicate(at.Child("resource"), b.Resource))
+		}
+		seen[b.Resource] = true
+		if b.Min == nil && b.Max == nil {
+			errs = append(errs, field.Required(at, "min or max is required"))
+		}
+		for _, q := range []struct {
+			name string
+			q    *resource.Quantity
+		}{{"min", b.Min}, {"max", b.Max}} {
+			if q.q != nil && q.q.Sign() < 0 {
+				errs = append(errs, field.Invalid(at.Child(q.name), q.q.String(), "must not be negative"))
+			}
+		}
+		if b.Min != nil && b.Max != nil && b.Min.Cmp(*b.Max) > 0 {
+			errs = append(errs, field.Invalid(at.Child("max"), b.Max.String(), "must not be less than min "+b.Min.String()))
+		}
+		out = append(out, QuantityBound{Resource: b.Resource, Min: printedCopy(b.Min), Max: printedCopy(b.Max)})
+	}
+	return out, errs
+}
+
+// printedCopy is a copy of q whose String is computed: String caches
+// its text in the quantity, a write that concurrent checks must not race
+// on.
+func printedCopy(q *resource.Quantity) *resource.Quantity {
+	if q == nil {
+		return nil
+	}
+	c := q.DeepCopy()
+	_ = c.String()
+	return &c
+}
+
+// validateExcludeContainers checks excludeContainers: container names
+// (DNS-1123 labels, as the API server requires of a container's name),
+// and a place to apply them. With the CRDs loaded, the items each path's
+// last "[*]" reaches must have a name: a list of nameless items could
+// never skip one, and the exclusion would pass for working when it does
+// nothing.
+func validateExcludeContainers(cfg *v1alpha1.ResourcesRule, paths []ObjectPath, path *field.Path, env *compileEnv) field.ErrorList {
+	if len(cfg.ExcludeContainers) == 0 {
+		return nil
+	}
+	at := path.Child("excludeContainers")
+	errs := validateContainerNames(cfg.ExcludeContainers, at)
+	hasList := cfg.Preset != ""
+	for i, p := range paths {
+		last := p.LastEach()
+		if last < 0 {
+			continue
+		}
+		hasList = true
+		if env == nil || env.schemas == nil {
+			continue
+		}
+		lists, texts := pathLists(ObjectPath{Steps: p.Steps[:last+1]}, "")
+		for _, gvk := range env.kinds {
+			if has, known := env.schemas.ItemHasField(gvk, lists[len(lists)-1], []string{"name"}); known && !has {
+				errs = append(errs, field.Invalid(path.Child("paths").Index(i), p.Raw, fmt.Sprintf("the items of %s in %s have no name field, so excludeContainers cannot skip any of them", texts[len(texts)-1], gvk.Kind)))
+			}
+		}
+	}
+	if !hasList {
+		errs = append(errs, field.Forbidden(at, "may only be set with a path through a list ([*]) or a preset: it skips the items of a path's last [*] by name"))
+	}
+	return errs
+}
+
+// validateContainerNames checks a list of container names.
+func validateContainerNames(names []string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, name := range names {
+		if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(path.Index(i), name, "is not a container name: "+strings.Join(msgs, "; ")))
+		}
+		if seen[name] {
+			errs = append(errs, field.Duplicate(path.Index(i), name))
+		}
+		seen[name] = true
+	}
+	return errs
 }
 
 func (r *Resources) Operations() []v1alpha1.Operation { return createUpdate }
@@ -75,11 +197,31 @@ func (r *Resources) Check(_ context.Context, req *Request) ([]Finding, error) {
 	obj := req.Object
 	var out []Finding
 	for _, p := range resourcePaths(r.Paths, r.Preset, obj.GetKind()) {
-		p.visit(obj.Object, func(path *field.Path, value any, found bool) {
+		p.visitItems(obj.Object, nil, 0, func(path *field.Path, value any, found bool, item any) {
+			if r.excluded(item) {
+				return
+			}
 			out = append(out, findings(r.checkRequirements(path, value, found)...)...)
 		})
 	}
+	for i := range r.AnyOf {
+		out = append(out, findings(r.AnyOf[i].check(obj.Object)...)...)
+	}
 	return out, nil
+}
+
+// excluded tells whether item, the list item of a path's last "[*]", is a
+// container excludeContainers names.
+func (r *Resources) excluded(item any) bool {
+	if len(r.Exclude) == 0 {
+		return false
+	}
+	m, ok := item.(map[string]any)
+	if !ok {
+		return false
+	}
+	name, ok := m["name"].(string)
+	return ok && slices.Contains(r.Exclude, name)
 }
 
 func (r *Resources) checkRequirements(path *field.Path, value any, found bool) field.ErrorList {
@@ -112,7 +254,51 @@ func (r *Resources) checkRequirements(path *field.Path, value any, found bool) f
 			}
 		}
 	}
+	for _, b := range r.RequestBounds {
+		request, ok := effectiveRequest(requests, limits, b.Resource)
+		if !ok {
+			continue
+		}
+		// A request set from the limit is reported where it is written.
+		at := path.Child("requests", b.Resource)
+		if _, written := requests.get(b.Resource); !written {
+			at = path.Child("limits", b.Resource)
+		}
+		if msg := b.Violation("requests", request.Quantity, request.raw); msg != "" {
+			errs = append(errs, field.Invalid(at, field.OmitValueType{}, msg))
+		}
+	}
+	for _, b := range r.LimitBounds {
+		if limit, ok := limits.get(b.Resource); ok {
+			if msg := b.Violation("limits", limit.Quantity, limit.raw); msg != "" {
+				errs = append(errs, field.Invalid(path.Child("limits", b.Resource), field.OmitValueType{}, msg))
+			}
+		}
+	}
 	return errs
+}
+
+// Violation says how q, the resource's requests or limits (of) written
+// as raw, breaks the bound, or "" when it does not.
+func (b QuantityBound) Violation(of string, q resource.Quantity, raw string) string {
+	switch {
+	case b.Min != nil && q.Cmp(*b.Min) < 0:
+		return fmt.Sprintf("%s.%s %s is less than %s; allowed %s", of, b.Resource, raw, b.Min.String(), b.Describe())
+	case b.Max != nil && q.Cmp(*b.Max) > 0:
+		return fmt.Sprintf("%s.%s %s is more than %s; allowed %s", of, b.Resource, raw, b.Max.String(), b.Describe())
+	}
+	return ""
+}
+
+// Describe renders the bound: "2Gi–64Gi", "at least 2Gi", "at most 64Gi".
+func (b QuantityBound) Describe() string {
+	switch {
+	case b.Min != nil && b.Max != nil:
+		return b.Min.String() + "–" + b.Max.String()
+	case b.Min != nil:
+		return "at least " + b.Min.String()
+	}
+	return "at most " + b.Max.String()
 }
 
 // RequestFromLimit is what a message says of a request Kubernetes set
