@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -85,7 +86,9 @@ func compileAnyOf(cfg *v1alpha1.ResourcesAnyOf, path *field.Path) (AnyOf, field.
 			seenKeys[k] = true
 		}
 		if pc.ContainerName != "" {
-			errs = append(errs, validateContainerNames([]string{pc.ContainerName}, at.Child("containerName"))...)
+			if msgs := validation.IsDNS1123Label(pc.ContainerName); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(at.Child("containerName"), pc.ContainerName, "is not a container name: "+strings.Join(msgs, "; ")))
+			}
 		}
 		g.Places = append(g.Places, AnyOfPlace{Path: p, ContainerName: pc.ContainerName})
 	}
@@ -200,7 +203,7 @@ func AnyOfMessage(key, name, places string) string {
 	if key == "limits" {
 		return fmt.Sprintf("no %s limit at %s; at least one of them must limit %s", name, places, name)
 	}
-	return fmt.Sprintf("no %s request at %s (nor a limit, which Kubernetes would set it to); at least one of them must request %s", name, places, name)
+	return fmt.Sprintf("no %s request or limit at %s; at least one of them must request %s (a limit counts: Kubernetes sets a missing request to it)", name, places, name)
 }
 
 // findingPath is where a finding goes below the prefix item at path.
