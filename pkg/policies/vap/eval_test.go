@@ -219,7 +219,7 @@ func sortedStrings[T fmt.Stringer](items []T) []string {
 // leave nearly all of it (at most 1%), since the API server stops at the
 // budget and failurePolicy Fail then denies.
 func TestVAPRuntimeCost(t *testing.T) {
-	for _, dir := range []string{"resources/ratio-boundaries", "imageVersion/workload-sidecar-excluded", "transitions/list-default-name-key", "transitions/no-removal-map-and-set"} {
+	for _, dir := range []string{"resources/ratio-boundaries", "resources/any-of-node-sets", "resources/exclude-containers", "imageVersion/workload-sidecar-excluded", "transitions/list-default-name-key", "transitions/no-removal-map-and-set"} {
 		t.Run(dir, func(t *testing.T) {
 			c := loadVAPCase(t, filepath.Join(goldenCases, dir))
 			compiled, err := Compile(c.policies[0], c.schemas)

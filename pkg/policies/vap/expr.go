@@ -139,12 +139,24 @@ func celApply(names *celNames, places string, leaf celLeaf) string {
 // celPlaces lists the places p reaches in root as maps {p: path, v:
 // value, f: found}.
 func celPlaces(names *celNames, p rules.ObjectPath, root string) string {
-	return celWalk(names, p, 0, root, celPath{}, func(path celPath, value string, found bool) string {
+	return celPlacesKeeping(names, p, root, nil)
+}
+
+// celPlacesKeeping is celPlaces without the list items keep rejects.
+func celPlacesKeeping(names *celNames, p rules.ObjectPath, root string, keep *celKeep) string {
+	return celWalk(names, p, 0, root, celPath{}, keep, func(path celPath, value string, found bool) string {
 		return fmt.Sprintf("[{'p': dyn(%s), 'v': dyn(%s), 'f': dyn(%t)}]", path.expr(), value, found)
 	})
 }
 
-func celWalk(names *celNames, p rules.ObjectPath, i int, value string, path celPath, leaf celLeaf) string {
+// celKeep selects the items of one "[*]" of a walk: the step at, and
+// keep, a CEL boolean of an item, true for an item to walk into.
+type celKeep struct {
+	at   int
+	keep func(item string) string
+}
+
+func celWalk(names *celNames, p rules.ObjectPath, i int, value string, path celPath, keep *celKeep, leaf celLeaf) string {
 	if i == len(p.Steps) {
 		return leaf(path, value, true)
 	}
@@ -161,11 +173,15 @@ func celWalk(names *celNames, p rules.ObjectPath, i int, value string, path celP
 		}
 		child := names.next("v")
 		return fmt.Sprintf("(type(%[1]s) == map ? (%[2]s in %[1]s && %[1]s[%[2]s] != null ? cel.bind(%[3]s, %[1]s[%[2]s], %[4]s) : %[5]s) : [])",
-			value, celString(name), child, celWalk(names, p, i+1, child, next, leaf), missing)
+			value, celString(name), child, celWalk(names, p, i+1, child, next, keep, leaf), missing)
 	case step.Each:
 		idx, item := names.next("i"), names.next("v")
+		rest := celWalk(names, p, i+1, item, path.indexVar(idx), keep, leaf)
+		if keep != nil && keep.at == i {
+			rest = fmt.Sprintf("(%s ? %s : [])", keep.keep(item), rest)
+		}
 		return fmt.Sprintf("(type(%[1]s) == list ? %[1]s.transformList(%[2]s, %[3]s, %[4]s).flatten() : [])",
-			value, idx, item, celWalk(names, p, i+1, item, path.indexVar(idx), leaf))
+			value, idx, item, rest)
 	default:
 		next := path.index(step.Index)
 		missing := "[]"
@@ -174,8 +190,13 @@ func celWalk(names *celNames, p rules.ObjectPath, i int, value string, path celP
 		}
 		child := names.next("v")
 		return fmt.Sprintf("(type(%[1]s) == list ? (size(%[1]s) > %[2]d ? cel.bind(%[3]s, %[1]s[%[2]d], %[4]s) : %[5]s) : [])",
-			value, step.Index, child, celWalk(names, p, i+1, child, next, leaf), missing)
+			value, step.Index, child, celWalk(names, p, i+1, child, next, keep, leaf), missing)
 	}
+}
+
+// celItemName is the name of a list item, "" when it has none.
+func celItemName(item string) string {
+	return fmt.Sprintf(`(type(%[1]s) == map && "name" in %[1]s && type(%[1]s["name"]) == string ? %[1]s["name"] : "")`, item)
 }
 
 // celIsNumber tells whether v is a JSON number: the API server decodes

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
@@ -38,7 +39,7 @@ func compileResources(rule *rules.Resources, c *compiler) ([]ruleCEL, error) {
 	var places []string
 	var helpers []admissionregistrationv1.Variable
 	for _, p := range rr.Paths {
-		places = append(places, celPlaces(c.names, p, "object"))
+		places = append(places, rr.celPlaces(c.names, p))
 	}
 	if rr.Preset == v1alpha1.Workloads {
 		// The preset's paths depend on the kind, which the binding does
@@ -52,7 +53,7 @@ func compileResources(rule *rules.Resources, c *compiler) ([]ruleCEL, error) {
 		for i := len(kinds) - 1; i >= 0; i-- {
 			var perKind []string
 			for _, p := range rules.WorkloadResourcePaths[kinds[i]] {
-				perKind = append(perKind, celPlaces(c.names, p, "object"))
+				perKind = append(perKind, rr.celPlaces(c.names, p))
 			}
 			helper := c.names.next("places")
 			helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(perKind, " + ")})
@@ -60,20 +61,42 @@ func compileResources(rule *rules.Resources, c *compiler) ([]ruleCEL, error) {
 		}
 		places = append(places, preset)
 	}
-	if len(places) == 0 {
+	var findings, passes []string
+	if len(places) > 0 {
+		leaf := func(path celPath, value string, found bool) string {
+			return rr.celRequirements(c.names, path, value, found)
+		}
+		helper := c.names.next("places")
+		helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(places, " + ")})
+		pl := c.names.next("pl")
+		findings = append(findings, celApply(c.names, "variables."+helper, leaf))
+		passes = append(passes, fmt.Sprintf("variables.%s.all(%s, %s.f ? %s : %s)", helper, pl, pl, rr.celPasses(c.names, pl+".v", true), rr.celPasses(c.names, "null", false)))
+	}
+	for i := range rr.AnyOf {
+		g := anyOfCEL{&rr.AnyOf[i]}
+		f, ok, h := g.celCheck(c.names)
+		findings, passes, helpers = append(findings, f), append(passes, ok), append(helpers, h...)
+	}
+	if len(findings) == 0 {
 		return nil, nil
 	}
-	leaf := func(path celPath, value string, found bool) string {
-		return rr.celRequirements(c.names, path, value, found)
-	}
-	helper := c.names.next("places")
-	helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(places, " + ")})
-	pl := c.names.next("pl")
 	return []ruleCEL{{
-		findings: celApply(c.names, "variables."+helper, leaf),
-		passes:   fmt.Sprintf("variables.%s.all(%s, %s.f ? %s : %s)", helper, pl, pl, rr.celPasses(c.names, pl+".v", true), rr.celPasses(c.names, "null", false)),
+		findings: strings.Join(findings, " + "),
+		passes:   strings.Join(passes, " && "),
 		helpers:  helpers,
 	}}, nil
+}
+
+// celPlaces lists the places of p the rule checks: without the items
+// of its last "[*]" that excludeContainers names.
+func (r resourcesCEL) celPlaces(names *celNames, p rules.ObjectPath) string {
+	var keep *celKeep
+	if at := p.LastEach(); at >= 0 && len(r.Exclude) > 0 {
+		keep = &celKeep{at: at, keep: func(item string) string {
+			return fmt.Sprintf("!(%s in %s)", celItemName(item), celStrings(r.Exclude))
+		}}
+	}
+	return celPlacesKeeping(names, p, "object", keep)
 }
 
 // resourcesCEL writes a resources rule's checks in CEL.
@@ -117,6 +140,19 @@ func (r resourcesCEL) celRequirements(names *celNames, path celPath, value strin
 			reqRaw := fmt.Sprintf("(%s ? %s : %s + %s)", has(requests, band.Resource), celScalarString(written), celScalarString(lim), celString(rules.RequestFromLimit))
 			out = append(out, fmt.Sprintf("(%s ? %s : [])", has(limits, band.Resource),
 				band.celViolation(names, at, req, lim, reqRaw)))
+		}
+		for _, b := range r.RequestBounds {
+			written, lim := requests+"["+celString(b.Resource)+"]", limits+"["+celString(b.Resource)+"]"
+			hasReq, hasLim := has(requests, b.Resource), has(limits, b.Resource)
+			at := fmt.Sprintf("(%s ? %s : %s)", hasReq, path.child("requests").child(b.Resource).expr(), path.child("limits").child(b.Resource).expr())
+			q := fmt.Sprintf("(%s ? %s : %s)", hasReq, celQuantity(written), celQuantity(lim))
+			raw := fmt.Sprintf("(%s ? %s : %s + %s)", hasReq, celScalarString(written), celScalarString(lim), celString(rules.RequestFromLimit))
+			out = append(out, fmt.Sprintf("(%s || %s ? %s : [])", hasReq, hasLim, boundCEL{b}.celViolation(names, "requests", at, q, raw)))
+		}
+		for _, b := range r.LimitBounds {
+			lim := limits + "[" + celString(b.Resource) + "]"
+			out = append(out, fmt.Sprintf("(%s ? %s : [])", has(limits, b.Resource),
+				boundCEL{b}.celViolation(names, "limits", path.child("limits").child(b.Resource).expr(), celQuantity(lim), celScalarString(lim))))
 		}
 	}
 	if len(out) == 0 {
@@ -299,7 +335,51 @@ func (r resourcesCEL) celPasses(names *celNames, value string, found bool) strin
 			has("limits", band.Resource), band.celClearlyWithin(names, req, lim),
 			rq, celQuantity(req), lq, celQuantity(lim), within))
 	}
+	for _, b := range r.RequestBounds {
+		req, lim := at("requests")+"["+celString(b.Resource)+"]", at("limits")+"["+celString(b.Resource)+"]"
+		q := fmt.Sprintf("(%s ? %s : %s)", has("requests", b.Resource), celQuantity(req), celQuantity(lim))
+		out = append(out, fmt.Sprintf("(!(%s || %s) || %s)", has("requests", b.Resource), has("limits", b.Resource), boundCEL{b}.celWithin(names, q)))
+	}
+	for _, b := range r.LimitBounds {
+		lim := at("limits") + "[" + celString(b.Resource) + "]"
+		out = append(out, fmt.Sprintf("(!(%s) || %s)", has("limits", b.Resource), boundCEL{b}.celWithin(names, celQuantity(lim))))
+	}
 	return "(" + strings.Join(out, " && ") + ")"
+}
+
+// boundCEL writes a quantity bound's checks in CEL.
+type boundCEL struct{ rules.QuantityBound }
+
+// celViolation is rules.QuantityBound.Violation in CEL for the quantity q
+// of requests or limits (of), written as raw: a list of at most one
+// finding at the CEL string at.
+func (b boundCEL) celViolation(names *celNames, of, at, q, raw string) string {
+	bq, braw := names.next("bq"), names.next("braw")
+	finding := func(than string, bound *resource.Quantity) string {
+		return fmt.Sprintf(`[%s + ": Invalid value: " + %s + %s + %s]`, at, celString(of+"."+b.Resource+" "), braw,
+			celString(fmt.Sprintf(" is %s %s; allowed %s", than, bound.String(), b.Describe())))
+	}
+	out := "[]"
+	if b.Max != nil {
+		out = fmt.Sprintf("(%s.compareTo(quantity(%s)) > 0 ? %s : %s)", bq, celString(b.Max.String()), finding("more than", b.Max), out)
+	}
+	if b.Min != nil {
+		out = fmt.Sprintf("(%s.compareTo(quantity(%s)) < 0 ? %s : %s)", bq, celString(b.Min.String()), finding("less than", b.Min), out)
+	}
+	return fmt.Sprintf("cel.bind(%s, %s, cel.bind(%s, %s, %s))", bq, q, braw, raw, out)
+}
+
+// celWithin tells whether the quantity q lies within the bound.
+func (b boundCEL) celWithin(names *celNames, q string) string {
+	bq := names.next("bq")
+	var within []string
+	if b.Min != nil {
+		within = append(within, fmt.Sprintf("%s.compareTo(quantity(%s)) >= 0", bq, celString(b.Min.String())))
+	}
+	if b.Max != nil {
+		within = append(within, fmt.Sprintf("%s.compareTo(quantity(%s)) <= 0", bq, celString(b.Max.String())))
+	}
+	return fmt.Sprintf("cel.bind(%s, %s, %s)", bq, q, strings.Join(within, " && "))
 }
 
 // celMultiply is n×q for the quantity q, by adding: the quantity library
