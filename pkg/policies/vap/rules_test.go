@@ -179,6 +179,56 @@ spec:
 	}
 }
 
+// TestVAPResourceBoundsAndAnyOf covers quantity bounds at their edges
+// and in numbers, exclusions of items that are not named containers, and
+// requireAnyOf places that hold no valid quantity.
+func TestVAPResourceBoundsAndAnyOf(t *testing.T) {
+	const policy = `
+metadata: {name: bounded}
+spec:
+  match: {resources: [{kinds: ["*"]}]}
+  rules:
+  - name: bounds
+    resources:
+      paths: [spec.resources, "spec.containers[*].resources"]
+      excludeContainers: [exporter]
+      requestBounds:
+      - {resource: memory, min: 2Gi}
+      - {resource: cpu, min: 500m, max: "2"}
+      limitBounds:
+      - {resource: memory, max: 1E}
+      - {resource: cpu, min: "1", max: "1"}
+  - name: any-of
+    resources:
+      requireAnyOf:
+      - paths:
+        - path: "spec.sets[*].resources"
+        - path: "spec.sets[*].pod.containers[*].resources"
+          containerName: main
+        limits: [memory]
+        requests: [cpu]
+      - paths:
+        - path: spec.resources
+        - path: spec.other.resources
+        limits: [cpu]
+`
+	n := assertVAPParity(t, policy, nil,
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {resources: {requests: {cpu: 500m, memory: 2147483648}, limits: {cpu: 1, memory: 1E}}}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: b}, spec: {resources: {requests: {cpu: 2.5, memory: 2147483647}, limits: {cpu: 999m, memory: 2E}}}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: c}, spec: {containers: [{name: exporter, resources: {limits: {cpu: 9}}}, {name: 7, resources: {limits: {cpu: 9}}}, "x", {resources: {limits: {memory: 1Mi}}}]}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: d}, spec: {other: {resources: {limits: {cpu: bad}}}, sets: [
+		  {resources: {limits: {memory: bad}, requests: {cpu: 1}}},
+		  {resources: 5, pod: {containers: {name: main}}},
+		  {pod: {containers: [{name: main, resources: {limits: {memory: 1Gi, cpu: "1"}}}]}},
+		  {pod: {containers: [{name: side, resources: {limits: {memory: 1Gi}}}, "main", {name: main}]}},
+		  "x", {}]}}`)},
+		policies.Request{Operation: v1alpha1.Create, Object: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: e}, spec: {sets: [], other: {resources: {limits: {cpu: 1}}}}}`)},
+	)
+	if n < 12 {
+		t.Errorf("only %d findings compared", n)
+	}
+}
+
 // TestVAPImageReferences parses image references in CEL as
 // distribution/reference does: digests, registries with ports (IPv6
 // too), missing tags, and each compare mode.
