@@ -17,7 +17,9 @@ import (
 )
 
 // resourcesKind checks ResourceRequirements: required requests and limits,
-// and the limit/request ratio of each resource.
+// the limit/request ratio and absolute bounds of each resource, with
+// sidecars excluded by name, and groups of places one of which must set a
+// request or limit (resources_any_of.go).
 var resourcesKind = ruleKind{
 	name:       "resources",
 	configured: func(r *v1alpha1.Rule) bool { return r.Resources != nil },
