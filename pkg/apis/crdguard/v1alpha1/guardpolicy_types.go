@@ -383,6 +383,14 @@ type ImageVersionRule struct {
 	// +listType=set
 	// +optional
 	ExcludeContainers []string `json:"excludeContainers,omitempty"`
+	// TagPattern reads the version from a tag that holds more than the
+	// version: a Go (RE2) regular expression with a group named
+	// "version", matched against the whole tag, like
+	// `^[0-9.]+-kafka-(?P<version>.+)$` for "1.2.0-kafka-4.1.0". Compare
+	// then applies to the group. Default: the whole tag.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	TagPattern string `json:"tagPattern,omitempty"`
 	// Compare says when a tag agrees with the version. Default: Semver.
 	// +kubebuilder:default=Semver
 	// +optional
@@ -396,7 +404,7 @@ type ImageVersionRule struct {
 }
 
 // TransitionCheck is a restriction on how a value may change.
-// +kubebuilder:validation:Enum=Immutable;NoDecrease;NoIncrease;NoDowngrade;MaxMinorSkip;NoRemoval
+// +kubebuilder:validation:Enum=Immutable;NoDecrease;NoIncrease;NoDowngrade;MaxMinorSkip;MaxMajorSkip;NoRemoval
 type TransitionCheck string
 
 const (
@@ -409,14 +417,21 @@ const (
 	// NoDowngrade: a semantic version may not go down.
 	NoDowngrade TransitionCheck = "NoDowngrade"
 	// MaxMinorSkip: a semantic version may skip at most MaxMinorSkip minor
-	// versions, and not change its major version.
+	// versions, and not change its major version unless MaxMajorSkip is
+	// set: then an upgrade may skip at most MaxMajorSkip major versions,
+	// and the minor versions of the new major version below the new one
+	// count as skipped (3.9 to 4.0 skips none, to 4.2 two).
 	MaxMinorSkip TransitionCheck = "MaxMinorSkip"
+	// MaxMajorSkip: a semantic version may skip at most MaxMajorSkip major
+	// versions (6.0 to 8.0 skips 7); minor versions are not restricted.
+	MaxMajorSkip TransitionCheck = "MaxMajorSkip"
 	// NoRemoval: list items (by key) and map keys may not be removed.
 	NoRemoval TransitionCheck = "NoRemoval"
 )
 
 // FieldTransition restricts one field on UPDATE.
 // +kubebuilder:validation:XValidation:rule="self.check != 'MaxMinorSkip' || has(self.maxMinorSkip)",message="maxMinorSkip is required for check MaxMinorSkip"
+// +kubebuilder:validation:XValidation:rule="self.check != 'MaxMajorSkip' || has(self.maxMajorSkip)",message="maxMajorSkip is required for check MaxMajorSkip"
 type FieldTransition struct {
 	// Path of the field; "[*]" matches list items by Keys.
 	Path string `json:"path"`
@@ -426,6 +441,17 @@ type FieldTransition struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MaxMinorSkip *int32 `json:"maxMinorSkip,omitempty"`
+	// MaxMajorSkip is the most major versions one update may skip: required
+	// for check MaxMajorSkip; with check MaxMinorSkip it allows major
+	// upgrades. Default (MaxMinorSkip): no major change.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MaxMajorSkip *int32 `json:"maxMajorSkip,omitempty"`
+	// ImageTag says the field holds an image reference, like
+	// ghcr.io/cloudnative-pg/postgresql:16.4, whose tag carries the
+	// version that NoDowngrade, MaxMinorSkip and MaxMajorSkip compare.
+	// +optional
+	ImageTag *ImageTagVersion `json:"imageTag,omitempty"`
 	// Keys identify the items of the path's one list: its "[*]", or the
 	// list NoRemoval checks. Each is a field path within an item: "name",
 	// "metadata.name". A path through more than one list sets ListKeys
@@ -444,6 +470,21 @@ type FieldTransition struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +optional
 	ListKeys []ListKeys `json:"listKeys,omitempty"`
+}
+
+// ImageTagVersion reads a version from an image reference's tag. The
+// reference is parsed as the container runtime reads it: a registry's
+// port is no tag, a digest after the tag is ignored, and a reference
+// without a tag ("latest") or pinned by digest alone has no version.
+type ImageTagVersion struct {
+	// TagPattern is a Go (RE2) regular expression with a group named
+	// "version", matched against the whole tag, like
+	// `^[0-9.]+-kafka-(?P<version>.+)$` for "1.2.0-kafka-4.1.0". Default:
+	// the tag up to its first "-" ("16.4-bookworm" is 16.4), with a "v"
+	// prefix allowed and "_" standing for "+".
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	TagPattern string `json:"tagPattern,omitempty"`
 }
 
 // ListKeys identify the items of one list of a transition's path.
