@@ -61,6 +61,17 @@ func TestImageVersionCompileErrors(t *testing.T) {
 		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.version", ContainersPath: "spec.containers", ContainerName: "mysql", ExcludeContainers: []string{"exporter", "mysql"}},
 		want: []string{`spec.rules[0].imageVersion.excludeContainers[1]: Invalid value: "mysql": excludes the container that containerName selects`},
 	}, {
+		name: "a valid tag pattern",
+		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.kafka.version", ImagePaths: []string{"spec.kafka.image"}, TagPattern: `[0-9.]+-kafka-(?P<version>.+)`},
+	}, {
+		name: "a tag pattern that does not compile",
+		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.kafka.version", ImagePaths: []string{"spec.kafka.image"}, TagPattern: `(?P<version>.+`},
+		want: []string{"spec.rules[0].imageVersion.tagPattern: Invalid value: \"(?P<version>.+\": is not a valid regular expression (Go RE2 syntax): error parsing regexp: missing closing ): `(?P<version>.+`"},
+	}, {
+		name: "a tag pattern without a version group",
+		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.kafka.version", ImagePaths: []string{"spec.kafka.image"}, TagPattern: `[0-9.]+-kafka-(?P<kafka>.+)`},
+		want: []string{`spec.rules[0].imageVersion.tagPattern: Invalid value: "[0-9.]+-kafka-(?P<kafka>.+)": has no group named "version", like (?P<version>[0-9.]+), which holds the version`},
+	}, {
 		name: "unknown compare and digestOnly",
 		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.version", ImagePaths: []string{"spec.image"}, Compare: "Prefix", DigestOnly: v1alpha1.Audit},
 		want: []string{

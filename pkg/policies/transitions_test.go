@@ -58,7 +58,7 @@ func TestTransitionsCompileErrors(t *testing.T) {
 	}, {
 		name: "unknown check",
 		ts:   []v1alpha1.FieldTransition{{Path: "spec.size", Check: "NoShrink"}},
-		want: []string{`spec.rules[0].transitions[0].check: Unsupported value: "NoShrink": supported values: "Immutable", "NoDecrease", "NoIncrease", "NoDowngrade", "MaxMinorSkip", "NoRemoval"`},
+		want: []string{`spec.rules[0].transitions[0].check: Unsupported value: "NoShrink": supported values: "Immutable", "NoDecrease", "NoIncrease", "NoDowngrade", "MaxMinorSkip", "MaxMajorSkip", "NoRemoval"`},
 	}, {
 		name: "maxMinorSkip missing, negative, misplaced",
 		ts: []v1alpha1.FieldTransition{
@@ -70,6 +70,37 @@ func TestTransitionsCompileErrors(t *testing.T) {
 			`spec.rules[0].transitions[0].maxMinorSkip: Required value: maxMinorSkip is required for check MaxMinorSkip`,
 			`spec.rules[0].transitions[1].maxMinorSkip: Invalid value: -1: must be 0 or more`,
 			`spec.rules[0].transitions[2].maxMinorSkip: Forbidden: may only be set for check MaxMinorSkip`,
+		},
+	}, {
+		name: "maxMajorSkip missing, negative, misplaced",
+		ts: []v1alpha1.FieldTransition{
+			{Path: "spec.a", Check: v1alpha1.MaxMajorSkip},
+			{Path: "spec.b", Check: v1alpha1.MaxMajorSkip, MaxMajorSkip: int32Ptr(-1)},
+			{Path: "spec.c", Check: v1alpha1.MaxMinorSkip, MaxMinorSkip: int32Ptr(0), MaxMajorSkip: int32Ptr(-2)},
+			{Path: "spec.d", Check: v1alpha1.NoDowngrade, MaxMajorSkip: int32Ptr(1)},
+			{Path: "spec.e", Check: v1alpha1.MaxMinorSkip, MaxMinorSkip: int32Ptr(0), MaxMajorSkip: int32Ptr(0)},
+		},
+		want: []string{
+			`spec.rules[0].transitions[0].maxMajorSkip: Required value: maxMajorSkip is required for check MaxMajorSkip`,
+			`spec.rules[0].transitions[1].maxMajorSkip: Invalid value: -1: must be 0 or more`,
+			`spec.rules[0].transitions[2].maxMajorSkip: Invalid value: -2: must be 0 or more`,
+			`spec.rules[0].transitions[3].maxMajorSkip: Forbidden: may only be set for checks MaxMajorSkip and MaxMinorSkip`,
+		},
+	}, {
+		name: "imageTag on a check of no version, bad tag patterns",
+		ts: []v1alpha1.FieldTransition{
+			{Path: "spec.image", Check: v1alpha1.Immutable, ImageTag: &v1alpha1.ImageTagVersion{}},
+			{Path: "spec.a", Check: v1alpha1.NoDowngrade, ImageTag: &v1alpha1.ImageTagVersion{TagPattern: `(?P<version>[0-9.+)`}},
+			{Path: "spec.b", Check: v1alpha1.NoDowngrade, ImageTag: &v1alpha1.ImageTagVersion{TagPattern: `[0-9.]+-kafka-([0-9.]+)`}},
+			{Path: "spec.c", Check: v1alpha1.MaxMajorSkip, MaxMajorSkip: int32Ptr(0), ImageTag: &v1alpha1.ImageTagVersion{TagPattern: `(?P<version>[0-9.]+)-(?P<version>.+)`}},
+			{Path: "spec.d", Check: v1alpha1.MaxMinorSkip, MaxMinorSkip: int32Ptr(0), ImageTag: &v1alpha1.ImageTagVersion{TagPattern: `[0-9.]+-kafka-(?P<version>.+)`}},
+			{Path: "spec.e", Check: v1alpha1.NoDowngrade, ImageTag: &v1alpha1.ImageTagVersion{}},
+		},
+		want: []string{
+			`spec.rules[0].transitions[0].imageTag: Forbidden: may only be set for checks NoDowngrade, MaxMinorSkip and MaxMajorSkip, which compare versions`,
+			"spec.rules[0].transitions[1].imageTag.tagPattern: Invalid value: \"(?P<version>[0-9.+)\": is not a valid regular expression (Go RE2 syntax): error parsing regexp: missing closing ]: `[0-9.+)`",
+			`spec.rules[0].transitions[2].imageTag.tagPattern: Invalid value: "[0-9.]+-kafka-([0-9.]+)": has no group named "version", like (?P<version>[0-9.]+), which holds the version`,
+			`spec.rules[0].transitions[3].imageTag.tagPattern: Invalid value: "(?P<version>[0-9.]+)-(?P<version>.+)": has 2 groups named "version"; it must have one`,
 		},
 	}, {
 		name: "keys that match nothing, empty key",

@@ -36,6 +36,9 @@ import (
 //     the registry.
 //   - An image with only a digest cannot be judged: its finding has the
 //     enforcement of digestOnly.
+//   - With tagPattern, the comparison is of the pattern's version group;
+//     a tag the pattern does not match (or "latest") is a finding, as a
+//     tag that does not agree is.
 //   - With containerName, a container list that has no such container is a
 //     finding: the rule was asked to check a container that is not there
 //     (renamed, say), and silently checking nothing would fail open.
@@ -51,8 +54,10 @@ type ImageVersion struct {
 	ContainersPath *ObjectPath
 	ContainerName  string
 	Exclude        []string
-	Compare        v1alpha1.VersionCompare
-	DigestOnly     v1alpha1.Enforcement
+	// TagPattern is nil when the whole tag is compared.
+	TagPattern *TagPattern
+	Compare    v1alpha1.VersionCompare
+	DigestOnly v1alpha1.Enforcement
 }
 
 func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (Rule, field.ErrorList) {
@@ -101,6 +106,10 @@ func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (
 	if i := slices.Index(cfg.ExcludeContainers, cfg.ContainerName); cfg.ContainerName != "" && i >= 0 {
 		errs = append(errs, field.Invalid(path.Child("excludeContainers").Index(i), cfg.ExcludeContainers[i], "excludes the container that containerName selects"))
 	}
+
+	tagPattern, patternErrs := compileTagPattern(cfg.TagPattern, path.Child("tagPattern"))
+	errs = append(errs, patternErrs...)
+	r.TagPattern = tagPattern
 
 	compares := []v1alpha1.VersionCompare{v1alpha1.CompareExact, v1alpha1.CompareSemver, v1alpha1.CompareTagPrefix}
 	if !slices.Contains(compares, r.Compare) {
@@ -221,12 +230,24 @@ func (r *ImageVersion) checkImage(path *field.Path, value any, declared *declare
 	if !hasTag {
 		tag = "latest"
 	}
-	agrees, why := r.agrees(tag, declared)
+	version := tag
+	if r.TagPattern != nil {
+		v, ok := r.TagPattern.Version(tag)
+		if !ok {
+			return findings(field.Invalid(path, image, fmt.Sprintf("image tag %s does not match tagPattern %s, so its version cannot be checked against %s", tag, r.TagPattern.Raw, declared)))
+		}
+		version = v
+	}
+	agrees, why := r.agrees(version, declared)
 	if agrees {
 		return nil
 	}
 	msg := fmt.Sprintf("image tag %s does not match %s (compare: %s)", tag, declared, r.Compare)
-	if !hasTag {
+	switch {
+	case r.TagPattern != nil:
+		msg = fmt.Sprintf("image tag %s holds version %s (tagPattern), which does not match %s (compare: %s)", tag, version, declared, r.Compare)
+		why = strings.Replace(why, notSemverTag, "the version is not a semantic version", 1)
+	case !hasTag:
 		msg = fmt.Sprintf("has no tag, so it is %s, which does not match %s (compare: %s)", tag, declared, r.Compare)
 		why = strings.TrimPrefix(why, notSemverTag) // "latest" is plainly no version
 	}

@@ -45,6 +45,21 @@ import (
 //     version; going down within a major version is NoDowngrade's business.
 //     From 8.0 to 8.2 skips one minor version (8.1); with maxMinorSkip 1
 //     that is allowed and 8.3 is not.
+//   - MaxMajorSkip limits major upgrades alone: 6.0 to 8.0 skips one
+//     major version (7). Going down is NoDowngrade's business.
+//   - MaxMinorSkip with maxMajorSkip allows major upgrades (and leaves
+//     going down a major version to NoDowngrade). Into a new major
+//     version, its minor versions below the new one count as skipped, and
+//     the old minor version does not count: 3.9 to 4.0 skips none, 3.7 to
+//     4.0 none either, 3.9 to 4.2 skips 4.0 and 4.1. Which minor version is
+//     the last of a major version ("upgrade to 3.9 first") is known only
+//     once the next major version ships, so a policy cannot say it here; a
+//     cel rule can name it.
+//   - With imageTag, the value is an image reference and the version is
+//     read from its tag (see ImageTagVersion). An old value with no
+//     version to read (no tag, digest only, a tag the pattern does not
+//     match) protects nothing, as any unreadable old value; a new one is a
+//     finding, at the image, naming what was missing.
 var transitionsKind = ruleKind{
 	name:       "transitions",
 	configured: func(r *v1alpha1.Rule) bool { return len(r.Transitions) > 0 },
@@ -57,8 +72,12 @@ var DefaultListKeys = []string{"name"}
 
 var transitionChecks = []v1alpha1.TransitionCheck{
 	v1alpha1.Immutable, v1alpha1.NoDecrease, v1alpha1.NoIncrease,
-	v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.NoRemoval,
+	v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip, v1alpha1.NoRemoval,
 }
+
+// versionChecks are the checks that compare versions, and may read them
+// from an image tag.
+var versionChecks = []v1alpha1.TransitionCheck{v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip}
 
 // listMapKeysSource answers the x-kubernetes-list-map-keys of the list at
 // path (object fields and map keys; list items are stepped through) in the
@@ -71,10 +90,22 @@ type Transitions struct {
 	Transitions []*Transition
 }
 
+// ImageTag is a transition's imageTag: Pattern is nil when the version is
+// the tag up to its first "-".
+type ImageTag struct {
+	Pattern *TagPattern
+}
+
 type Transition struct {
 	Path         ObjectPath
 	Check        v1alpha1.TransitionCheck
 	MaxMinorSkip uint64
+	// MaxMajorSkip is set for check MaxMajorSkip, and for MaxMinorSkip
+	// when it allows major upgrades.
+	MaxMajorSkip *uint64
+	// ImageTag is set when the value is an image reference whose tag
+	// holds the version.
+	ImageTag *ImageTag
 	// Lists say how the items of each list of the path pair: one per
 	// "[*]", outermost first, and one more for the list NoRemoval checks.
 	Lists []listIdentity
@@ -120,6 +151,25 @@ func compileTransitions(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) 
 			t.MaxMinorSkip = uint64(*cfg.MaxMinorSkip)
 		case cfg.MaxMinorSkip != nil:
 			errs = append(errs, field.Forbidden(at.Child("maxMinorSkip"), "may only be set for check MaxMinorSkip"))
+		}
+		switch {
+		case cfg.Check == v1alpha1.MaxMajorSkip && cfg.MaxMajorSkip == nil:
+			errs = append(errs, field.Required(at.Child("maxMajorSkip"), "maxMajorSkip is required for check MaxMajorSkip"))
+		case cfg.MaxMajorSkip != nil && cfg.Check != v1alpha1.MaxMajorSkip && cfg.Check != v1alpha1.MaxMinorSkip:
+			errs = append(errs, field.Forbidden(at.Child("maxMajorSkip"), "may only be set for checks MaxMajorSkip and MaxMinorSkip"))
+		case cfg.MaxMajorSkip != nil && *cfg.MaxMajorSkip < 0:
+			errs = append(errs, field.Invalid(at.Child("maxMajorSkip"), *cfg.MaxMajorSkip, "must be 0 or more"))
+		case cfg.MaxMajorSkip != nil:
+			n := uint64(*cfg.MaxMajorSkip)
+			t.MaxMajorSkip = &n
+		}
+		if cfg.ImageTag != nil {
+			if !slices.Contains(versionChecks, cfg.Check) {
+				errs = append(errs, field.Forbidden(at.Child("imageTag"), "may only be set for checks NoDowngrade, MaxMinorSkip and MaxMajorSkip, which compare versions"))
+			}
+			pattern, patternErrs := compileTagPattern(cfg.ImageTag.TagPattern, at.Child("imageTag", "tagPattern"))
+			errs = append(errs, patternErrs...)
+			t.ImageTag = &ImageTag{Pattern: pattern}
 		}
 		id := [2]string{cfg.Path, string(cfg.Check)}
 		if prev, ok := seen[id]; ok {
@@ -349,7 +399,7 @@ func (t *Transition) judge(gvk runtimeschema.GroupVersionKind, old, cur side, li
 		}
 	case v1alpha1.NoDecrease, v1alpha1.NoIncrease:
 		return t.judgeAmount(old, cur)
-	case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip:
+	case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip:
 		return t.judgeVersion(old, cur)
 	}
 	return nil
@@ -389,50 +439,150 @@ func (t *Transition) judgeAmount(old, cur side) field.ErrorList {
 // build metadata do not count, a pre-release is older than its release,
 // and missing minor and patch numbers are zero.
 func (t *Transition) judgeVersion(old, cur side) field.ErrorList {
-	wasRaw, _, ok := scalarString(old.value)
+	wasRaw, ok := t.oldVersion(old.value)
 	if !ok {
 		return nil
 	}
-	was, err := ParseSemanticVersion(wasRaw)
+	was, err := parseVersion(wasRaw, t.ImageTag != nil)
 	if err != nil {
 		return nil
 	}
-	nowRaw, _, ok := scalarString(cur.value)
-	if !ok {
-		return field.ErrorList{field.TypeInvalid(cur.path, cur.value, fmt.Sprintf("must be a version, which %s compares; was %s", t.Check, wasRaw))}
+	nowRaw, errs := t.newVersion(cur, wasRaw)
+	if errs != nil {
+		return errs
 	}
-	now, err := ParseSemanticVersion(nowRaw)
+	now, err := parseVersion(nowRaw, t.ImageTag != nil)
 	if err != nil {
+		if t.ImageTag != nil {
+			return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("image version %s is not a semantic version, which %s compares; was %s", nowRaw, t.Check, wasRaw))}
+		}
 		return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("is not a semantic version, which %s compares; was %s", t.Check, wasRaw))}
 	}
-	if t.Check == v1alpha1.NoDowngrade {
+	// An image's finding says which version of the reference it judged.
+	subject := ""
+	if t.ImageTag != nil {
+		subject = "image version " + nowRaw + " "
+	}
+	invalid := func(format string, args ...any) field.ErrorList {
+		return field.ErrorList{field.Invalid(cur.path, cur.value, subject+fmt.Sprintf(format, args...))}
+	}
+	switch {
+	case t.Check == v1alpha1.NoDowngrade:
 		if now.Compare(was.Version) < 0 {
-			return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("may not be downgraded: was %s; allowed: %s or later", wasRaw, wasRaw))}
+			return invalid("may not be downgraded: was %s; allowed: %s or later", wasRaw, wasRaw)
 		}
 		return nil
+	case now.Major > was.Major && t.MaxMajorSkip != nil && now.Major-was.Major-1 > *t.MaxMajorSkip:
+		return invalid("skips %s: was %s; allowed: at most %d skipped, up to %s.x", skippedMajors(was.Major, now.Major), wasRaw, *t.MaxMajorSkip, addSaturating(was.Major, *t.MaxMajorSkip+1))
+	case t.Check == v1alpha1.MaxMajorSkip:
+		return nil
+	case now.Major > was.Major && t.MaxMajorSkip != nil:
+		// Into a new major version, its minor versions below the new one
+		// are skipped.
+		if now.Minor > t.MaxMinorSkip {
+			return invalid("skips %s: was %s; allowed: at most %d skipped, up to %d.%d.x", minorsFrom(now.Major, 0, now.Minor), wasRaw, t.MaxMinorSkip, now.Major, t.MaxMinorSkip)
+		}
+		return nil
+	case now.Major < was.Major && t.MaxMajorSkip != nil:
+		return nil // going down is NoDowngrade's business
 	}
 	highest := fmt.Sprintf("%d.%s.x", was.Major, addSaturating(was.Minor, t.MaxMinorSkip+1))
 	if now.Major != was.Major {
-		return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("may not change the major version: was %s; allowed: %d.x up to %s", wasRaw, was.Major, highest))}
+		return invalid("may not change the major version: was %s; allowed: %d.x up to %s", wasRaw, was.Major, highest)
 	}
 	if now.Minor > was.Minor && now.Minor-was.Minor-1 > t.MaxMinorSkip {
-		return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("skips %s: was %s; allowed: at most %d skipped, up to %s", skippedMinors(was.Major, was.Minor, now.Minor), wasRaw, t.MaxMinorSkip, highest))}
+		return invalid("skips %s: was %s; allowed: at most %d skipped, up to %s", minorsFrom(was.Major, was.Minor+1, now.Minor-was.Minor-1), wasRaw, t.MaxMinorSkip, highest)
 	}
 	return nil
 }
 
-// skippedMinors describes the minor versions strictly between from and
-// to: "2 minor versions (8.1, 8.2)"; a long run is only counted.
-func skippedMinors(major, from, to uint64) string {
-	n := to - from - 1
-	if n == 1 {
-		return fmt.Sprintf("1 minor version (%d.%d)", major, from+1)
+// oldVersion is the old value's version as written, false when it has
+// none to protect.
+func (t *Transition) oldVersion(v any) (string, bool) {
+	if t.ImageTag == nil {
+		s, _, ok := scalarString(v)
+		return s, ok
 	}
-	if n > 5 {
-		return fmt.Sprintf("%d minor versions (%d.%d to %d.%d)", n, major, from+1, major, to-1)
+	image, ok := v.(string)
+	if !ok {
+		return "", false
+	}
+	ref := parseImage(image)
+	if ref.err != nil || ref.tag == "" {
+		return "", false
+	}
+	return tagVersion(ref.tag, t.ImageTag.Pattern)
+}
+
+// newVersion is the new value's version as written, or the finding that
+// says why it has none.
+func (t *Transition) newVersion(cur side, wasRaw string) (string, field.ErrorList) {
+	if t.ImageTag == nil {
+		s, _, ok := scalarString(cur.value)
+		if !ok {
+			return "", field.ErrorList{field.TypeInvalid(cur.path, cur.value, fmt.Sprintf("must be a version, which %s compares; was %s", t.Check, wasRaw))}
+		}
+		return s, nil
+	}
+	image, ok := cur.value.(string)
+	if !ok {
+		return "", field.ErrorList{field.TypeInvalid(cur.path, cur.value, fmt.Sprintf("must be an image reference, whose tag's version %s compares; was %s", t.Check, wasRaw))}
+	}
+	ref := parseImage(image)
+	switch {
+	case ref.err != nil:
+		return "", field.ErrorList{field.Invalid(cur.path, image, "is not a valid image reference: "+ref.err.Error())}
+	case ref.tag == "" && ref.hasDigest:
+		return "", field.ErrorList{field.Invalid(cur.path, image, fmt.Sprintf("is pinned by digest only, so %s cannot compare its version with %s; use name:tag@digest", t.Check, wasRaw))}
+	case ref.tag == "":
+		return "", field.ErrorList{field.Invalid(cur.path, image, fmt.Sprintf("has no tag, so it is latest, which is no version that %s can compare with %s", t.Check, wasRaw))}
+	}
+	// Without a pattern a tag always has a version: the grammar starts a
+	// tag with a letter, digit or "_", never a "-".
+	version, ok := tagVersion(ref.tag, t.ImageTag.Pattern)
+	if !ok && t.ImageTag.Pattern != nil {
+		return "", field.ErrorList{field.Invalid(cur.path, image, fmt.Sprintf("image tag %s does not match tagPattern %s, so %s cannot compare its version with %s", ref.tag, t.ImageTag.Pattern.Raw, t.Check, wasRaw))}
+	}
+	return version, nil
+}
+
+// parseVersion parses a version; in an image tag "_" stands for the "+"
+// of build metadata, which tags cannot hold.
+func parseVersion(s string, fromTag bool) (SemanticVersion, error) {
+	if fromTag {
+		s = strings.Replace(s, "_", "+", 1)
+	}
+	return ParseSemanticVersion(s)
+}
+
+// skippedMajors describes the major versions strictly between from and
+// to: "1 major version (7)"; a long run is only counted.
+func skippedMajors(from, to uint64) string {
+	n := to - from - 1
+	switch {
+	case n == 1:
+		return fmt.Sprintf("1 major version (%d)", from+1)
+	case n > 5:
+		return fmt.Sprintf("%d major versions (%d to %d)", n, from+1, to-1)
 	}
 	names := make([]string, 0, n)
 	for m := from + 1; m < to; m++ {
+		names = append(names, strconv.FormatUint(m, 10))
+	}
+	return fmt.Sprintf("%d major versions (%s)", n, strings.Join(names, ", "))
+}
+
+// minorsFrom describes n minor versions of major from first on: "2 minor
+// versions (8.1, 8.2)"; a long run is only counted.
+func minorsFrom(major, first, n uint64) string {
+	if n == 1 {
+		return fmt.Sprintf("1 minor version (%d.%d)", major, first)
+	}
+	if n > 5 {
+		return fmt.Sprintf("%d minor versions (%d.%d to %d.%d)", n, major, first, major, first+n-1)
+	}
+	names := make([]string, 0, n)
+	for m := first; m < first+n; m++ {
 		names = append(names, fmt.Sprintf("%d.%d", major, m))
 	}
 	return fmt.Sprintf("%d minor versions (%s)", n, strings.Join(names, ", "))
