@@ -35,6 +35,9 @@ func celSemverKey(v string) string {
 // library's reason (uppercase names, bad digests), the policy says
 // "invalid reference format".
 func compileImageVersion(rule *rules.ImageVersion, c *compiler) ([]ruleCEL, error) {
+	if rule.TagPattern != nil {
+		return nil, needsWebhook("tagPattern is not compiled: Kubernetes CEL has no regular-expression groups, so the version cannot be read out of the tag")
+	}
 	ir := imageVersionCEL{rule}
 	// Digest-only images have the enforcement of digestOnly: a check of
 	// their own when it is weaker than the rule's.

@@ -419,3 +419,138 @@ func TestVAPWebhookPolicy(t *testing.T) {
 		t.Errorf("every rule compiles without approvers and defaults, yet the webhook keeps %d", len(p.Spec.Rules))
 	}
 }
+
+// TestVAPImageTagTransitions covers the version checks on image tags:
+// registry ports, digests, variants, "v" prefixes and references that
+// carry no version, on both sides of an update.
+func TestVAPImageTagTransitions(t *testing.T) {
+	const policy = `
+metadata: {name: images}
+spec:
+  match: {resources: [{kinds: ["*"]}]}
+  rules:
+  - name: images
+    transitions:
+    - {path: spec.image, check: NoDowngrade, imageTag: {}}
+    - {path: spec.image, check: MaxMinorSkip, maxMinorSkip: 1, imageTag: {}}
+    - {path: spec.image, check: MaxMajorSkip, maxMajorSkip: 0, imageTag: {}}
+    - {path: spec.other, check: MaxMinorSkip, maxMinorSkip: 0, maxMajorSkip: 1, imageTag: {}}
+`
+	digest := "@sha256:" + strings.Repeat("ab", 32)
+	pairs := [][2]string{
+		{"postgres:16.4", "postgres:16.2"},
+		{"postgres:16.4", "postgres:17.0"},
+		{"postgres:16.4", "postgres:19.0"},
+		{"postgres:16.4", "postgres:16.9"},
+		{"registry.local:5000/postgres:16.4-bookworm", "registry.local:5000/postgres:16.3-bookworm"},
+		{"registry.local:5000/postgres:16.4", "registry.local:5000/postgres"},
+		{"postgres:v16.4" + digest, "postgres:16.4"},
+		{"postgres:16.4", "postgres" + digest},
+		{"postgres:16.4", "postgres:16.4" + digest},
+		{"postgres:16.4", "postgres:bookworm"},
+		{"postgres:16.4", "postgres:16.4_build.1"},
+		{"postgres", "postgres:1.0"},
+		{"postgres" + digest, "postgres:1.0"},
+		{"postgres:latest", "postgres:1.0"},
+		{"[::1]:5000/postgres:3.1", "[::1]:5000/postgres:3.20"},
+		{"rabbitmq:3.13.7-management", "rabbitmq:4.0.5-management"},
+		{"rabbitmq:3.13.7-management", "rabbitmq:4.2.0-management"},
+		{"rabbitmq:1.0", "rabbitmq:12.9"},
+		{"rabbitmq:4.0", "rabbitmq:3.13"},
+	}
+	var reqs []policies.Request
+	for _, p := range pairs {
+		obj := `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {image: %q, other: %q}}`
+		reqs = append(reqs, policies.Request{
+			Operation: v1alpha1.Update,
+			OldObject: goldencase.Object(t, fmt.Sprintf(obj, p[0], p[0])),
+			Object:    goldencase.Object(t, fmt.Sprintf(obj, p[1], p[1])),
+		})
+	}
+	reqs = append(reqs, policies.Request{
+		Operation: v1alpha1.Update,
+		OldObject: goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {image: "postgres:16.4", other: "postgres:16.4"}}`),
+		Object:    goldencase.Object(t, `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {image: 16, other: {tag: "16"}}}`),
+	})
+	// CEL has no JSON encoder: an object shows as {…}.
+	differences := [][2]string{{
+		`spec.other [images/images] Deny: Invalid value: {"tag":"16"}: must be an image reference, whose tag's version MaxMinorSkip compares; was 16.4`,
+		`spec.other [images/images] Deny: Invalid value: {…}: must be an image reference, whose tag's version MaxMinorSkip compares; was 16.4`,
+	}}
+	if n := assertVAPParity(t, policy, differences, reqs...); n < 30 {
+		t.Errorf("only %d findings compared", n)
+	}
+}
+
+// TestVAPMajorSkips covers MaxMajorSkip and MaxMinorSkip with maxMajorSkip
+// at their edges, and long runs of skipped versions.
+func TestVAPMajorSkips(t *testing.T) {
+	const policy = `
+metadata: {name: majors}
+spec:
+  match: {resources: [{kinds: ["*"]}]}
+  rules:
+  - name: majors
+    transitions:
+    - {path: spec.a, check: MaxMajorSkip, maxMajorSkip: 0}
+    - {path: spec.b, check: MaxMajorSkip, maxMajorSkip: 2}
+    - {path: spec.c, check: MaxMinorSkip, maxMinorSkip: 0, maxMajorSkip: 0}
+    - {path: spec.d, check: MaxMinorSkip, maxMinorSkip: 2, maxMajorSkip: 1}
+`
+	pairs := [][2]string{
+		{`"6.0"`, `"7.0"`}, {`"6.0"`, `"8.0"`}, {`"6.0"`, `"10.3"`}, {`"1.0"`, `"20.0"`}, {`"7.0"`, `"6.0"`},
+		{`"3.9.0"`, `"4.0.0"`}, {`"3.9.0"`, `"4.1.0"`}, {`"3.9.0"`, `"4.3.0"`}, {`"3.9.0"`, `"4.12.0"`},
+		{`"3.1"`, `"3.2"`}, {`"3.1"`, `"3.9"`}, {`"v2.0.0"`, `"3.0.0-rc.1"`}, {`4`, `"5.0"`}, {`"4.0"`, `"x"`},
+	}
+	var reqs []policies.Request
+	for _, p := range pairs {
+		obj := `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {a: %[1]s, b: %[1]s, c: %[1]s, d: %[1]s}}`
+		reqs = append(reqs, policies.Request{
+			Operation: v1alpha1.Update,
+			OldObject: goldencase.Object(t, fmt.Sprintf(obj, p[0])),
+			Object:    goldencase.Object(t, fmt.Sprintf(obj, p[1])),
+		})
+	}
+	if n := assertVAPParity(t, policy, nil, reqs...); n < 20 {
+		t.Errorf("only %d findings compared", n)
+	}
+}
+
+// TestVAPTagPatternNeedsWebhook lists the rules with a tagPattern as the
+// webhook's, with the reason, and compiles the rest of the policy.
+func TestVAPTagPatternNeedsWebhook(t *testing.T) {
+	gp := &v1alpha1.GuardPolicy{}
+	if err := yaml.UnmarshalStrict([]byte(`
+metadata: {name: kafka}
+spec:
+  match: {resources: [{group: kafka.strimzi.io, kinds: [Kafka]}]}
+  rules:
+  - name: images
+    imageVersion: {versionPath: spec.kafka.version, imagePaths: [spec.kafka.image], tagPattern: '[0-9.]+-kafka-(?P<version>.+)'}
+  - name: upgrades
+    transitions:
+    - {path: spec.kafka.version, check: NoDowngrade}
+    - {path: spec.kafka.image, check: NoDowngrade, imageTag: {tagPattern: '[0-9.]+-kafka-(?P<version>.+)'}}
+  - name: plain-tags
+    transitions:
+    - {path: spec.cruiseControl.image, check: MaxMajorSkip, maxMajorSkip: 0, imageTag: {}}
+`), gp); err != nil {
+		t.Fatal(err)
+	}
+	compiled, err := Compile(gp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range compiled.Rules {
+		got = append(got, fmt.Sprintf("%s (%s): %s", r.Name, r.Kind, cmp.Or(r.Webhook, "vap")))
+	}
+	want := []string{
+		"images (imageVersion): tagPattern is not compiled: Kubernetes CEL has no regular-expression groups, so the version cannot be read out of the tag",
+		"upgrades (transitions): transitions[1] path spec.kafka.image: imageTag.tagPattern is not compiled: Kubernetes CEL has no regular-expression groups, so the version cannot be read out of the tag",
+		"plain-tags (transitions): vap",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rules\n got: %q\nwant: %q", got, want)
+	}
+}

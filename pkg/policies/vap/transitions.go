@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/distribution/reference"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -16,7 +17,8 @@ import (
 // filling in missing minor and patch numbers, as rules.ParseSemanticVersion
 // does; quantities with the quantity library, exactly.
 //
-// What stays with the webhook: NoRemoval below a "[*]". Each "[*]" pairs
+// What stays with the webhook: NoRemoval below a "[*]", and an imageTag's
+// tagPattern (CEL has no regular-expression groups). Each "[*]" pairs
 // old and new items by key as the engine does. Where the compiled rule may differ in
 // messages: objects and lists are shown as "{…}" and "[…]" (CEL has no
 // JSON encoder), and list items with duplicate keys are each matched
@@ -26,6 +28,9 @@ func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
 	var helpers []admissionregistrationv1.Variable
 	for i, rt := range tr.Transitions {
 		t := transitionCEL{rt}
+		if t.ImageTag != nil && t.ImageTag.Pattern != nil {
+			return nil, needsWebhook("transitions[%d] path %s: imageTag.tagPattern is not compiled: Kubernetes CEL has no regular-expression groups, so the version cannot be read out of the tag", i, t.Path)
+		}
 		if t.Check == v1alpha1.NoRemoval && t.Path.HasWildcard() {
 			return nil, needsWebhook("transitions[%d] path %s: NoRemoval below [*] is not compiled", i, t.Path)
 		}
@@ -178,7 +183,7 @@ func (t transitionCEL) celJudge(names *celNames, keys []string, p rules.ObjectPa
 				celFinding(path, celInvalidBody(nv, fmt.Sprintf(`%s + %s`, celString("is not a number or quantity, which "+check+" compares; was "), was))),
 				celQuantity(nv), celQuantity(ov), op,
 				celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not %s: was " + %s + "; allowed: " + %s + " %s"`, verb, was, was, bound))))
-		case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip:
+		case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip:
 			value = t.celVersion(names, path, ov, nv)
 		}
 		judge = fmt.Sprintf("(!%s.hasValue() ? %s : cel.bind(%s, %s.value(), %s))", n, removed, nv, n, value)
@@ -264,6 +269,9 @@ func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, above []rules.P
 
 // celVersion is judgeVersion in CEL.
 func (t transitionCEL) celVersion(names *celNames, path celPath, ov, nv string) string {
+	if t.ImageTag != nil {
+		return t.celImageVersion(names, path, ov, nv)
+	}
 	check := string(t.Check)
 	was, now := names.next("wv"), names.next("nw")
 	isVersion := func(v string) string {
@@ -272,27 +280,89 @@ func (t transitionCEL) celVersion(names *celNames, path celPath, ov, nv string) 
 	wasRaw := celScalarString(ov)
 	notVersion := celFinding(path, celTypeInvalidBody(nv, celString("must be a version, which "+check+" compares; was ")+" + "+wasRaw))
 	notSemver := celFinding(path, celInvalidBody(nv, celString("is not a semantic version, which "+check+" compares; was ")+" + "+wasRaw))
-	var verdict string
-	if t.Check == v1alpha1.NoDowngrade {
-		verdict = fmt.Sprintf(`(%s.compareTo(%s) < 0 ? [%s] : [])`, now, was,
-			celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not be downgraded: was " + %s + "; allowed: " + %s + " or later"`, wasRaw, wasRaw))))
-	} else {
-		skip := t.MaxMinorSkip
-		highest := fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]d) + ".x"`, was, skip+1)
-		major := celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not change the major version: was " + %s + "; allowed: " + string(%s.major()) + ".x up to " + %s`, wasRaw, was, highest)))
-		k, count := names.next("k"), names.next("skipped")
-		minor := func(offset string) string {
-			return fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]s)`, was, offset)
-		}
-		skipped := fmt.Sprintf(`(%[1]s == 1 ? "1 minor version (" + %[2]s + ")" : %[1]s > 5 ? string(%[1]s) + " minor versions (" + %[2]s + " to " + %[3]s + ")" : string(%[1]s) + " minor versions (" + lists.range(%[1]s).map(%[4]s, %[5]s).join(", ") + ")")`,
-			count, minor("1"), minor(count), k, minor(k+" + 1"))
-		skips := celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"skips " + %s + ": was " + %s + "; allowed: at most %d skipped, up to " + %s`, skipped, wasRaw, skip, highest)))
-		verdict = fmt.Sprintf(`(%[1]s.major() != %[2]s.major() ? [%[3]s] : cel.bind(%[4]s, %[1]s.minor() - %[2]s.minor() - 1, %[4]s > %[5]d ? [%[6]s] : []))`,
-			now, was, major, count, skip, skips)
-	}
+	verdict := t.celVerdict(names, path, nv, was, now, wasRaw, "")
 	return fmt.Sprintf(`(!%[1]s ? [] : !(type(%[2]s) == string || %[3]s) ? [%[4]s] : !%[5]s ? [%[6]s] : cel.bind(%[7]s, %[8]s, cel.bind(%[9]s, %[10]s, %[11]s)))`,
 		isVersion(ov), nv, celIsNumber(nv), notVersion, isVersion(nv), notSemver,
 		was, celFullSemver(names, celScalarString(ov)), now, celFullSemver(names, celScalarString(nv)), verdict)
+}
+
+// celImageVersion is judgeVersion in CEL for a transition with imageTag
+// (and no tagPattern, which stays with the webhook): the version is the
+// tag up to its first "-", read after distribution/reference's grammar
+// accepted the reference, as celImage reads a tag.
+func (t transitionCEL) celImageVersion(names *celNames, path celPath, ov, nv string) string {
+	check := string(t.Check)
+	refRE, semverRE := celString(reference.ReferenceRegexp.String()), celString(semverStrictRE)
+	on, ow, nn, nw := names.next("on"), names.next("ow"), names.next("nn"), names.next("nwr")
+	was, now := names.next("wv"), names.next("nw")
+	hasTag := func(named string) string {
+		return fmt.Sprintf(`(%[1]s.lastIndexOf(":") > %[1]s.lastIndexOf("/"))`, named)
+	}
+	tagVersion := func(named string) string {
+		return fmt.Sprintf(`%[1]s.substring(%[1]s.lastIndexOf(":") + 1).split("-")[0]`, named)
+	}
+	plus := func(v string) string { return v + `.replace("_", "+", 1)` }
+	oldHasVersion := fmt.Sprintf(`(type(%[1]s) == string && %[1]s.matches(%[2]s) && %[3]s && %[4]s.matches(%[5]s))`, ov, refRE, hasTag(on), plus(ow), semverRE)
+	finding := func(detail string) string { return "[" + celFinding(path, celInvalidBody(nv, detail)) + "]" }
+	notImage := "[" + celFinding(path, celTypeInvalidBody(nv, celString("must be an image reference, whose tag's version "+check+" compares; was ")+" + "+ow)) + "]"
+	badRef := finding(celString("is not a valid image reference: invalid reference format"))
+	digestOnly := finding(fmt.Sprintf(`%s + %s + "; use name:tag@digest"`, celString("is pinned by digest only, so "+check+" cannot compare its version with "), ow))
+	noTag := finding(fmt.Sprintf(`%s + %s`, celString("has no tag, so it is latest, which is no version that "+check+" can compare with "), ow))
+	notSemver := finding(fmt.Sprintf(`"image version " + %s + %s + %s`, nw, celString(" is not a semantic version, which "+check+" compares; was "), ow))
+	verdict := t.celVerdict(names, path, nv, was, now, ow, `"image version " + `+nw+` + " "`)
+	newSide := fmt.Sprintf(`(type(%[1]s) != string ? %[2]s : !%[1]s.matches(%[3]s) ? %[4]s : cel.bind(%[5]s, %[1]s.split("@")[0], !%[6]s ? (%[1]s.contains("@") ? %[7]s : %[8]s) : cel.bind(%[9]s, %[10]s, !%[11]s.matches(%[12]s) ? %[13]s : cel.bind(%[14]s, %[15]s, cel.bind(%[16]s, %[17]s, %[18]s)))))`,
+		nv, notImage, refRE, badRef, nn, hasTag(nn), digestOnly, noTag, nw, tagVersion(nn), plus(nw), semverRE, notSemver,
+		was, celFullSemver(names, plus(ow)), now, celFullSemver(names, plus(nw)), verdict)
+	return fmt.Sprintf(`cel.bind(%[1]s, type(%[2]s) == string ? %[2]s.split("@")[0] : "", cel.bind(%[3]s, %[4]s, !%[5]s ? [] : %[6]s))`,
+		on, ov, ow, tagVersion(on), oldHasVersion, newSide)
+}
+
+// celVerdict compares the parsed versions was and now (CEL semver
+// values) as judgeVersion does; wasRaw is the old version as written, and
+// subject, when set, a CEL string that starts each message.
+func (t transitionCEL) celVerdict(names *celNames, path celPath, nv, was, now, wasRaw, subject string) string {
+	invalid := func(detail string) string {
+		if subject != "" {
+			detail = subject + " + " + detail
+		}
+		return "[" + celFinding(path, celInvalidBody(nv, detail)) + "]"
+	}
+	if t.Check == v1alpha1.NoDowngrade {
+		return fmt.Sprintf(`(%s.compareTo(%s) < 0 ? %s : [])`, now, was,
+			invalid(fmt.Sprintf(`"may not be downgraded: was " + %s + "; allowed: " + %s + " or later"`, wasRaw, wasRaw)))
+	}
+	skip := t.MaxMinorSkip
+	highest := fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]d) + ".x"`, was, skip+1)
+	major := invalid(fmt.Sprintf(`"may not change the major version: was " + %s + "; allowed: " + string(%s.major()) + ".x up to " + %s`, wasRaw, was, highest))
+	k, count := names.next("k"), names.next("skipped")
+	minor := func(offset string) string {
+		return fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]s)`, was, offset)
+	}
+	skipped := fmt.Sprintf(`(%[1]s == 1 ? "1 minor version (" + %[2]s + ")" : %[1]s > 5 ? string(%[1]s) + " minor versions (" + %[2]s + " to " + %[3]s + ")" : string(%[1]s) + " minor versions (" + lists.range(%[1]s).map(%[4]s, %[5]s).join(", ") + ")")`,
+		count, minor("1"), minor(count), k, minor(k+" + 1"))
+	skips := invalid(fmt.Sprintf(`"skips " + %s + ": was " + %s + "; allowed: at most %d skipped, up to " + %s`, skipped, wasRaw, skip, highest))
+	sameMajor := fmt.Sprintf(`cel.bind(%[1]s, %[2]s.minor() - %[3]s.minor() - 1, %[1]s > %[4]d ? %[5]s : [])`, count, now, was, skip, skips)
+	if t.MaxMajorSkip == nil {
+		return fmt.Sprintf(`(%s.major() != %s.major() ? %s : %s)`, now, was, major, sameMajor)
+	}
+	// Major versions skipped: "1 major version (7)", as skippedMajors.
+	majorSkip := *t.MaxMajorSkip
+	mk, majors := names.next("k"), names.next("majors")
+	skippedMajors := fmt.Sprintf(`(%[1]s == 1 ? "1 major version (" + string(%[2]s.major() + 1) + ")" : %[1]s > 5 ? string(%[1]s) + " major versions (" + string(%[2]s.major() + 1) + " to " + string(%[3]s.major() - 1) + ")" : string(%[1]s) + " major versions (" + lists.range(%[1]s).map(%[4]s, string(%[2]s.major() + %[4]s + 1)).join(", ") + ")")`,
+		majors, was, now, mk)
+	majorSkips := invalid(fmt.Sprintf(`"skips " + %s + ": was " + %s + "; allowed: at most %d skipped, up to " + string(%s.major() + %d) + ".x"`, skippedMajors, wasRaw, majorSkip, was, majorSkip+1))
+	if t.Check == v1alpha1.MaxMajorSkip {
+		return fmt.Sprintf(`cel.bind(%[1]s, %[2]s.major() - %[3]s.major() - 1, %[1]s > %[4]d ? %[5]s : [])`, majors, now, was, majorSkip, majorSkips)
+	}
+	// Into a new major version, its minor versions below the new one are
+	// skipped, as minorsFrom(major, 0, minor) describes them.
+	nk := names.next("k")
+	newMajor := fmt.Sprintf(`string(%s.major())`, now)
+	intoMinors := fmt.Sprintf(`(%[1]s.minor() == 1 ? "1 minor version (" + %[2]s + ".0)" : %[1]s.minor() > 5 ? string(%[1]s.minor()) + " minor versions (" + %[2]s + ".0 to " + %[2]s + "." + string(%[1]s.minor() - 1) + ")" : string(%[1]s.minor()) + " minor versions (" + lists.range(%[1]s.minor()).map(%[3]s, %[2]s + "." + string(%[3]s)).join(", ") + ")")`,
+		now, newMajor, nk)
+	intoSkips := invalid(fmt.Sprintf(`"skips " + %s + ": was " + %s + "; allowed: at most %d skipped, up to " + %s + ".%d.x"`, intoMinors, wasRaw, skip, newMajor, skip))
+	return fmt.Sprintf(`cel.bind(%[1]s, %[2]s.major() - %[3]s.major() - 1, %[1]s > %[4]d ? %[5]s : %[1]s >= 0 ? (%[2]s.minor() > %[6]d ? %[7]s : []) : %[2]s.major() < %[3]s.major() ? [] : %[8]s)`,
+		majors, now, was, majorSkip, majorSkips, skip, intoSkips, sameMajor)
 }
 
 // celRemoval is judgeRemoval in CEL.
