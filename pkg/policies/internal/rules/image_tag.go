@@ -66,11 +66,9 @@ func (p *TagPattern) Version(tag string) (string, bool) {
 // pattern's group, else the tag up to its first "-" (a variant follows:
 // "16.4-bookworm" is 16.4, and a pre-release in a tag reads as a variant).
 func tagVersion(tag string, pattern *TagPattern) (string, bool) {
-	version, ok := tag, true
 	if pattern != nil {
-		version, ok = pattern.Version(tag)
-	} else {
-		version, _, _ = strings.Cut(tag, "-")
+		return pattern.Version(tag)
 	}
-	return version, ok && version != ""
+	version, _, _ := strings.Cut(tag, "-")
+	return version, version != ""
 }
