@@ -32,16 +32,7 @@ func compileCELRule(cr *rules.CEL, c *compiler) ([]ruleCEL, error) {
 	path := celPath{}
 	body := `"Invalid value: " + ` + detail
 	if cr.FieldPath != nil {
-		for _, s := range cr.FieldPath.Steps {
-			switch {
-			case s.Field != "":
-				path = path.child(s.Field)
-			case s.Index >= 0:
-				path = path.index(s.Index)
-			default:
-				path = path.key(s.Key)
-			}
-		}
+		path = path.steps(cr.FieldPath.Steps)
 		// The value shown is the scalar at fieldPath (strings, booleans,
 		// numbers), as rules.CEL.value shows it.
 		shown := celVisit(c.names, *cr.FieldPath, "(object != null ? object : oldObject)", func(_ celPath, value string, found bool) string {

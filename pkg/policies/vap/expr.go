@@ -64,6 +64,21 @@ func (p celPath) key(k string) celPath { return p.with(celPathPart{text: "[" + k
 
 func (p celPath) index(i int) celPath { return p.with(celPathPart{text: "[" + strconv.Itoa(i) + "]"}) }
 
+// steps appends a Path's steps: its fields, indexes and keys.
+func (p celPath) steps(steps []rules.PathStep) celPath {
+	for _, s := range steps {
+		switch {
+		case s.Field != "":
+			p = p.child(s.Field)
+		case s.Index >= 0:
+			p = p.index(s.Index)
+		default:
+			p = p.key(s.Key)
+		}
+	}
+	return p
+}
+
 // indexVar appends "[<i>]" for the CEL int variable i.
 func (p celPath) indexVar(i string) celPath {
 	return p.with(celPathPart{text: "["}, celPathPart{text: "string(" + i + ")", isExpr: true}, celPathPart{text: "]"})

@@ -95,16 +95,7 @@ func celSetsQuantity(v, key, name string) string {
 // celFindingPath is AnyOf.findingPath below the prefix item at path.
 func (g anyOfCEL) celFindingPath(path celPath, key, name string) celPath {
 	steps, leaf := g.FindingSteps()
-	for _, s := range steps {
-		switch {
-		case s.Field != "":
-			path = path.child(s.Field)
-		case s.Index >= 0:
-			path = path.index(s.Index)
-		default:
-			path = path.key(s.Key)
-		}
-	}
+	path = path.steps(steps)
 	if leaf {
 		path = path.child(key).child(name)
 	}

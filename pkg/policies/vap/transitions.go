@@ -236,17 +236,7 @@ func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, above []rules.P
 	names := c.names
 	oldList, newList, olv := names.next("ol"), names.next("nl"), names.next("olv")
 	j, item, match, oi := names.next("j"), names.next("it"), names.next("m"), names.next("oi")
-	listAt := curAt
-	for _, s := range list.Steps {
-		switch {
-		case s.Field != "":
-			listAt = listAt.child(s.Field)
-		case s.Index >= 0:
-			listAt = listAt.index(s.Index)
-		default:
-			listAt = listAt.key(s.Key)
-		}
-	}
+	listAt := curAt.steps(list.Steps)
 	// Value checks report at the new item's index, as the engine does.
 	below := append(listSteps, rules.PathStep{Each: true, Index: -1})
 	keyed, err := t.celPairs(c, rest, below, match+"[0]", item, listAt.indexVar(j))
