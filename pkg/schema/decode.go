@@ -14,9 +14,6 @@ import (
 // says what they mean: the field is not allowed here.
 const unknownFieldOrigin = "crdguard.dev/unknown-field"
 
-// unknownFieldDetail is the message of an unknown-field error.
-const unknownFieldDetail = "unknown field: the schema does not declare it, so kube-apiserver drops it (and rejects the object only with fieldValidation=Strict)"
-
 // decode does in place what the API server's custom resource decoder does
 // after JSON decoding (the handler's unstructuredSchemaCoercer, then the
 // codec's defaulter): read ObjectMeta, prune unknown fields and nulls,
@@ -49,11 +46,12 @@ func (v *Validator) decode(u *unstructured.Unstructured) ([]string, *field.Error
 	return unknown, nil
 }
 
-// unknownFieldErrors turns pruned paths into errors at those paths.
+// unknownFieldErrors turns pruned paths into errors at those paths, worded
+// as the server's strict decoding error words each of them.
 func unknownFieldErrors(paths []string) field.ErrorList {
 	errs := make(field.ErrorList, 0, len(paths))
 	for _, path := range paths {
-		errs = append(errs, &field.Error{Type: field.ErrorTypeForbidden, Field: path, Detail: unknownFieldDetail, Origin: unknownFieldOrigin})
+		errs = append(errs, &field.Error{Type: field.ErrorTypeForbidden, Field: path, Detail: unknownFieldWarning(path), Origin: unknownFieldOrigin})
 	}
 	return errs
 }

@@ -37,5 +37,5 @@ func Example() {
 	}
 	// Output:
 	// spec.replicas | Invalid value: replicas must be odd so the group keeps a quorum
-	// spec.storage.sizeGB | Forbidden: unknown field: the schema does not declare it, so kube-apiserver drops it (and rejects the object only with fieldValidation=Strict)
+	// spec.storage.sizeGB | Forbidden: unknown field "spec.storage.sizeGB"
 }

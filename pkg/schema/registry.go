@@ -99,6 +99,14 @@ func (r *Registry) Validator(gvk schema.GroupVersionKind) (*Validator, error) {
 // fails as it would against the server; an object whose kind no CRD defines
 // is a *NoSchemaError.
 func (r *Registry) Validate(ctx context.Context, obj, old *unstructured.Unstructured) (field.ErrorList, error) {
+	_, errs, err := r.DryRun(ctx, obj, old, ValidateOptions{})
+	return errs, err
+}
+
+// DryRun is Validator.DryRun with the validator of obj's kind. An object of
+// a version its CRD does not serve fails as in Validate, without a stored
+// object; an object whose kind no CRD defines is a *NoSchemaError.
+func (r *Registry) DryRun(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (*unstructured.Unstructured, field.ErrorList, error) {
 	gvk := obj.GroupVersionKind()
 	if served, ok := r.served[gvk.GroupKind()]; ok && r.validators[gvk] == nil {
 		versions := make([]string, len(served))
@@ -106,13 +114,14 @@ func (r *Registry) Validate(ctx context.Context, obj, old *unstructured.Unstruct
 			versions[i] = gvk.GroupKind().WithVersion(v).GroupVersion().String()
 		}
 		sort.Strings(versions)
-		return field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), obj.GetAPIVersion(), versions)}, nil
+		return nil, field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), obj.GetAPIVersion(), versions)}, nil
 	}
 	v, err := r.Validator(gvk)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return v.Validate(ctx, obj, old), nil
+	stored, errs := v.DryRun(ctx, obj, old, opts)
+	return stored, errs, nil
 }
 
 // Namespace is the namespace the API server would put obj in: "default" for

@@ -14,6 +14,7 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -114,29 +115,67 @@ func (v *Validator) GroupVersionKind() schema.GroupVersionKind { return v.gvk }
 func (v *Validator) Namespaced() bool { return v.namespaced }
 
 // Validate returns what kube-apiserver reports for creating obj (old == nil)
-// or for updating old to obj, plus the unknown fields the server would reject
-// under fieldValidation=Strict or silently drop otherwise. Neither argument is
-// modified.
+// or for updating old to obj, plus the unknown fields the server rejects
+// under fieldValidation=Strict (where it reports nothing else). Neither
+// argument is modified.
 func (v *Validator) Validate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList {
+	return v.ValidateWithOptions(ctx, obj, old, ValidateOptions{})
+}
+
+// ValidateWithOptions is Validate for a request with opts: under
+// fieldValidation=Warn the unknown fields are warnings recorded in ctx (see
+// RecordWarnings) before those of validation, as the server records them.
+func (v *Validator) ValidateWithOptions(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) field.ErrorList {
+	errs, _ := v.validate(ctx, obj, old, opts)
+	return errs
+}
+
+// DryRun is what a dry-run request returns: the errors Validate reports
+// (under opts), and obj as the server would store it if it accepted it:
+// pruned, defaulted, its status dropped when a create may not set it, and
+// metadata as the server fills it (namespace, generated name, generation,
+// what an update keeps of the stored object). What only the server can
+// assign is left out: resourceVersion and managedFields, and on create uid
+// and creationTimestamp. stored is nil when the server could not decode
+// obj. Neither argument is modified.
+func (v *Validator) DryRun(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (stored *unstructured.Unstructured, errs field.ErrorList) {
+	errs, stored = v.validate(ctx, obj, old, opts)
+	if stored == nil {
+		return nil, errs
+	}
+	stored.SetResourceVersion("")
+	stored.SetManagedFields(nil)
+	if old == nil {
+		stored.SetUID("")
+		stored.SetCreationTimestamp(metav1.Time{})
+	} else if ts := old.GetCreationTimestamp(); ts.IsZero() {
+		stored.SetCreationTimestamp(metav1.Time{}) // a stand-in, not the stored object's
+	}
+	return stored, errs
+}
+
+// validate validates a copy of obj and returns it as prepared for storage,
+// nil when it could not be decoded.
+func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (field.ErrorList, *unstructured.Unstructured) {
 	obj = obj.DeepCopy()
 	unknown, decodeErr := v.decode(obj)
 	if decodeErr != nil {
-		return field.ErrorList{decodeErr} // the server stops here too
+		return field.ErrorList{decodeErr}, nil // the server stops here too
 	}
-	errs := unknownFieldErrors(unknown)
+	errs := applyFieldValidation(ctx, opts.FieldValidation, unknown)
 	if old == nil {
 		v.prepareForCreate(ctx, obj)
-		return normalize(append(errs, rest.ValidateCreate(ctx, obj, v.strategy)...))
+		return normalize(append(errs, rest.ValidateCreate(ctx, obj, v.strategy)...)), obj
 	}
 	// The stored object was pruned when it was written: its unknown fields
 	// are gone, not errors of this update.
 	old = old.DeepCopy()
 	if _, decodeErr := v.decode(old); decodeErr != nil {
 		decodeErr.Detail = "old object: " + decodeErr.Detail
-		return field.ErrorList{decodeErr}
+		return field.ErrorList{decodeErr}, nil
 	}
 	v.prepareForUpdate(ctx, obj, old)
-	return normalize(append(errs, rest.ValidateUpdate(ctx, obj, old, v.strategy)...))
+	return normalize(append(errs, rest.ValidateUpdate(ctx, obj, old, v.strategy)...)), obj
 }
 
 // normalize orders errs by field path, then type and detail, and drops exact
@@ -213,14 +252,18 @@ func (v *Validator) prepareForUpdate(ctx context.Context, obj, old *unstructured
 	v.fixNamespace(old)
 	dedupOwnerReferences(obj)
 	resetManagedFields(obj, old)
-	// A stored object always has a resourceVersion and a creationTimestamp,
-	// and an update without a resourceVersion is applied to the current
-	// object (as kubectl apply and patches are).
+	// A stored object always has a resourceVersion, a creationTimestamp
+	// and a generation (1 from its create on), and an update without a
+	// resourceVersion is applied to the current object (as kubectl apply
+	// and patches are).
 	if old.GetResourceVersion() == "" {
 		old.SetResourceVersion("1")
 	}
 	if ts := old.GetCreationTimestamp(); ts.IsZero() {
 		old.SetCreationTimestamp(storedCreationTimestamp)
+	}
+	if old.GetGeneration() == 0 {
+		old.SetGeneration(1)
 	}
 	if obj.GetResourceVersion() == "" {
 		obj.SetResourceVersion(old.GetResourceVersion())
