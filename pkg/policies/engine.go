@@ -137,6 +137,9 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	if err := e.mutate(ctx, &view, matched, &res); err != nil {
 		return res, err
 	}
+	if err := e.storePatched(ctx, view, &res); err != nil {
+		return res, err
+	}
 	if err := e.check(ctx, &view, matched, &res); err != nil {
 		return res, err
 	}
@@ -154,7 +157,7 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 		return view, nil
 	}
 	if req.Operation != v1alpha1.Delete {
-		errs, err := e.schemas.Validate(ctx, req.Object, req.OldObject)
+		stored, errs, err := e.schemas.DryRun(ctx, req.Object, req.OldObject, schema.ValidateOptions{FieldValidation: req.FieldValidation})
 		var noSchema *schema.NoSchemaError
 		switch {
 		case errors.As(err, &noSchema):
@@ -164,6 +167,9 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 		}
 		res.SchemaValidated = true
 		res.Violations = append(res.Violations, schemaViolations(errs)...)
+		if req.ShowStored && len(errs) == 0 {
+			res.Stored = stored
+		}
 	}
 	// An unserved version has no validator: its policies see the object as sent.
 	validator, err := e.schemas.Validator(req.subject().GroupVersionKind())
@@ -177,6 +183,25 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 		view.OldObject = validator.Decode(req.OldObject)
 	}
 	return view, nil
+}
+
+// storePatched replaces the stored object by the patched one when the
+// policies' mutations changed it: the server decodes a mutating webhook's
+// answer again (pruning, defaulting) and validates the result before it
+// stores it.
+func (e *Engine) storePatched(ctx context.Context, view Request, res *Result) error {
+	if res.Stored == nil || len(res.Patches) == 0 {
+		return nil
+	}
+	res.Stored = nil
+	stored, errs, err := e.schemas.DryRun(ctx, view.Object, view.OldObject, schema.ValidateOptions{FieldValidation: view.FieldValidation})
+	if err != nil {
+		return err
+	}
+	if len(errs) == 0 {
+		res.Stored = stored
+	}
+	return nil
 }
 
 // check runs the matched policies' rules and records their findings with

@@ -12,6 +12,7 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 	"github.com/crdguard/crdguard/pkg/report"
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // Request is one admission request, as the webhook receives it or the CLI
@@ -31,6 +32,13 @@ type Request struct {
 	UserInfo        authenticationv1.UserInfo
 	// DryRun requests are evaluated exactly like real ones.
 	DryRun bool
+	// FieldValidation is the request's fieldValidation: what the schema
+	// validation makes of unknown fields (see schema.ValidateOptions).
+	// Empty is Strict, kubectl's default.
+	FieldValidation schema.FieldValidation
+	// ShowStored asks for Result.Stored. An object the policies mutate is
+	// then validated a second time, patched, as the server does.
+	ShowStored bool
 	// Admitted says Object and OldObject come from kube-apiserver's
 	// admission chain: it has decoded them (pruned and defaulted by the
 	// CRD), and validates the new object against the CRD's schema itself —
@@ -71,6 +79,13 @@ type Result struct {
 	Patches []jsonpatch.Operation
 	// SchemaValidated tells whether a CRD schema validated the object.
 	SchemaValidated bool
+	// Stored is the object as the API server would store it (see
+	// schema.Validator.DryRun), with the policies' patches applied and
+	// decoded again as the server decodes a mutating webhook's answer. It
+	// is nil unless Request.ShowStored, when the schema did not validate
+	// the object or found errors (the server stores nothing then), and on
+	// DELETE.
+	Stored *unstructured.Unstructured
 	// Policies names the policies that matched the request.
 	Policies []string
 }

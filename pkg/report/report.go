@@ -61,6 +61,9 @@ type Result struct {
 	// Patches are the changes the mutating webhook would make (shown with
 	// validate --show-patches).
 	Patches []Patch `json:"patches,omitempty"`
+	// Stored is the object as the API server would store it (shown with
+	// validate --show-stored): only for an object it would accept.
+	Stored map[string]any `json:"stored,omitempty"`
 	// Error is set when the document could not be evaluated at all
 	// (unparseable, no apiVersion/kind); such a document is never allowed.
 	Error string `json:"error,omitempty"`

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
@@ -50,7 +53,7 @@ func worthReporting(r *Result) bool {
 func writeTextResult(buf *bytes.Buffer, r *Result) {
 	buf.WriteString(printable(textLocation(r)))
 	buf.WriteString(": ")
-	hasDetails := len(r.Violations) > 0 || len(r.Warnings) > 0 || len(r.Patches) > 0
+	hasDetails := len(r.Violations) > 0 || len(r.Warnings) > 0 || len(r.Patches) > 0 || r.Stored != nil
 	switch r.outcome() {
 	case outcomeError:
 		buf.WriteString("error: " + printable(r.Error))
@@ -90,6 +93,24 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 	for _, p := range r.Patches {
 		value, _ := json.Marshal(p.Value)
 		fmt.Fprintf(buf, "  Patch: %s %s %s\n", printable(p.Op), printable(p.Path), printable(string(value)))
+	}
+	writeStored(buf, r.Stored)
+}
+
+// writeStored writes the stored object as the YAML document kubectl's
+// "-o yaml" prints, indented under the result.
+func writeStored(buf *bytes.Buffer, stored map[string]any) {
+	if stored == nil {
+		return
+	}
+	data, err := yaml.Marshal(stored)
+	if err != nil {
+		// A decoded object always marshals; say so if one does not.
+		data = []byte("# cannot show it: " + err.Error() + "\n")
+	}
+	buf.WriteString("  Stored:\n")
+	for line := range strings.Lines(string(data)) {
+		buf.WriteString("    " + printable(strings.TrimSuffix(line, "\n")) + "\n")
 	}
 }
 

@@ -44,10 +44,16 @@ type validateOptions struct {
 	showPatches bool
 	// warningsAsErrors turns every warning into a Deny finding.
 	warningsAsErrors bool
+	// fieldValidation is the server's fieldValidation each request is
+	// validated with; Strict by default, as kubectl's --validate.
+	fieldValidation string
+	// showStored adds to each accepted object's result the object as the
+	// server would store it.
+	showStored bool
 }
 
 func newValidateCommand(streams Streams) *cobra.Command {
-	o := &validateOptions{missingSchemas: missingSkip}
+	o := &validateOptions{missingSchemas: missingSkip, fieldValidation: string(schema.FieldValidationStrict)}
 	cmd := &cobra.Command{
 		Use:   "validate [flags] [PATH...]",
 		Short: "Validate objects against CRD schemas as kube-apiserver would",
@@ -80,6 +86,8 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 	f.StringVar(&o.user, "user", "", "the requesting user, for approvals and CEL rules")
 	f.StringSliceVar(&o.groups, "groups", nil, "the requesting user's groups (comma-separated or repeated)")
 	f.BoolVar(&o.showPatches, "show-patches", false, "show the JSON patches the mutating webhook would apply")
+	f.StringVar(&o.fieldValidation, "field-validation", o.fieldValidation, `what unknown fields are, as the server's fieldValidation: "Strict" (errors), "Warn" (dropped, with a warning each) or "Ignore" (dropped in silence); the object's other errors are reported in every mode`)
+	f.BoolVar(&o.showStored, "show-stored", false, "show each accepted object as kube-apiserver would store it: pruned, defaulted, metadata filled; without what only the server assigns (uid, creationTimestamp on create, resourceVersion, managedFields)")
 	f.BoolVar(&o.warningsAsErrors, "warnings-as-errors", false, `deny an object the server would warn about: each warning becomes a finding of rule schema/warning (exit 1)`)
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
@@ -95,6 +103,11 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if o.missingSchemas != missingSkip && o.missingSchemas != missingError {
 		return usageError("--missing-schemas must be %q or %q, not %q", missingSkip, missingError, o.missingSchemas)
 	}
+	mode, err := schema.ParseFieldValidation(o.fieldValidation)
+	if err != nil {
+		return usageError("--field-validation: %v", err)
+	}
+	o.fieldValidation = string(mode)
 	if o.delete && len(o.old) > 0 {
 		return usageError("--delete and --old do not go together: a DELETE has no new object")
 	}
@@ -103,7 +116,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 			return usageError("--exclude: %v", err)
 		}
 	}
-	paths, err := inputPaths(streams, paths, "crdguard validate", pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old})
+	paths, err = inputPaths(streams, paths, "crdguard validate", pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old})
 	if err != nil {
 		return err
 	}
@@ -364,6 +377,8 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 		Namespace:       res.Namespace,
 		NamespaceLabels: run.namespaceLabels[res.Namespace],
 		UserInfo:        authenticationv1.UserInfo{Username: o.user, Groups: o.groups},
+		FieldValidation: schema.FieldValidation(o.fieldValidation),
+		ShowStored:      o.showStored,
 	}
 	if old := run.olds[keyOf(run.registry, obj)]; old != nil {
 		req.Operation, req.OldObject = v1alpha1.Update, old
@@ -415,6 +430,10 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	if o.warningsAsErrors {
 		res.Violations = append(res.Violations, warningFindings(res.Warnings)...)
 		res.Warnings = nil
+	}
+	// The server stores only what it accepts, webhooks included.
+	if res.Decide(); out.Stored != nil && res.Allowed {
+		res.Stored = out.Stored.Object
 	}
 	if o.showPatches {
 		for _, p := range out.Patches {
