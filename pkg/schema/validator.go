@@ -134,9 +134,11 @@ func (v *Validator) ValidateWithOptions(ctx context.Context, obj, old *unstructu
 // (under opts), and obj as the server would store it if it accepted it:
 // pruned, defaulted, its status dropped when a create may not set it, and
 // metadata as the server fills it (namespace, generated name, generation,
-// what an update keeps of the stored object). What only the server can
-// assign is left out: resourceVersion and managedFields, and on create uid
-// and creationTimestamp. stored is nil when the server could not decode
+// what an update keeps of the stored object), and defaulted again as the
+// server defaults what it reads back. What only the server can assign is
+// left out: resourceVersion and managedFields, and on create uid and
+// creationTimestamp; selfLink, and on create a deletion, are dropped as the
+// server drops them. stored is nil when the server could not decode
 // obj. Neither argument is modified.
 func (v *Validator) DryRun(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (stored *unstructured.Unstructured, errs field.ErrorList) {
 	errs, stored = v.validate(ctx, obj, old, opts)
@@ -145,12 +147,19 @@ func (v *Validator) DryRun(ctx context.Context, obj, old *unstructured.Unstructu
 	}
 	stored.SetResourceVersion("")
 	stored.SetManagedFields(nil)
+	stored.SetSelfLink("") // never stored
 	if old == nil {
 		stored.SetUID("")
 		stored.SetCreationTimestamp(metav1.Time{})
+		// A create cannot start a deletion.
+		stored.SetDeletionTimestamp(nil)
+		stored.SetDeletionGracePeriodSeconds(nil)
 	} else if ts := old.GetCreationTimestamp(); ts.IsZero() {
 		stored.SetCreationTimestamp(metav1.Time{}) // a stand-in, not the stored object's
 	}
+	// The server defaults what it reads back from storage as well: a status
+	// dropped on create takes the status's own default.
+	structuraldefaulting.Default(stored.Object, v.structural)
 	return stored, errs
 }
 
