@@ -126,7 +126,7 @@ func (f *cliFamily) setup(ctx context.Context, env *environment) error {
 		}
 	}
 	fmt.Fprintf(env.log, "corpus: %d objects in %d files (scale corpus: %d); %d JSON schemas for kubeconform\n", len(f.objects), f.files, len(f.scale), nSchemas)
-	f.tools = []tool{crdguard(crdguardBin, crdDirs), kubeconform(kubeconformBin, schemaDir, runtime.GOMAXPROCS(0))}
+	f.tools = []tool{crdguard(crdguardBin, crdDirs), kubeconform(kubeconformBin, schemaDir, runtime.GOMAXPROCS(0)), crdguardTool(crdguardStored, crdguardBin, crdDirs)}
 	f.full, f.start = map[string][]run{}, map[string][]run{}
 	return nil
 }
@@ -220,7 +220,11 @@ func (f *cliFamily) rows() []*row {
 		return fmt.Sprintf("memory %s start-up", ratio(float64(r.median().memory), float64(start.median().memory)))
 	}
 	validate.vs = fmt.Sprintf("objects/s %s kubeconform, CPU per object %s; %s", ratio(v.rate, k.rate), ratio(float64(v.cpu), float64(k.cpu)), memory(validate))
-	rows := []*row{validate, kc}
+	stored := &row{family: f.name(), name: "crdguard validate --field-validation=Warn --warnings-as-errors --show-stored, the same objects", rateUnit: "objects/s", samples: perObject(f.full[crdguardStored], len(f.objects))}
+	// What warnings and the stored object add to validate's time.
+	s := stored.median()
+	stored.vs = fmt.Sprintf("time per object %s crdguard validate (%s), CPU per object %s", ratio(v.rate, s.rate), roundRatios(validate, stored, rate), ratio(float64(s.cpu), float64(v.cpu)))
+	rows := []*row{validate, kc, stored}
 	if f.scaleDir != "" {
 		scaled := &row{family: f.name(), name: fmt.Sprintf("crdguard validate, %d objects (%d files)", len(f.scale), f.scaleFiles), rateUnit: "objects/s", samples: perObject(f.scaled, len(f.scale))}
 		scaled.vs = memory(scaled)
@@ -239,7 +243,8 @@ func (f *cliFamily) notes() []string {
 		scale = fmt.Sprintf("The %d-object corpus is generated the same way and run by crdguard only; its memory, like the %d-object one's, is compared with the start-up run's, which compiles the same kinds. ", len(f.scale), len(f.objects))
 	}
 	return []string{fmt.Sprintf("cli: %d objects, %.0f%% invalid in ways both tools detect, %d per file; both tools flag exactly the invalid ones in every run and use %d workers. "+
-		"crdguard also runs CEL rules, list-type and metadata checks kubeconform does not. %s"+
+		"crdguard also runs CEL rules, list-type and metadata checks kubeconform does not. "+
+		"crdguard-stored is crdguard with --field-validation=Warn --warnings-as-errors --show-stored: unknown fields are warnings turned into errors, so it flags the same objects, and every accepted object is in the report as it would be stored. %s"+
 		"CPU per op is CPU time per object (validate) or per run (start-up, diff); memory is the peak RSS (VmHWM, sampled every 10ms).",
 		len(f.objects), f.env.o.invalid*100, f.env.o.perFile, runtime.GOMAXPROCS(0), scale)}
 }

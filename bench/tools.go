@@ -74,14 +74,29 @@ func tail(s string) string {
 	return s
 }
 
+// crdguardStored is the name of crdguard run with the extra flags of
+// crdguardTool's stored variant.
+const crdguardStored = "crdguard-stored"
+
 func crdguard(path string, crdDirs []string) tool {
+	return crdguardTool("crdguard", path, crdDirs)
+}
+
+// crdguardTool runs crdguard validate; the crdguardStored variant also
+// turns unknown fields into warnings and those into errors (so the corpus's
+// verdicts stay the same) and adds every accepted object as it would be
+// stored to the report.
+func crdguardTool(name, path string, crdDirs []string) tool {
 	return tool{
-		name: "crdguard",
+		name: name,
 		path: path,
 		args: func(dir string) []string {
 			args := []string{"validate"}
 			for _, d := range crdDirs {
 				args = append(args, "--crds", d)
+			}
+			if name == crdguardStored {
+				args = append(args, "--field-validation=Warn", "--warnings-as-errors", "--show-stored")
 			}
 			return append(args, "-o", "json", dir)
 		},
