@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // target is one object compared between crdguard and the server.
@@ -55,7 +57,18 @@ type verdict struct {
 	// the kind; crdguard reports apiVersion Unsupported).
 	notServed bool
 	warnings  []string // the server's Warning headers, sorted: their order is not compared
-	detail    string   // raw output for failure messages
+	// stored is the object as it would be stored, as canonical JSON: the
+	// dry-run response of an accepted create under Ignore, crdguard's
+	// --show-stored; "" otherwise.
+	stored string
+	detail string // raw output for failure messages
+}
+
+// The fieldValidation modes compared, with kubectl's --validate for each.
+var modes = []struct{ name, kubectl string }{
+	{"Strict", "strict"},
+	{"Warn", "warn"},
+	{"Ignore", "false"},
 }
 
 // paths is the set of field paths of all findings.
@@ -86,8 +99,9 @@ func withoutGeneratedName(tg *target, causes []string) []string {
 // waits for the server, which shares the machine's cores with them.
 var kubectlWorkers = min(8, 2*runtime.GOMAXPROCS(0))
 
-// compareAll runs crdguard and the server on every target and compares them
-// in one subtest per target. It returns the number of objects compared.
+// compareAll runs crdguard and the server on every target under every
+// fieldValidation mode and compares them in one subtest per target and
+// mode. It returns the number of objects compared.
 func compareAll(t *testing.T, targets []*target) int {
 	t.Helper()
 	ctx := t.Context()
@@ -95,12 +109,15 @@ func compareAll(t *testing.T, targets []*target) int {
 		t.Fatal("no objects to compare")
 	}
 
-	ours, err := runCrdguard(ctx, targets)
-	if err != nil {
-		t.Fatal(err)
+	ours := make([][]verdict, len(modes))
+	for m, mode := range modes {
+		var err error
+		if ours[m], err = runCrdguard(ctx, targets, mode.name); err != nil {
+			t.Fatal(err)
+		}
 	}
 
-	theirs := make([]verdict, len(targets))
+	theirs := make([][]verdict, len(targets))
 	errs := make([]error, len(targets))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -122,30 +139,86 @@ func compareAll(t *testing.T, targets []*target) int {
 			if errs[i] != nil {
 				t.Fatalf("server side: %v", errs[i])
 			}
-			compareVerdicts(t, tg, ours[i], theirs[i])
+			for m, mode := range modes {
+				t.Run(mode.name, func(t *testing.T) {
+					compareVerdicts(t, tg, mode.name, ours[m][i], theirs[i][m])
+				})
+			}
 		})
 	}
 	return len(targets)
 }
 
-// serverVerdict asks the server twice: with fieldValidation=Strict (unknown
-// fields fail decoding, nothing else is reported) and with Ignore (unknown
-// fields are pruned, schema errors are reported).
-func serverVerdict(ctx context.Context, tg *target) (verdict, error) {
-	strict, err := kubectlDryRun(ctx, tg, "strict")
-	if err != nil {
-		return verdict{}, err
-	}
-	ignore, err := kubectlDryRun(ctx, tg, "false")
-	if err != nil {
-		return verdict{}, err
-	}
-	v := verdict{detail: strict.output + "\n" + ignore.output}
-	switch {
-	case strict.notServed || ignore.notServed:
-		if !strict.notServed || !ignore.notServed {
-			return v, fmt.Errorf("kubectl mapped the kind in only one of two calls:\n%s", v.detail)
+// serverVerdict asks the server under each mode of modes and returns its
+// verdict under each. Under Strict unknown fields fail decoding and nothing
+// else is reported: its verdict takes the other causes from Ignore, as
+// crdguard reports them together.
+func serverVerdict(ctx context.Context, tg *target) ([]verdict, error) {
+	attempts := make([]attempt, len(modes))
+	var details []string
+	for m, mode := range modes {
+		var err error
+		if attempts[m], err = kubectlDryRun(ctx, tg, mode.kubectl); err != nil {
+			return nil, err
 		}
+		details = append(details, attempts[m].output)
+	}
+	strict, warn, ignore := attempts[0], attempts[1], attempts[2]
+	detail := strings.Join(details, "\n")
+	for _, a := range attempts {
+		if a.notServed != strict.notServed {
+			return nil, fmt.Errorf("kubectl mapped the kind in only some of its calls:\n%s", detail)
+		}
+	}
+	strictVerdict, err := strictVerdict(strict, ignore, detail)
+	if err != nil {
+		return nil, err
+	}
+	out := []verdict{strictVerdict}
+	for _, a := range []attempt{warn, ignore} {
+		out = append(out, verdict{allowed: a.accepted, causes: a.causes, notServed: a.notServed, warnings: a.warnings, detail: detail})
+	}
+	if ignore.accepted && !tg.update {
+		stored, err := storedJSON(tg, ignore.object, true)
+		if err != nil {
+			return nil, err
+		}
+		out[2].stored = stored
+	}
+	return out, nil
+}
+
+// serverAssigned are the metadata fields only the server can fill, which
+// crdguard --show-stored leaves out.
+var serverAssigned = []string{"uid", "creationTimestamp", "resourceVersion", "managedFields"}
+
+// storedJSON is obj as canonical JSON, with a generated name replaced by a
+// placeholder. The server's (server) is without serverAssigned; crdguard's
+// is in the namespace kubectl sends it to (crdguard, given none, puts it in
+// "default").
+func storedJSON(tg *target, obj map[string]any, server bool) (string, error) {
+	obj = (&unstructured.Unstructured{Object: obj}).DeepCopy().Object
+	meta, _ := obj["metadata"].(map[string]any)
+	if server {
+		for _, f := range serverAssigned {
+			delete(meta, f)
+		}
+	} else if tg.namespace != "" && meta != nil && meta["namespace"] == "default" {
+		meta["namespace"] = tg.namespace
+	}
+	if tg.generateName != "" && meta != nil {
+		meta["name"] = tg.generateName + "<random>"
+	}
+	data, err := json.Marshal(obj)
+	return string(data), err
+}
+
+// strictVerdict is the server's verdict under Strict, completed with the
+// causes it reports under Ignore.
+func strictVerdict(strict, ignore attempt, detail string) (verdict, error) {
+	v := verdict{detail: detail}
+	switch {
+	case strict.notServed:
 		v.notServed = true
 	case strict.accepted:
 		if !ignore.accepted {
@@ -171,9 +244,10 @@ func serverVerdict(ctx context.Context, tg *target) (verdict, error) {
 // compareVerdicts fails t unless crdguard and the server agree on the
 // verdict, on the set of field paths, and on every message except
 // unknown fields' (the server has no per-field message for those).
-func compareVerdicts(t *testing.T, tg *target, ours, theirs verdict) {
+func compareVerdicts(t *testing.T, tg *target, mode string, ours, theirs verdict) {
 	t.Helper()
-	if tg.want != nil && theirs.allowed != *tg.want {
+	// The corpus's verdicts are those of kubectl's default.
+	if tg.want != nil && mode == "Strict" && theirs.allowed != *tg.want {
 		t.Errorf("corpus error: the object is meant to be allowed=%v but the server says allowed=%v\n%s", *tg.want, theirs.allowed, theirs.detail)
 	}
 	both := fmt.Sprintf("\ncrdguard: allowed=%v\n  paths: %s\n%s\nserver:   allowed=%v\n  paths: %s\n%s\nserver output:\n%s",
@@ -189,7 +263,7 @@ func compareVerdicts(t *testing.T, tg *target, ours, theirs verdict) {
 		t.Errorf("%s%s", diff, both)
 		return
 	}
-	t.Logf("agree: allowed=%v paths=[%s] warnings=%q", ours.allowed, strings.Join(ours.paths(), " "), ours.warnings)
+	t.Logf("agree: allowed=%v paths=[%s] warnings=%q stored=%v", ours.allowed, strings.Join(ours.paths(), " "), ours.warnings, ours.stored != "")
 }
 
 // knownWarningDifferences are the targets, by subtest name, on which
@@ -217,6 +291,8 @@ func disagreement(ours, theirs verdict) string {
 		return "messages differ"
 	case !slices.Equal(ours.warnings, theirs.warnings):
 		return "warnings differ"
+	case ours.stored != theirs.stored:
+		return fmt.Sprintf("stored objects differ:\ncrdguard: %s\nserver:   %s", ours.stored, theirs.stored)
 	}
 	return ""
 }
@@ -247,18 +323,19 @@ type report struct {
 }
 
 type result struct {
-	Source     string    `json:"source"`
-	Document   int       `json:"document"`
-	APIVersion string    `json:"apiVersion"`
-	Kind       string    `json:"kind"`
-	Name       string    `json:"name"`
-	Operation  string    `json:"operation"`
-	Allowed    bool      `json:"allowed"`
-	Skipped    bool      `json:"skipped"`
-	SkipReason string    `json:"skipReason"`
-	Violations []finding `json:"violations"`
-	Warnings   []string  `json:"warnings"`
-	Error      string    `json:"error"`
+	Source     string         `json:"source"`
+	Document   int            `json:"document"`
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Name       string         `json:"name"`
+	Operation  string         `json:"operation"`
+	Allowed    bool           `json:"allowed"`
+	Skipped    bool           `json:"skipped"`
+	SkipReason string         `json:"skipReason"`
+	Violations []finding      `json:"violations"`
+	Warnings   []string       `json:"warnings"`
+	Stored     map[string]any `json:"stored"`
+	Error      string         `json:"error"`
 }
 
 type finding struct {
@@ -270,10 +347,11 @@ type finding struct {
 	Enforcement string `json:"enforcement"`
 }
 
-// runCrdguard validates the targets with the crdguard binary: one run per
-// CRD set for creates, one run per update (each has its own --old). It
-// returns crdguard's verdict for each target.
-func runCrdguard(ctx context.Context, targets []*target) ([]verdict, error) {
+// runCrdguard validates the targets with the crdguard binary under
+// --field-validation=mode: one run per CRD set for creates, one run per
+// update (each has its own --old). It returns crdguard's verdict for each
+// target.
+func runCrdguard(ctx context.Context, targets []*target, mode string) ([]verdict, error) {
 	type run struct {
 		set, old string
 		sources  []string
@@ -299,7 +377,7 @@ func runCrdguard(ctx context.Context, targets []*target) ([]verdict, error) {
 	errs := make([]error, len(runs))
 	for i, r := range runs {
 		wg.Go(func() {
-			rep, err := crdguardValidate(ctx, r.set, r.old, r.sources)
+			rep, err := crdguardValidate(ctx, r.set, r.old, mode, r.sources)
 			if err != nil {
 				errs[i] = err
 				return
@@ -365,15 +443,28 @@ func ourVerdict(tg *target, res result) (verdict, error) {
 	}
 	v.unknown, v.causes = set(v.unknown), withoutGeneratedName(tg, set(v.causes))
 	v.warnings = withoutGeneratedName(tg, set(res.Warnings))
+	// The server's stored object of an update is compared with none: its
+	// old object was stored under a relaxed CRD (see storeOldObjects).
+	if res.Stored != nil && !tg.update {
+		var err error
+		if v.stored, err = storedJSON(tg, res.Stored, false); err != nil {
+			return v, err
+		}
+	}
 	if v.allowed != (len(res.Violations) == 0) {
 		return v, fmt.Errorf("allowed=%v with %d violations", v.allowed, len(res.Violations))
 	}
 	return v, nil
 }
 
-// crdguardValidate runs `crdguard validate --crds SET [--old OLD] -o json SOURCES...`.
-func crdguardValidate(ctx context.Context, set, old string, sources []string) (*report, error) {
-	args := []string{"validate", "--crds", cluster.crds[set], "-o", "json"}
+// crdguardValidate runs `crdguard validate --crds SET [--old OLD]
+// --field-validation MODE -o json SOURCES...`, with --show-stored under
+// Ignore (the server's dry-run response is compared under Ignore only).
+func crdguardValidate(ctx context.Context, set, old, mode string, sources []string) (*report, error) {
+	args := []string{"validate", "--crds", cluster.crds[set], "--field-validation", mode, "-o", "json"}
+	if mode == "Ignore" {
+		args = append(args, "--show-stored")
+	}
 	if old != "" {
 		args = append(args, "--old", old)
 	}

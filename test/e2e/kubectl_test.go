@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -18,18 +19,21 @@ type attempt struct {
 	unknown   []string // paths of a 400 "strict decoding error: unknown field ..."
 	notServed bool     // kubectl found no served resource for the apiVersion and kind
 	warnings  []string // the server's Warning headers, as kubectl prints them after "Warning: "
-	output    string   // kubectl's stdout and stderr, for failure messages
+	// object is the dry-run response's object of an accepted request: what
+	// the server would have stored.
+	object map[string]any
+	output string // kubectl's stdout and stderr, for failure messages
 }
 
 // kubectlDryRun sends file to the server with dryRun=All: kubectl create,
 // or kubectl replace for an update. validate is kubectl's --validate:
-// "strict" sends fieldValidation=Strict, "false" sends Ignore.
+// "strict" sends fieldValidation=Strict, "warn" Warn, "false" Ignore.
 func kubectlDryRun(ctx context.Context, tg *target, validate string) (attempt, error) {
 	verb := "create"
 	if tg.update {
 		verb = "replace"
 	}
-	args := []string{verb, "--dry-run=server", "--validate=" + validate, "-f", tg.file}
+	args := []string{verb, "--dry-run=server", "--validate=" + validate, "-o", "json", "-f", tg.file}
 	if tg.namespace != "" {
 		args = append(args, "--namespace="+tg.namespace)
 	}
@@ -47,6 +51,11 @@ func kubectlDryRun(ctx context.Context, tg *target, validate string) (attempt, e
 	a.output = fmt.Sprintf("$ kubectl %s\n%s%s", strings.Join(args, " "), stdout.String(), stderr.String())
 	if perr != nil {
 		return a, fmt.Errorf("%w\n%s", perr, a.output)
+	}
+	if a.accepted {
+		if err := json.Unmarshal(stdout.Bytes(), &a.object); err != nil {
+			return a, fmt.Errorf("reading the dry-run response: %w\n%s", err, a.output)
+		}
 	}
 	return a, nil
 }
