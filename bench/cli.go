@@ -189,7 +189,7 @@ func (f *cliFamily) runDiff() (run, error) {
 		return run{}, fmt.Errorf("crdguard diff: %w", err)
 	}
 	ps := cmd.ProcessState
-	if ps.ExitCode() != 1 || !strings.Contains(stdout.String(), "10 objects:") {
+	if ps.ExitCode() != 1 || !strings.Contains(stdout.String(), " in 10 CRDs") {
 		return run{}, fmt.Errorf("crdguard diff exited with %d, want 1 and a summary of 10 CRDs; stderr:\n%s", ps.ExitCode(), tail(stderr.String()))
 	}
 	return run{wall: wall, cpu: ps.UserTime() + ps.SystemTime(), maxRSS: rss, exitCode: ps.ExitCode()}, nil
