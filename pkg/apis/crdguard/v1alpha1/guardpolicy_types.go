@@ -23,9 +23,11 @@ const LastApprovalAnnotation = "crdguard.dev/last-approval"
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=gp,categories=crdguard
 // +kubebuilder:printcolumn:name="Enforcement",type=string,JSONPath=`.spec.enforcement`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Violations",type=integer,JSONPath=`.status.audit.violations`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Enforced",type=string,JSONPath=`.status.conditions[?(@.type=="Enforced")].status`,priority=1
 // +kubebuilder:printcolumn:name="Audited",type=date,JSONPath=`.status.audit.lastRunTime`,priority=1
-// +kubebuilder:printcolumn:name="Violations",type=integer,JSONPath=`.status.audit.violations`,priority=1
 // +kubebuilder:subresource:status
 type GuardPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -40,11 +42,32 @@ type GuardPolicy struct {
 
 // GuardPolicyStatus is what crdguard observed about a GuardPolicy.
 type GuardPolicyStatus struct {
+	// Conditions are the webhook's view of the policy: Ready (compiled)
+	// and Enforced (every kind it matches reaches crdguard). The elected
+	// webhook replica writes them (--policy-status).
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
 	// Audit is the outcome of the last background audit (the webhook's
 	// --audit) that evaluated the policy. Absent when none has.
 	// +optional
 	Audit *AuditStatus `json:"audit,omitempty"`
 }
+
+// The condition types of a GuardPolicy's status.
+const (
+	// ConditionReady is True when the webhook compiled the policy's
+	// current generation; False, with the error by field path, when it
+	// is invalid.
+	ConditionReady = "Ready"
+	// ConditionEnforced is True when every kind the policy matches
+	// reaches crdguard: its webhook configuration sends the requests, or
+	// compiled ValidatingAdmissionPolicies and their bindings match them.
+	ConditionEnforced = "Enforced"
+)
 
 // AuditStatus is one background audit's outcome for one GuardPolicy.
 type AuditStatus struct {
