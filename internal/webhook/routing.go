@@ -46,16 +46,66 @@ func (r *Routing) Unrouted(ctx context.Context, match v1alpha1.Match) ([]string,
 
 // unrouted is Unrouted against rules read once.
 func (r *Routing) unrouted(rules []admissionregistrationv1.RuleWithOperations, match v1alpha1.Match) ([]string, error) {
+	kinds, err := unroutedKinds(r.Mapper, rules, match)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.String()
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// unroutedKind is one kind, or one version of it, that some of a match's
+// operations do not reach through a set of rules.
+type unroutedKind struct {
+	kind schema.GroupKind
+	// every: the match names every kind of kind.Group.
+	every bool
+	// resource is what the kind is served as; zero when it is not served.
+	resource schema.GroupVersionResource
+	ops      []string
+}
+
+// String is the kind as the /validate-policy warning names it:
+// "MySQLCluster.db.example.io v1 (DELETE)".
+func (u unroutedKind) String() string {
+	switch {
+	case u.every:
+		return fmt.Sprintf("every kind of group %q (%s)", u.kind.Group, strings.Join(u.ops, ", "))
+	case u.resource.Resource == "":
+		return fmt.Sprintf("%s (not served)", u.kind)
+	}
+	return fmt.Sprintf("%s %s (%s)", u.kind, u.resource.Version, strings.Join(u.ops, ", "))
+}
+
+// resourceString is the kind by group, version and resource, as a
+// status condition names it: "db.example.io/v1/mysqlclusters (DELETE)".
+func (u unroutedKind) resourceString() string {
+	switch {
+	case u.every:
+		return fmt.Sprintf("%s/*/* (%s)", u.kind.Group, strings.Join(u.ops, ", "))
+	case u.resource.Resource == "":
+		return fmt.Sprintf("%s (no API serves it)", u.kind)
+	}
+	return fmt.Sprintf("%s/%s (%s)", u.resource.GroupVersion(), u.resource.Resource, strings.Join(u.ops, ", "))
+}
+
+// unroutedKinds lists what match selects and rules do not route, one
+// entry per kind and version, in match order.
+func unroutedKinds(mapper meta.RESTMapper, rules []admissionregistrationv1.RuleWithOperations, match v1alpha1.Match) ([]unroutedKind, error) {
 	ops := match.Operations
 	if len(ops) == 0 {
 		ops = allOperations
 	}
-	var out []string
+	var out []unroutedKind
 	for _, rm := range match.Resources {
 		for _, kind := range rm.Kinds {
 			if kind == "*" || rm.Group == "*" {
 				if missing := missingOps(rules, ops, rm.Group, "*", "*", ""); len(missing) > 0 {
-					out = append(out, fmt.Sprintf("every kind of group %q (%s)", rm.Group, strings.Join(missing, ", ")))
+					out = append(out, unroutedKind{kind: schema.GroupKind{Group: rm.Group, Kind: "*"}, every: true, ops: missing})
 				}
 				continue
 			}
@@ -64,9 +114,9 @@ func (r *Routing) unrouted(rules []admissionregistrationv1.RuleWithOperations, m
 			if !slices.Contains(rm.Versions, "*") {
 				versions = rm.Versions
 			}
-			mappings, err := r.Mapper.RESTMappings(gk, versions...)
+			mappings, err := mapper.RESTMappings(gk, versions...)
 			if meta.IsNoMatchError(err) || err == nil && len(mappings) == 0 {
-				out = append(out, fmt.Sprintf("%s (not served)", gk))
+				out = append(out, unroutedKind{kind: gk, ops: opStrings(ops)})
 				continue
 			}
 			if err != nil {
@@ -78,13 +128,20 @@ func (r *Routing) unrouted(rules []admissionregistrationv1.RuleWithOperations, m
 					scope = admissionregistrationv1.NamespacedScope
 				}
 				if missing := missingOps(rules, ops, m.Resource.Group, m.Resource.Version, m.Resource.Resource, scope); len(missing) > 0 {
-					out = append(out, fmt.Sprintf("%s %s (%s)", gk, m.Resource.Version, strings.Join(missing, ", ")))
+					out = append(out, unroutedKind{kind: gk, resource: m.Resource, ops: missing})
 				}
 			}
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	return out, nil
+}
+
+func opStrings(ops []v1alpha1.Operation) []string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = string(op)
+	}
+	return out
 }
 
 // validateRules are the rules of the webhooks that call /validate.
