@@ -287,6 +287,8 @@ type PolicyProblem struct {
 type policyBook struct {
 	mu       sync.Mutex
 	lastGood map[string]goodPolicy
+	// loaded is what the last build made of each stored GuardPolicy.
+	loaded *LoadedPolicies
 }
 
 type goodPolicy struct {
@@ -305,14 +307,18 @@ func (b *policyBook) build(ctx context.Context, registry *schema.Registry, objs 
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	next := make(map[string]goodPolicy, len(objs))
+	loaded := &LoadedPolicies{Schemas: registry, Policies: make(map[string]LoadedPolicy, len(objs))}
 	var chosen []*v1alpha1.GuardPolicy
 	var problems []PolicyProblem
 	for _, obj := range objs {
 		name := obj.GetName()
 		p, errs := policies.PolicyFromObject(ctx, obj, registry)
+		state := LoadedPolicy{UID: obj.GetUID(), Generation: obj.GetGeneration()}
 		if len(errs) == 0 {
 			next[name] = goodPolicy{uid: obj.GetUID(), generation: obj.GetGeneration(), policy: p}
 			chosen = append(chosen, p)
+			state.Policy, state.PolicyGeneration = p, obj.GetGeneration()
+			loaded.Policies[name] = state
 			continue
 		}
 		problem := PolicyProblem{Name: name, Generation: obj.GetGeneration(), Errs: errs}
@@ -320,7 +326,10 @@ func (b *policyBook) build(ctx context.Context, registry *schema.Registry, objs 
 			next[name] = good
 			chosen = append(chosen, good.policy)
 			problem.KeptGeneration = good.generation
+			state.Policy, state.PolicyGeneration = good.policy, good.generation
 		}
+		state.Errs = errs
+		loaded.Policies[name] = state
 		problems = append(problems, problem)
 	}
 	slices.SortFunc(problems, func(a, b PolicyProblem) int { return strings.Compare(a.Name, b.Name) })
@@ -336,6 +345,6 @@ func (b *policyBook) build(ctx context.Context, registry *schema.Registry, objs 
 		return nil, SourceStats{}, problems, err
 	}
 	// Only what exists now is remembered: a deleted policy is gone.
-	b.lastGood = next
+	b.lastGood, b.loaded = next, loaded
 	return engine, SourceStats{Policies: len(chosen), Schemas: len(registry.Kinds())}, problems, nil
 }
