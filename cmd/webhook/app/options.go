@@ -232,6 +232,13 @@ type Options struct {
 	// MutatingWebhook tells whether the MutatingWebhookConfiguration
 	// exists (--mutating-webhook). Default true.
 	MutatingWebhook bool
+	// PolicyStatus writes the Ready and Enforced conditions of every
+	// GuardPolicy (--policy-status); the elected replica writes them.
+	// Default false. It needs GuardPolicies from the cluster, a
+	// configuration to read what reaches /validate
+	// (--validating-configurations or --manage-webhook-rules), and turns
+	// on leader election.
+	PolicyStatus bool
 	// WebhookTimeout is the timeoutSeconds of the webhooks
 	// (--webhook-timeout), which must stay below the lease duration: a
 	// leader stuck behind a request no longer than the timeout still
@@ -335,6 +342,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of validate.crdguard.dev and mutate.crdguard.dev in the configurations named --webhook-configuration equal to what the GuardPolicies match (the elected replica writes them; needs get and patch on the two)")
 	fs.StringVar(&o.WebhookConfiguration, "webhook-configuration", o.WebhookConfiguration, "name of the ValidatingWebhookConfiguration and MutatingWebhookConfiguration whose rules --manage-webhook-rules keeps")
 	fs.BoolVar(&o.MutatingWebhook, "mutating-webhook", o.MutatingWebhook, "whether the MutatingWebhookConfiguration with mutate.crdguard.dev exists, for --manage-webhook-rules")
+	fs.BoolVar(&o.PolicyStatus, "policy-status", o.PolicyStatus, "write the Ready and Enforced conditions of every GuardPolicy (the elected replica writes them; needs patch on guardpolicies/status and get on validatingadmissionpolicies and their bindings)")
 	fs.DurationVar(&o.WebhookTimeout, "webhook-timeout", o.WebhookTimeout, "timeoutSeconds of the webhook configurations; must be below --leader-election-lease-duration")
 	fs.BoolVar(&o.Dev, "dev", o.Dev, "log human-readable console lines at debug level instead of JSON")
 }
@@ -432,6 +440,7 @@ func (o *Options) Validate() field.ErrorList {
 	errs = append(errs, o.validateTLSMode()...)
 	errs = append(errs, o.validateAudit()...)
 	errs = append(errs, o.validateManagedRules()...)
+	errs = append(errs, o.validatePolicyStatus()...)
 	// Validation runs over a map: sort so the message is the same each run.
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
 	return errs
@@ -524,8 +533,31 @@ func (o *Options) validateManagedRules() field.ErrorList {
 	if o.WebhookTimeout <= 0 || o.WebhookTimeout > 30*time.Second {
 		errs = append(errs, field.Invalid(field.NewPath("webhook-timeout"), o.WebhookTimeout.String(), "must be between 1s and 30s, as timeoutSeconds is"))
 	}
-	if (o.Audit || o.ManageWebhookRules) && o.WebhookTimeout >= o.LeaderElectionLeaseDuration {
+	if o.leaderElection() && o.WebhookTimeout >= o.LeaderElectionLeaseDuration {
 		errs = append(errs, field.Invalid(field.NewPath("leader-election-lease-duration"), o.LeaderElectionLeaseDuration.String(), fmt.Sprintf("must be longer than --webhook-timeout %s", o.WebhookTimeout)))
 	}
 	return errs
+}
+
+// validatePolicyStatus checks --policy-status: the conditions describe
+// the cluster's GuardPolicies, and Enforced needs to know which
+// configurations send requests to /validate.
+func (o *Options) validatePolicyStatus() field.ErrorList {
+	if !o.PolicyStatus {
+		return nil
+	}
+	var errs field.ErrorList
+	if len(o.Policies) > 0 {
+		errs = append(errs, field.Invalid(field.NewPath("policy-status"), true, "--policy-status writes the status of the cluster's GuardPolicies; it cannot be used with --policies"))
+	}
+	if len(o.ValidatingConfigurations) == 0 && !o.ManageWebhookRules {
+		errs = append(errs, field.Required(field.NewPath("validating-configurations"), "--policy-status needs the ValidatingWebhookConfigurations that send requests to /validate (or --manage-webhook-rules) to tell whether a policy is enforced"))
+	}
+	return errs
+}
+
+// leaderElection tells whether a replica is elected: for the background
+// audit, the managed webhook rules and the GuardPolicy status.
+func (o *Options) leaderElection() bool {
+	return o.Audit || o.ManageWebhookRules || o.PolicyStatus
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -142,9 +143,9 @@ func Run(ctx context.Context, o *Options) error {
 		PprofBindAddress:        o.PprofBindAddress,
 		WebhookServer:           server,
 		GracefulShutdownTimeout: &o.ShutdownTimeout,
-		// Only the background audit and the managed rules need a leader;
-		// every replica serves requests either way.
-		LeaderElection:                o.Audit || o.ManageWebhookRules,
+		// Only the background audit, the managed rules and the policy
+		// status need a leader; every replica serves requests either way.
+		LeaderElection:                o.leaderElection(),
 		LeaderElectionID:              auditLeaseName,
 		LeaderElectionNamespace:       o.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
@@ -212,6 +213,22 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		// Not ready while unguarded: a rollout waits for the rules.
 		if err := mgr.AddReadyzCheck("webhook-rules", func(r *http.Request) error { return managed.Ready(r.Context()) }); err != nil {
+			return err
+		}
+	}
+	if o.PolicyStatus {
+		// The configurations crdguard routes by: those named, and the one
+		// whose rules it keeps.
+		configurations := slices.Clone(o.ValidatingConfigurations)
+		if o.ManageWebhookRules && !slices.Contains(configurations, o.WebhookConfiguration) {
+			configurations = append(configurations, o.WebhookConfiguration)
+		}
+		if err := mgr.Add(&webhook.PolicyStatus{
+			Source: source, Engines: engines, Mode: mode,
+			Routing:  &webhook.Routing{Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Configurations: configurations},
+			Policies: mgr.GetCache(), Live: mgr.GetAPIReader(), Writer: mgr.GetClient(),
+			Log: log.WithName("policy-status"),
+		}); err != nil {
 			return err
 		}
 	}
@@ -357,6 +374,7 @@ func (o *Options) clusterUses() []string {
 		{o.TLSMode == TLSModeSelfSigned, "--tls-mode=self-signed"},
 		{len(o.ValidatingConfigurations) > 0, "--validating-configurations"},
 		{o.ManageWebhookRules, "--manage-webhook-rules"},
+		{o.PolicyStatus, "--policy-status"},
 		{o.MetricsSecure, "--metrics-secure"},
 	} {
 		if u.on {
