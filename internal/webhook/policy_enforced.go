@@ -112,7 +112,9 @@ func (c *enforcementChecker) condition(ctx context.Context, state LoadedPolicy) 
 		if vapMode {
 			msg = fmt.Sprintf("%s %s left to compiled ValidatingAdmissionPolicies (--enforcement=vap), and %s", ruleNames(viaVAP), verb(viaVAP, "is", "are"), vapProblem)
 		}
-		fail(ReasonVAPMissing, msg, vapKnown)
+		// But in mode vap, the webhook could stand in: not knowing
+		// whether it does leaves the answer unknown.
+		fail(ReasonVAPMissing, msg, vapKnown && (vapMode || webhookKnown))
 	}
 	switch {
 	case reason != "":

@@ -52,6 +52,12 @@ func TestCommandOptions(t *testing.T) {
 		args: nil,
 		want: func(o *Options) { o.Policies = nil },
 	}, {
+		name: "policy status",
+		args: []string{"--policy-status", "--validating-configurations", "crdguard"},
+		want: func(o *Options) {
+			o.Policies, o.PolicyStatus, o.ValidatingConfigurations = nil, true, []string{"crdguard"}
+		},
+	}, {
 		name: "every flag",
 		args: []string{
 			"--policies", examplePolicy, "--crds", exampleCRD, "--crds", exampleCRD,
@@ -121,6 +127,15 @@ func TestCommandInvalid(t *testing.T) {
 		name: "client names without a CA",
 		args: []string{"--policies", examplePolicy, "--client-allowed-names", "kube-apiserver,"},
 		want: `[client-allowed-names[1]: Required value: an empty name matches no certificate, client-ca-file: Required value: --client-allowed-names needs the CA that signs those certificates]`,
+	}, {
+		name: "policy status of policies from files, with nothing to tell routing by",
+		args: []string{"--policies", examplePolicy, "--policy-status"},
+		want: `[policy-status: Invalid value: true: --policy-status writes the status of the cluster's GuardPolicies; it cannot be used with --policies, ` +
+			`validating-configurations: Required value: --policy-status needs the ValidatingWebhookConfigurations that send requests to /validate (or --manage-webhook-rules) to tell whether a policy is enforced]`,
+	}, {
+		name: "policy status elects a replica: the lease outlasts a request",
+		args: []string{"--policy-status", "--manage-webhook-rules=false", "--validating-configurations", "crdguard", "--webhook-timeout", "20s"},
+		want: `leader-election-lease-duration: Invalid value: "15s": must be longer than --webhook-timeout 20s`,
 	}, {
 		name: "arguments",
 		args: []string{"--policies", examplePolicy, "extra"},
