@@ -49,7 +49,7 @@ func TestOpenReportsCRDsAreCopied(t *testing.T) {
 }
 
 func TestAuditValues(t *testing.T) {
-	off := render(t, "webhook.manageRules=false")
+	off := render(t, "webhook.manageRules=false", "webhook.policyStatus=false")
 	if r := off.get("ClusterRole", "r-crdguard-audit"); r != nil {
 		t.Error("audit RBAC with audit.enabled=false")
 	}

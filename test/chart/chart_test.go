@@ -126,8 +126,11 @@ func TestTemplate(t *testing.T) {
 				APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingwebhookconfigurations", "mutatingwebhookconfigurations"},
 				ResourceNames: []string{"r-crdguard"}, Verbs: []string{"get", "patch"},
 			}
-			if got := r.clusterRole(t).Rules; len(got) != 7 || !apiequality.Semantic.DeepEqual(got[4], managed) {
-				t.Errorf("ClusterRole rules %v, want 7 (guardpolicies, CRDs, namespaces, its ValidatingWebhookConfiguration, %v, tokenreviews and subjectaccessreviews for --metrics-secure)", got, managed)
+			if got := r.clusterRole(t).Rules; len(got) != 9 || !apiequality.Semantic.DeepEqual(got[4], managed) {
+				t.Errorf("ClusterRole rules %v, want 9 (guardpolicies, CRDs, namespaces, its ValidatingWebhookConfiguration, %v, guardpolicies/status and compiled policies for --policy-status, tokenreviews and subjectaccessreviews for --metrics-secure)", got, managed)
+			}
+			if !slices.Contains(args, "--policy-status") {
+				t.Errorf("args %v lack --policy-status", args)
 			}
 			checkLeaseRole(t, r)
 			reader := &rbacv1.ClusterRole{}
@@ -145,7 +148,7 @@ func TestTemplate(t *testing.T) {
 	}, {
 		// Static rules without any: only /validate-policy, nothing elected.
 		name: "manageRules false",
-		set:  []string{"webhook.manageRules=false", "webhook.timeoutSeconds=20"},
+		set:  []string{"webhook.manageRules=false", "webhook.policyStatus=false", "webhook.timeoutSeconds=20"},
 		check: func(t *testing.T, r *rendered) {
 			if r.get("MutatingWebhookConfiguration", "r-crdguard") != nil {
 				t.Error("a MutatingWebhookConfiguration without guarded kinds")
@@ -161,7 +164,7 @@ func TestTemplate(t *testing.T) {
 			}
 			args := r.args(t)
 			if slices.ContainsFunc(args, func(a string) bool {
-				return strings.HasPrefix(a, "--manage-webhook-rules") || strings.HasPrefix(a, "--webhook-configuration") || strings.HasPrefix(a, "--leader-election")
+				return strings.HasPrefix(a, "--manage-webhook-rules") || strings.HasPrefix(a, "--webhook-configuration") || strings.HasPrefix(a, "--leader-election") || a == "--policy-status"
 			}) || !slices.Contains(args, "--webhook-timeout=20s") {
 				t.Errorf("args %v: want --webhook-timeout=20s and no managed rules or leader election", args)
 			}
@@ -298,11 +301,11 @@ func TestTemplate(t *testing.T) {
 				{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"httproutes"}, Verbs: []string{"list"}},
 			}
 			got := r.clusterRole(t).Rules
-			if len(got) != 6+len(want) {
+			if len(got) != 8+len(want) {
 				t.Fatalf("ClusterRole rules %v", got)
 			}
 			for i, w := range want {
-				g := got[6+i]
+				g := got[8+i]
 				if !slices.Equal(g.APIGroups, w.APIGroups) || !slices.Equal(g.Resources, w.Resources) || !slices.Equal(g.Verbs, w.Verbs) {
 					t.Errorf("ClusterRole rule %d = %v, want %v", 3+i, g, w)
 				}
@@ -453,11 +456,15 @@ func TestLeaseDurationValues(t *testing.T) {
 	}{{
 		name: "managed rules",
 		set:  []string{"webhook.timeoutSeconds=15"},
-		want: "webhook.timeoutSeconds (15) must be below leaderElection.leaseDurationSeconds (15) with webhook.manageRules or audit.enabled",
+		want: "webhook.timeoutSeconds (15) must be below leaderElection.leaseDurationSeconds (15) with webhook.manageRules, webhook.policyStatus or audit.enabled",
 	}, {
 		name: "audit",
-		set:  append([]string{"webhook.manageRules=false", "leaderElection.leaseDurationSeconds=10"}, auditOn...),
-		want: "webhook.timeoutSeconds (10) must be below leaderElection.leaseDurationSeconds (10) with webhook.manageRules or audit.enabled",
+		set:  append([]string{"webhook.manageRules=false", "webhook.policyStatus=false", "leaderElection.leaseDurationSeconds=10"}, auditOn...),
+		want: "webhook.timeoutSeconds (10) must be below leaderElection.leaseDurationSeconds (10) with webhook.manageRules, webhook.policyStatus or audit.enabled",
+	}, {
+		name: "policy status",
+		set:  []string{"webhook.manageRules=false", "leaderElection.leaseDurationSeconds=10"},
+		want: "webhook.timeoutSeconds (10) must be below leaderElection.leaseDurationSeconds (10) with webhook.manageRules, webhook.policyStatus or audit.enabled",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"template", "r", env.chart, "-n", releaseNamespace}

@@ -98,6 +98,8 @@ func TestDeployment(t *testing.T) {
 	// The webhook's identity: the chart's ServiceAccount and its grants.
 	applyRBAC(t, r)
 	t.Cleanup(func() { deleteRBAC(t, r) })
+	// The elected replica (--policy-status) and its Lease.
+	applyLeaseRBAC(t, r)
 	kubeconfig := impersonatingKubeconfig(t, serviceAccountUser)
 	// The API server sees the ServiceAccount, not the admin behind it.
 	whoami := kubectl(ctx, "--kubeconfig="+kubeconfig, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
@@ -134,7 +136,8 @@ func TestDeployment(t *testing.T) {
 		"--health-probe-bind-address": ":" + strconv.Itoa(ports[1]),
 		"--metrics-bind-address":      ":" + strconv.Itoa(ports[2]),
 	})
-	args = append(args, "--kubeconfig="+kubeconfig)
+	// In a pod the Lease's namespace is the pod's.
+	args = append(args, "--kubeconfig="+kubeconfig, "--leader-election-namespace="+releaseNamespace)
 	logs := startWebhook(t, bin, args, fmt.Sprintf("127.0.0.1:%d", ports[1]))
 	webhookAddr := fmt.Sprintf("127.0.0.1:%d", ports[0])
 
@@ -142,6 +145,31 @@ func TestDeployment(t *testing.T) {
 	// API server here has no Service network.
 	registerWebhooks(t, c, r, "https://"+webhookAddr, secret.Data["ca.crt"])
 	waitForWebhook(t, c, readExample(t, "unsafe.yaml"))
+
+	t.Run("policy status", func(t *testing.T) {
+		// Written by the elected replica through the chart's grants.
+		var last any
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			gp := &unstructured.Unstructured{}
+			gp.SetAPIVersion("crdguard.dev/v1alpha1")
+			gp.SetKind("GuardPolicy")
+			if err := c.Get(ctx, client.ObjectKey{Name: "mysql-safety"}, gp); err != nil {
+				return false, err
+			}
+			conditions, _, _ := unstructured.NestedSlice(gp.Object, "status", "conditions")
+			last = conditions
+			for _, cond := range conditions {
+				m, _ := cond.(map[string]any)
+				if m["type"] == "Ready" && m["status"] == "True" && m["reason"] == "Compiled" {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			t.Errorf("mysql-safety never Ready: %v; conditions %v; the webhook's log:\n%s", err, last, logs())
+		}
+	})
 
 	t.Run("kubectl verdicts", func(t *testing.T) {
 		out, err := kubectl(ctx, "apply", "--dry-run=server", "-f", filepath.Join(examples, "bad.yaml")).CombinedOutput()

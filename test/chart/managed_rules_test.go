@@ -71,6 +71,11 @@ func TestManagedRulesRBAC(t *testing.T) {
 		{"get", mwc + "/" + defaultRelease}, {"patch", mwc + "/" + defaultRelease},
 		{"create", "leases.coordination.k8s.io", "-n", releaseNamespace},
 		{"get", "leases/crdguard-audit", "-n", releaseNamespace}, {"update", "leases/crdguard-audit", "-n", releaseNamespace},
+		// --policy-status, on by default too: the conditions, and the
+		// compiled policies that may enforce a GuardPolicy.
+		{"patch", "guardpolicies.crdguard.dev", "--subresource=status"},
+		{"get", "validatingadmissionpolicies.admissionregistration.k8s.io"},
+		{"get", "validatingadmissionpolicybindings.admissionregistration.k8s.io"},
 	}, readsSources...)
 	no := []access{
 		{"patch", vwc + "/another"}, {"get", mwc + "/another"}, {"patch", mwc + "/another"},
@@ -79,6 +84,9 @@ func TestManagedRulesRBAC(t *testing.T) {
 		{"create", vwc}, {"create", mwc}, {"list", vwc}, {"list", mwc},
 		{"get", "leases/another", "-n", releaseNamespace}, {"update", "leases/crdguard-audit", "-n", "kube-system"},
 		{"create", "leases.coordination.k8s.io", "-n", "kube-system"},
+		{"list", "validatingadmissionpolicies.admissionregistration.k8s.io"},
+		{"update", "validatingadmissionpolicies.admissionregistration.k8s.io"},
+		{"update", "guardpolicies.crdguard.dev", "--subresource=status"},
 	}
 	for _, a := range yes {
 		if allowed, out, err := canI(t.Context(), a); err != nil || !allowed {

@@ -144,6 +144,25 @@ func applyRBAC(t *testing.T, r *rendered) {
 	}
 }
 
+// applyLeaseRBAC creates the rendered Role and RoleBinding of the Lease
+// until the test ends.
+func applyLeaseRBAC(t *testing.T, r *rendered) {
+	t.Helper()
+	docs := r.documents(t, "Role", "RoleBinding")
+	cmd := kubectl(t.Context(), "apply", "-f", "-")
+	cmd.Stdin = strings.NewReader(docs)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply of the Lease's Role and RoleBinding: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		cmd := kubectl(context.Background(), "delete", "--ignore-not-found", "-f", "-")
+		cmd.Stdin = strings.NewReader(docs)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("kubectl delete of the Lease's Role and RoleBinding: %v\n%s", err, out)
+		}
+	})
+}
+
 // deleteRBAC deletes them again, so each test starts without them.
 func deleteRBAC(t *testing.T, r *rendered) {
 	t.Helper()

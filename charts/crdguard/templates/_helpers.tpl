@@ -142,7 +142,7 @@ rules: {{ $live }}
 
 {{/* Whether a replica is elected: the background audit or the managed rules. */}}
 {{- define "crdguard.leaderElection" -}}
-{{- if or .Values.audit.enabled .Values.webhook.manageRules }}true{{ end }}
+{{- if or .Values.audit.enabled .Values.webhook.manageRules .Values.webhook.policyStatus }}true{{ end }}
 {{- end }}
 
 {{/*
@@ -151,7 +151,7 @@ duration; a request no longer than timeoutSeconds must not outlast it.
 */}}
 {{- define "crdguard.checkLease" -}}
 {{- if and (include "crdguard.leaderElection" .) (ge (int .Values.webhook.timeoutSeconds) (int .Values.leaderElection.leaseDurationSeconds)) }}
-{{- fail (printf "webhook.timeoutSeconds (%d) must be below leaderElection.leaseDurationSeconds (%d) with webhook.manageRules or audit.enabled" (int .Values.webhook.timeoutSeconds) (int .Values.leaderElection.leaseDurationSeconds)) }}
+{{- fail (printf "webhook.timeoutSeconds (%d) must be below leaderElection.leaseDurationSeconds (%d) with webhook.manageRules, webhook.policyStatus or audit.enabled" (int .Values.webhook.timeoutSeconds) (int .Values.leaderElection.leaseDurationSeconds)) }}
 {{- end }}
 {{- end }}
 
