@@ -19,6 +19,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies/vap"
 )
 
 // statusPolicy is a GuardPolicy stored past /validate-policy (uncheckedLabel,
@@ -69,7 +70,7 @@ func TestPolicyStatus(t *testing.T) {
 			}
 		})
 	}
-	startStatusWebhook(t)
+	startStatusWebhook(t, leases.Name)
 
 	waitConditions(t, "status-routed", map[string]metav1.Condition{
 		v1alpha1.ConditionReady:    {Status: metav1.ConditionTrue, Reason: "Compiled", ObservedGeneration: 1, Message: "crdguard compiled generation 1 and enforces it"},
@@ -130,20 +131,82 @@ func TestPolicyStatus(t *testing.T) {
 	})
 }
 
-// startStatusWebhook runs crdguard-webhook with --policy-status until the
-// test ends. It is not registered: it serves no request, it only writes.
-func startStatusWebhook(t *testing.T) {
+// TestPolicyStatusCompiled: with --enforcement=vap, a policy whose rules
+// all compile, for a kind no webhook rule routes, is Enforced once its
+// compiled ValidatingAdmissionPolicy and binding are installed, and not
+// before.
+func TestPolicyStatusCompiled(t *testing.T) {
+	ctx := t.Context()
+	leases := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "policy-status-vap"}}
+	if err := cluster.client.Create(ctx, leases); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), leases) })
+	policy := statusPolicy("status-compiled", "", "ConfigMap")
+	if err := cluster.client.Create(ctx, policy); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), policy) })
+	startStatusWebhook(t, leases.Name, "--enforcement=vap")
+	waitConditions(t, "status-compiled", map[string]metav1.Condition{
+		v1alpha1.ConditionEnforced: {Status: metav1.ConditionFalse, Reason: "CompiledPoliciesMissing", ObservedGeneration: 1,
+			Message: "rule small is left to compiled ValidatingAdmissionPolicies (--enforcement=vap), and ValidatingAdmissionPolicy crdguard-status-compiled-deny is not installed"},
+	})
+
+	// Its next generation, compiled as `crdguard vap` compiles it and
+	// installed, then stored: the change makes the webhook check again.
+	next, err := getPolicy(ctx, "status-compiled")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(next.Object, "Warn", "spec", "enforcement"); err != nil {
+		t.Fatal(err)
+	}
+	gp := &v1alpha1.GuardPolicy{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(next.Object, gp); err != nil {
+		t.Fatal(err)
+	}
+	compiled, err := vap.Compile(gp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []client.Object
+	for i := range compiled.Policies {
+		objs = append(objs, compiled.Policies[i], compiled.Bindings[i])
+	}
+	for _, obj := range objs {
+		if err := cluster.client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), obj) })
+	}
+	if err := cluster.client.Update(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	waitConditions(t, "status-compiled", map[string]metav1.Condition{
+		v1alpha1.ConditionReady: {Status: metav1.ConditionTrue, Reason: "Compiled", ObservedGeneration: 2},
+		v1alpha1.ConditionEnforced: {Status: metav1.ConditionTrue, Reason: "CompiledPolicies", ObservedGeneration: 2,
+			Message: "ValidatingAdmissionPolicies crdguard-status-compiled-warn and their bindings match them for rule small"},
+	})
+}
+
+// startStatusWebhook runs crdguard-webhook with --policy-status, elected
+// in leaseNamespace, and extra flags, until the test ends. It is not
+// registered: it serves no request, it only writes.
+func startStatusWebhook(t *testing.T, leaseNamespace string, extra ...string) {
 	t.Helper()
 	ports, err := localcluster.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
-	cmd := exec.Command(cluster.webhookBinary,
-		"--bind-address=127.0.0.1", "--port="+strconv.Itoa(ports[0]), "--health-probe-bind-address="+probe,
-		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(ports[2]), "--cert-dir="+cluster.certDir,
-		"--kubeconfig="+cluster.configs["admin"], "--source-debounce=200ms",
-		"--policy-status", "--validating-configurations=crdguard", "--leader-election-namespace=policy-status")
+	args := append([]string{
+		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(ports[0]), "--health-probe-bind-address=" + probe,
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]), "--cert-dir=" + cluster.certDir,
+		"--kubeconfig=" + cluster.configs["admin"], "--source-debounce=200ms",
+		"--policy-status", "--validating-configurations=crdguard", "--leader-election-namespace=" + leaseNamespace,
+	}, extra...)
+	cmd := exec.Command(cluster.webhookBinary, args...)
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
