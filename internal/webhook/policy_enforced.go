@@ -41,7 +41,7 @@ func (c *enforcementChecker) condition(ctx context.Context, state LoadedPolicy) 
 		return cond
 	}
 	if state.Policy == nil {
-		return set(metav1.ConditionFalse, ReasonNotCompiled, "no generation of the policy was ever valid, so crdguard enforces none of it")
+		return set(metav1.ConditionFalse, ReasonNeverValid, "no generation of the policy was ever valid, so crdguard enforces none of it")
 	}
 	gp := state.Policy
 	configurations := "ValidatingWebhookConfiguration " + joinNames(c.status.Routing.Configurations)

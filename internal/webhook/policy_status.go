@@ -23,18 +23,22 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
-// The reasons of the Ready and Enforced conditions.
+// The reasons of the Ready and Enforced conditions (docs/guardpolicy.md).
 const (
-	ReasonCompiled      = "Compiled"
-	ReasonInvalid       = "Invalid"
-	ReasonRouted        = "Routed"
-	ReasonCompiledVAP   = "CompiledPolicies"
-	ReasonNotRouted     = "NotRouted"
-	ReasonVAPMissing    = "CompiledPoliciesMissing"
-	ReasonNotCompiled   = "NeverValid"
-	ReasonCannotTell    = "CannotTell"
-	maxConditionMessage = 32768 // metav1.Condition's limit
+	// Ready: the generation compiled, or not.
+	ReasonCompiled = "Compiled"
+	ReasonInvalid  = "Invalid"
+	// Enforced: what reaches crdguard, or what does not.
+	ReasonRouted      = "Routed"
+	ReasonCompiledVAP = "CompiledPolicies"
+	ReasonNotRouted   = "NotRouted"
+	ReasonVAPMissing  = "CompiledPoliciesMissing"
+	ReasonNeverValid  = "NeverValid"
+	ReasonCannotTell  = "CannotTell"
 )
+
+// maxConditionMessage is metav1.Condition's limit on a message.
+const maxConditionMessage = 32768
 
 // PolicyStatus writes the Ready and Enforced conditions of every
 // GuardPolicy (see the v1alpha1 condition types) from what the source's
