@@ -34,6 +34,10 @@ const DefaultRecoveryInterval = 2 * time.Second
 // watchState is what ClusterSource knows of its watches.
 type watchState struct {
 	lost atomic.Bool
+	// watching tells whether a watch call has succeeded since the loss:
+	// until then the cache may equal the API server only because nothing
+	// changed, and a change would not reach it.
+	watching atomic.Bool
 	// current is when the engine's policies were last known current, in
 	// Unix nanoseconds: the watch being lost, or a live read since.
 	current atomic.Int64
@@ -61,6 +65,9 @@ func (r *reportingListerWatcher) ListWithContext(ctx context.Context, opts metav
 func (r *reportingListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	w, err := r.ListerWatcherWithContext.WatchWithContext(ctx, opts)
 	r.source.watchFailed(ctx, err)
+	if err == nil {
+		r.source.watch.watching.Store(true)
+	}
 	return w, err
 }
 
@@ -80,6 +87,7 @@ func (s *ClusterSource) watchFailed(ctx context.Context, err error) {
 	if err == nil || ctx.Err() != nil || !s.watch.lost.CompareAndSwap(false, true) {
 		return
 	}
+	s.watch.watching.Store(false)
 	s.watch.current.Store(time.Now().UnixNano())
 	s.Log.Info("Lost a watch of the API server; reading GuardPolicies live until the cache has caught up", "error", boundError(err))
 	if s.Live != nil {
@@ -113,7 +121,7 @@ func (s *ClusterSource) recover(ctx context.Context) {
 			continue // the API server is not back yet
 		}
 		s.watch.current.Store(time.Now().UnixNano())
-		if cached, err := policyVersions(ctx, s.Cache); err == nil && maps.Equal(live, cached) {
+		if cached, err := policyVersions(ctx, s.Cache); err == nil && maps.Equal(live, cached) && s.watch.watching.Load() {
 			s.watch.lost.Store(false)
 			s.Log.Info("The cache has caught up with the API server")
 			return
