@@ -69,32 +69,10 @@ func (m *ManagedRules) NeedLeaderElection() bool { return true }
 
 // Start keeps the rules until ctx is done.
 func (m *ManagedRules) Start(ctx context.Context) error {
-	resync, retry := m.Resync, m.RetryPeriod
-	if resync <= 0 {
-		resync = time.Minute
-	}
-	if retry <= 0 {
-		retry = 5 * time.Second
-	}
-	for {
-		changed := m.Engines.Changed()
-		wait := resync
-		if engine := m.Engines.Load(); engine != nil {
-			if err := m.update(ctx); err != nil {
-				m.Log.Error(err, "Cannot update the webhook rules; the last written rules stay", "retryIn", retry)
-				wait = retry
-			}
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil
-		case <-changed:
-		case <-timer.C:
-		}
-		timer.Stop()
-	}
+	followEngines(ctx, m.Engines, m.Resync, m.RetryPeriod, m.update, func(err error, retryIn time.Duration) {
+		m.Log.Error(err, "Cannot update the webhook rules; the last written rules stay", "retryIn", retryIn)
+	})
+	return nil
 }
 
 // Ready tells whether the configurations carry the rules of the engine,
@@ -122,8 +100,12 @@ func (m *ManagedRules) Ready(ctx context.Context) error {
 	return nil
 }
 
-// update syncs once and records the outcome in the metrics.
+// update syncs once and records the outcome in the metrics. Before the
+// first engine there are no rules to write.
 func (m *ManagedRules) update(ctx context.Context) error {
+	if m.Engines.Load() == nil {
+		return nil
+	}
 	if err := m.sync(ctx); err != nil {
 		m.Metrics.rulesSyncFailed()
 		return err

@@ -90,33 +90,13 @@ func (s *PolicyStatus) NeedLeaderElection() bool { return true }
 
 // Start keeps the conditions until ctx is done.
 func (s *PolicyStatus) Start(ctx context.Context) error {
-	resync, retry := s.Resync, s.RetryPeriod
-	if resync <= 0 {
-		resync = time.Minute
-	}
-	if retry <= 0 {
-		retry = 5 * time.Second
-	}
 	if s.Limiter == nil {
 		s.Limiter = flowcontrol.NewTokenBucketRateLimiter(5, 10)
 	}
-	for {
-		changed := s.Engines.Changed()
-		wait := resync
-		if err := s.sync(ctx); err != nil && ctx.Err() == nil {
-			s.Log.Error(err, "Cannot write the status of GuardPolicies", "retryIn", retry)
-			wait = retry
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil
-		case <-changed:
-		case <-timer.C:
-		}
-		timer.Stop()
-	}
+	followEngines(ctx, s.Engines, s.Resync, s.RetryPeriod, s.sync, func(err error, retryIn time.Duration) {
+		s.Log.Error(err, "Cannot write the status of GuardPolicies", "retryIn", retryIn)
+	})
+	return nil
 }
 
 // sync writes the conditions of every stored GuardPolicy that the last
