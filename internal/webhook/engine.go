@@ -49,8 +49,8 @@ func (h *EngineHolder) Store(engine *policies.Engine) {
 }
 
 // Changed returns a channel that the next Store closes: what follows the
-// engine (the managed webhook rules) waits on it instead of watching the
-// sources again.
+// engine (the managed webhook rules, the GuardPolicy status, through
+// followEngines) waits on it instead of watching the sources again.
 func (h *EngineHolder) Changed() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
