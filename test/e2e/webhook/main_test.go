@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -225,4 +226,37 @@ func kubectl(ctx context.Context, user string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, cluster.kubectl, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.configs[user], "HOME="+cluster.tmp, "KUBECTL_COMMAND_HEADERS=false")
 	return cmd
+}
+
+// startSecondWebhook runs cluster.webhookBinary on ports (server, health
+// probe, metrics) as the admin with flags, until the test ends, and waits
+// until it is ready. what names it in failures: "the status webhook".
+func startSecondWebhook(t *testing.T, what string, ports []int, flags ...string) {
+	t.Helper()
+	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
+	args := append([]string{
+		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(ports[0]), "--health-probe-bind-address=" + probe,
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]), "--cert-dir=" + cluster.certDir,
+		"--kubeconfig=" + cluster.configs["admin"], "--source-debounce=200ms",
+	}, flags...)
+	cmd := exec.Command(cluster.webhookBinary, args...)
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		if err := <-exited; err != nil {
+			t.Errorf("%s exited: %v", what, err)
+		}
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", what, logs.String())
+		}
+	})
+	if err := localcluster.WaitReady(t.Context(), probe, exited); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 }

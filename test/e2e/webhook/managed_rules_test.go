@@ -3,11 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -95,31 +91,8 @@ func TestManagedRules(t *testing.T) {
 			}
 		}
 	})
-	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
-	cmd := exec.Command(cluster.webhookBinary,
-		"--bind-address=127.0.0.1", "--port="+strconv.Itoa(ports[0]), "--health-probe-bind-address="+probe,
-		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(ports[2]), "--cert-dir="+cluster.certDir,
-		"--kubeconfig="+cluster.configs["admin"], "--source-debounce=200ms",
+	startSecondWebhook(t, "the managing webhook", ports,
 		"--manage-webhook-rules", "--webhook-configuration="+managedConfiguration, "--leader-election-namespace=default")
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		if err := <-exited; err != nil {
-			t.Errorf("the managing webhook exited: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("the managing webhook's log:\n%s", logs.String())
-		}
-	})
-	if err := localcluster.WaitReady(ctx, probe, exited); err != nil {
-		t.Fatalf("the managing webhook: %v", err)
-	}
 	// Ready means written: the shared policies' kind is routed already.
 	if rules := managedValidateRules(t); !routesResource(rules, "db.example.io", "mysqlclusters") {
 		t.Fatalf("ready before the rules were written: %+v", rules)

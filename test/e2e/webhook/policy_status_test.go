@@ -3,9 +3,6 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -199,33 +196,9 @@ func startStatusWebhook(t *testing.T, leaseNamespace string, extra ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
-	args := append([]string{
-		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(ports[0]), "--health-probe-bind-address=" + probe,
-		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]), "--cert-dir=" + cluster.certDir,
-		"--kubeconfig=" + cluster.configs["admin"], "--source-debounce=200ms",
+	startSecondWebhook(t, "the status webhook", ports, append([]string{
 		"--policy-status", "--validating-configurations=crdguard", "--leader-election-namespace=" + leaseNamespace,
-	}, extra...)
-	cmd := exec.Command(cluster.webhookBinary, args...)
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		if err := <-exited; err != nil {
-			t.Errorf("the status webhook exited: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("the status webhook's log:\n%s", logs.String())
-		}
-	})
-	if err := localcluster.WaitReady(t.Context(), probe, exited); err != nil {
-		t.Fatalf("the status webhook: %v", err)
-	}
+	}, extra...)...)
 }
 
 // waitConditions waits until the policy's conditions of want's types
