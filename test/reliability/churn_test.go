@@ -16,9 +16,10 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // The churn: the policy is updated churnUpdates times while churnClients
@@ -248,17 +249,7 @@ func getPolicy(ctx context.Context, name string) (*unstructured.Unstructured, er
 // reports what it saw, for the failure message.
 func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, string)) {
 	t.Helper()
-	var last string
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, sourceTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, seen := cond(ctx)
-		if ctx.Err() == nil {
-			last = seen
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %s; last seen: %s", what, sourceTimeout, last)
-	}
+	localcluster.Eventually(t, sourceTimeout, what, cond)
 }
 
 // scrapeSample reads one sample, by its name and labels as the exposition

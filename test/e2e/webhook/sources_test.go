@@ -10,8 +10,9 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // sourceTimeout bounds how long a change in the cluster may take to reach
@@ -23,18 +24,7 @@ const sourceTimeout = 30 * time.Second
 // reports what it saw, for the failure message.
 func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, string)) {
 	t.Helper()
-	var last string
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, sourceTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, seen := cond(ctx)
-		// What a call cut short by the deadline saw says nothing.
-		if ctx.Err() == nil {
-			last = seen
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %s; last seen: %s", what, sourceTimeout, last)
-	}
+	localcluster.Eventually(t, sourceTimeout, what, cond)
 }
 
 // dryRunCreate asks the cluster whether obj would be created.
