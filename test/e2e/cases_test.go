@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 const widgetsCRD = "widgets.test.crdguard.dev"
@@ -74,7 +76,7 @@ func caseTargets(t *testing.T, nsPrefix, dir string) (targets, updates []*target
 			source:    newFile,
 			key:       objectKey{newFile, obj.GetAPIVersion(), obj.GetKind(), name},
 			file:      newFile,
-			namespace: namespaceFor(nsPrefix, e.Name()),
+			namespace: localcluster.NamespaceName(nsPrefix+"-"+e.Name(), 63),
 		}
 		if obj.GetName() == "" {
 			tg.generateName = obj.GetGenerateName()

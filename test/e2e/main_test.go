@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -170,21 +169,4 @@ func ensureNamespaces(t *testing.T, names ...string) {
 			t.Fatalf("creating namespace %s: %v", name, err)
 		}
 	}
-}
-
-// namespaceFor turns a test name into a namespace name.
-func namespaceFor(prefix, name string) string {
-	ns := strings.Trim(strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r - 'A' + 'a'
-		}
-		return '-'
-	}, prefix+"-"+name), "-")
-	if len(ns) > 63 {
-		ns = strings.TrimRight(ns[:63], "-")
-	}
-	return ns
 }

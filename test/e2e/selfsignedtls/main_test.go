@@ -3,7 +3,6 @@ package selfsignedtls
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,18 +71,7 @@ var namespaces atomic.Int32
 // namespace creates a namespace named after the test.
 func namespace(t *testing.T) string {
 	t.Helper()
-	name := strings.Trim(strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r - 'A' + 'a'
-		}
-		return '-'
-	}, t.Name()), "-")
-	if len(name) > 55 {
-		name = strings.TrimRight(name[:55], "-")
-	}
+	name := localcluster.NamespaceName(t.Name(), 55)
 	// A repeated test (-count) gets a namespace of its own.
 	name = fmt.Sprintf("%s-%d", name, namespaces.Add(1))
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
@@ -78,18 +79,7 @@ func writeObject(t *testing.T, obj *unstructured.Unstructured) string {
 // namespace creates a namespace for one test, named after it.
 func namespace(t *testing.T) string {
 	t.Helper()
-	name := strings.Trim(strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r - 'A' + 'a'
-		}
-		return '-'
-	}, "wh-"+t.Name()), "-")
-	if len(name) > 63 {
-		name = strings.TrimRight(name[:63], "-")
-	}
+	name := localcluster.NamespaceName("wh-"+t.Name(), 63)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if err := cluster.client.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating namespace %s: %v", name, err)
