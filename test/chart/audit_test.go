@@ -2,16 +2,13 @@ package chart
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/crdguard/crdguard/internal/corpus"
 )
@@ -105,27 +102,11 @@ func TestAuditValues(t *testing.T) {
 func TestAuditRBAC(t *testing.T) {
 	kinds := append([]string{"Role", "RoleBinding"}, rbacKinds...)
 	r := renderChart(t, defaultRelease, auditOn...)
-	apply := func(ctx context.Context, verb string) {
-		args := []string{verb, "-f", "-"}
-		if verb == "delete" {
-			args = append(args, "--ignore-not-found")
-		}
-		cmd := kubectl(ctx, args...)
-		cmd.Stdin = strings.NewReader(r.documents(t, kinds...))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("kubectl %s of the audit's RBAC: %v\n%s", verb, err, out)
-		}
-	}
-	apply(t.Context(), "apply")
-	t.Cleanup(func() { apply(context.Background(), "delete") })
+	applyRendered(t, r, kinds...)
+	t.Cleanup(func() { deleteRendered(t, r, kinds...) })
 
 	lease := access{"get", "leases/crdguard-audit", "-n", releaseNamespace}
-	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		allowed, _, err := canI(ctx, lease)
-		return allowed, err
-	}); err != nil {
-		t.Fatalf("%s never allowed %s: %v", serviceAccountUser, lease, err)
-	}
+	waitAllowed(t, lease)
 	yes := []access{
 		{"list", "certificaterequests.cert-manager.io", "--all-namespaces"},
 		{"create", "reports.openreports.io", "-n", "shop"}, {"get", "reports.openreports.io", "-n", "shop"},
@@ -143,14 +124,5 @@ func TestAuditRBAC(t *testing.T) {
 		{"get", "leases/another", "-n", releaseNamespace}, {"update", "leases/crdguard-audit", "-n", "kube-system"},
 		{"create", "leases.coordination.k8s.io", "-n", "kube-system"},
 	}
-	for _, a := range yes {
-		if allowed, out, err := canI(t.Context(), a); err != nil || !allowed {
-			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; the audit needs it", a, serviceAccountUser, out, err)
-		}
-	}
-	for _, a := range append(no, neverNeeded...) {
-		if allowed, out, err := canI(t.Context(), a); err != nil || allowed {
-			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; want no", a, serviceAccountUser, out, err)
-		}
-	}
+	checkAccess(t, "the audit needs it", yes, append(no, neverNeeded...))
 }

@@ -96,10 +96,11 @@ func TestDeployment(t *testing.T) {
 	}
 
 	// The webhook's identity: the chart's ServiceAccount and its grants.
-	applyRBAC(t, r)
-	t.Cleanup(func() { deleteRBAC(t, r) })
+	applyRendered(t, r, rbacKinds...)
+	t.Cleanup(func() { deleteRendered(t, r, rbacKinds...) })
 	// The elected replica (--policy-status) and its Lease.
-	applyLeaseRBAC(t, r)
+	applyRendered(t, r, "Role", "RoleBinding")
+	t.Cleanup(func() { deleteRendered(t, r, "Role", "RoleBinding") })
 	kubeconfig := impersonatingKubeconfig(t, serviceAccountUser)
 	// The API server sees the ServiceAccount, not the admin behind it.
 	whoami := kubectl(ctx, "--kubeconfig="+kubeconfig, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")

@@ -6,13 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // checkLeaseRole checks the Role and RoleBinding of the leader election:
@@ -44,28 +42,12 @@ func checkLeaseRole(t *testing.T, r *rendered) {
 func TestManagedRulesRBAC(t *testing.T) {
 	kinds := append([]string{"Role", "RoleBinding"}, rbacKinds...)
 	r := renderChart(t, defaultRelease)
-	apply := func(ctx context.Context, verb string) {
-		args := []string{verb, "-f", "-"}
-		if verb == "delete" {
-			args = append(args, "--ignore-not-found")
-		}
-		cmd := kubectl(ctx, args...)
-		cmd.Stdin = strings.NewReader(r.documents(t, kinds...))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("kubectl %s of the chart's RBAC: %v\n%s", verb, err, out)
-		}
-	}
-	apply(t.Context(), "apply")
-	t.Cleanup(func() { apply(context.Background(), "delete") })
+	applyRendered(t, r, kinds...)
+	t.Cleanup(func() { deleteRendered(t, r, kinds...) })
 
 	const vwc, mwc = "validatingwebhookconfigurations.admissionregistration.k8s.io", "mutatingwebhookconfigurations.admissionregistration.k8s.io"
 	patch := access{"patch", mwc + "/" + defaultRelease}
-	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		allowed, _, err := canI(ctx, patch)
-		return allowed, err
-	}); err != nil {
-		t.Fatalf("%s never allowed %s: %v", serviceAccountUser, patch, err)
-	}
+	waitAllowed(t, patch)
 	yes := append([]access{
 		{"get", vwc + "/" + defaultRelease}, {"patch", vwc + "/" + defaultRelease},
 		{"get", mwc + "/" + defaultRelease}, {"patch", mwc + "/" + defaultRelease},
@@ -88,16 +70,7 @@ func TestManagedRulesRBAC(t *testing.T) {
 		{"update", "validatingadmissionpolicies.admissionregistration.k8s.io"},
 		{"update", "guardpolicies.crdguard.dev", "--subresource=status"},
 	}
-	for _, a := range yes {
-		if allowed, out, err := canI(t.Context(), a); err != nil || !allowed {
-			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; the managed rules need it", a, serviceAccountUser, out, err)
-		}
-	}
-	for _, a := range append(no, neverNeeded...) {
-		if allowed, out, err := canI(t.Context(), a); err != nil || allowed {
-			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; want no", a, serviceAccountUser, out, err)
-		}
-	}
+	checkAccess(t, "the managed rules need it", yes, append(no, neverNeeded...))
 }
 
 // TestManagedRulesUpgrade: a helm upgrade renders the rules the webhook

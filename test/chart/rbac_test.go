@@ -54,7 +54,7 @@ var neverNeeded = []access{
 // ServiceAccount, proving the grants suffice.
 func TestRBAC(t *testing.T) {
 	defaults := renderChart(t, defaultRelease)
-	t.Cleanup(func() { deleteRBAC(t, defaults) })
+	t.Cleanup(func() { deleteRendered(t, defaults, rbacKinds...) })
 	for _, tc := range []struct {
 		name     string
 		set      []string
@@ -91,23 +91,9 @@ func TestRBAC(t *testing.T) {
 		newGrant: access{"list", "certificates.cert-manager.io", "--all-namespaces"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			applyRBAC(t, renderChart(t, defaultRelease, tc.set...))
-			if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-				allowed, _, err := canI(ctx, tc.newGrant)
-				return allowed, err
-			}); err != nil {
-				t.Fatalf("%s never allowed %s: %v", serviceAccountUser, tc.newGrant, err)
-			}
-			for _, a := range tc.yes {
-				if allowed, out, err := canI(t.Context(), a); err != nil || !allowed {
-					t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; the webhook needs it", a, serviceAccountUser, out, err)
-				}
-			}
-			for _, a := range tc.no {
-				if allowed, out, err := canI(t.Context(), a); err != nil || allowed {
-					t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; want no", a, serviceAccountUser, out, err)
-				}
-			}
+			applyRendered(t, renderChart(t, defaultRelease, tc.set...), rbacKinds...)
+			waitAllowed(t, tc.newGrant)
+			checkAccess(t, "the webhook needs it", tc.yes, tc.no)
 		})
 	}
 }
@@ -131,45 +117,55 @@ func canI(ctx context.Context, a access) (allowed bool, answer string, err error
 	return false, answer, fmt.Errorf("kubectl %s: %v: %s", strings.Join(args, " "), err, stderr.String())
 }
 
+// waitAllowed waits until the ServiceAccount may do a: the API server's
+// RBAC cache takes a moment to see the grants just applied.
+func waitAllowed(t *testing.T, a access) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		allowed, _, err := canI(ctx, a)
+		return allowed, err
+	}); err != nil {
+		t.Fatalf("%s never allowed %s: %v", serviceAccountUser, a, err)
+	}
+}
+
+// checkAccess asks whether the ServiceAccount may do each of yes, which
+// it needs (needs says who: "the audit needs it"), and each of no, which
+// it must not.
+func checkAccess(t *testing.T, needs string, yes, no []access) {
+	t.Helper()
+	for _, a := range yes {
+		if allowed, out, err := canI(t.Context(), a); err != nil || !allowed {
+			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; %s", a, serviceAccountUser, out, err, needs)
+		}
+	}
+	for _, a := range no {
+		if allowed, out, err := canI(t.Context(), a); err != nil || allowed {
+			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; want no", a, serviceAccountUser, out, err)
+		}
+	}
+}
+
 // rbacKinds are the objects that make the webhook's identity and grants.
 var rbacKinds = []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding"}
 
-// applyRBAC creates or updates the rendered RBAC objects.
-func applyRBAC(t *testing.T, r *rendered) {
+// applyRendered creates or updates the rendered objects of the kinds.
+func applyRendered(t *testing.T, r *rendered, kinds ...string) {
 	t.Helper()
 	cmd := kubectl(t.Context(), "apply", "-f", "-")
-	cmd.Stdin = strings.NewReader(r.documents(t, rbacKinds...))
+	cmd.Stdin = strings.NewReader(r.documents(t, kinds...))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("kubectl apply of the ServiceAccount, ClusterRole and ClusterRoleBinding: %v\n%s", err, out)
+		t.Fatalf("kubectl apply of %v: %v\n%s", kinds, err, out)
 	}
 }
 
-// applyLeaseRBAC creates the rendered Role and RoleBinding of the Lease
-// until the test ends.
-func applyLeaseRBAC(t *testing.T, r *rendered) {
-	t.Helper()
-	docs := r.documents(t, "Role", "RoleBinding")
-	cmd := kubectl(t.Context(), "apply", "-f", "-")
-	cmd.Stdin = strings.NewReader(docs)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("kubectl apply of the Lease's Role and RoleBinding: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		cmd := kubectl(context.Background(), "delete", "--ignore-not-found", "-f", "-")
-		cmd.Stdin = strings.NewReader(docs)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("kubectl delete of the Lease's Role and RoleBinding: %v\n%s", err, out)
-		}
-	})
-}
-
-// deleteRBAC deletes them again, so each test starts without them.
-func deleteRBAC(t *testing.T, r *rendered) {
+// deleteRendered deletes them again.
+func deleteRendered(t *testing.T, r *rendered, kinds ...string) {
 	t.Helper()
 	cmd := kubectl(context.Background(), "delete", "--ignore-not-found", "-f", "-")
-	cmd.Stdin = strings.NewReader(r.documents(t, rbacKinds...))
+	cmd.Stdin = strings.NewReader(r.documents(t, kinds...))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("kubectl delete of the RBAC objects: %v\n%s", err, out)
+		t.Errorf("kubectl delete of %v: %v\n%s", kinds, err, out)
 	}
 }
 

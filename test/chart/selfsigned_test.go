@@ -194,22 +194,8 @@ func TestSelfSignedRBAC(t *testing.T) {
 		{"update", "validatingwebhookconfigurations.admissionregistration.k8s.io/other"}, {"update", "mutatingwebhookconfigurations.admissionregistration.k8s.io/other"},
 		{"create", "validatingwebhookconfigurations.admissionregistration.k8s.io"}, {"delete", vwc}, {"patch", vwc}, {"delete", mwc},
 	}
-	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		allowed, _, err := canI(ctx, yes[1])
-		return allowed, err
-	}); err != nil {
-		t.Fatalf("%s never allowed %s: %v", serviceAccountUser, yes[1], err)
-	}
-	for _, a := range yes {
-		if allowed, out, err := canI(t.Context(), a); err != nil || !allowed {
-			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; the webhook needs it", a, serviceAccountUser, out, err)
-		}
-	}
-	for _, a := range no {
-		if allowed, out, err := canI(t.Context(), a); err != nil || allowed {
-			t.Errorf("kubectl auth can-i %s --as=%s: %q, %v; want no", a, serviceAccountUser, out, err)
-		}
-	}
+	waitAllowed(t, yes[1])
+	checkAccess(t, "the webhook needs it", yes, no)
 
 	// The manager, as the ServiceAccount, configured by the rendered flags.
 	applyRendered(t, r, "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")
@@ -319,26 +305,6 @@ func TestSelfSignedCABundleLookup(t *testing.T) {
 		t.Errorf("%d webhooks rendered, want validate-policy, validate and mutate", n)
 	}
 	dryRunCreate(t, r)
-}
-
-// applyRendered creates or updates the rendered objects of the kinds.
-func applyRendered(t *testing.T, r *rendered, kinds ...string) {
-	t.Helper()
-	cmd := kubectl(t.Context(), "apply", "-f", "-")
-	cmd.Stdin = strings.NewReader(r.documents(t, kinds...))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("kubectl apply of %v: %v\n%s", kinds, err, out)
-	}
-}
-
-// deleteRendered deletes them again.
-func deleteRendered(t *testing.T, r *rendered, kinds ...string) {
-	t.Helper()
-	cmd := kubectl(context.Background(), "delete", "--ignore-not-found", "-f", "-")
-	cmd.Stdin = strings.NewReader(r.documents(t, kinds...))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("kubectl delete of %v: %v\n%s", kinds, err, out)
-	}
 }
 
 // clientset is a clientset of the test cluster's admin, impersonating user
