@@ -66,6 +66,37 @@ func summary(changes []Change) []string {
 	return out
 }
 
+// crdCase changes copies of a base CRD into the old and the new one;
+// want is the summary of the changes between them.
+type crdCase struct {
+	name string
+	old  func(*apiextensionsv1.CustomResourceDefinition) // changes the old CRD, nil: base
+	new  func(*apiextensionsv1.CustomResourceDefinition) // changes the new CRD, nil: base
+	want []string
+}
+
+// runCRDCases compares the old and the new CRD of each case, made from
+// base.
+func runCRDCases(t *testing.T, base string, tests []crdCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old, new := parseCRD(t, base), parseCRD(t, base)
+			if tt.old != nil {
+				tt.old(old)
+			}
+			if tt.new != nil {
+				tt.new(new)
+			}
+			got, err := Compare(old, new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertChanges(t, got, tt.want)
+		})
+	}
+}
+
 func assertChanges(t *testing.T, got []Change, want []string) {
 	t.Helper()
 	g := summary(got)

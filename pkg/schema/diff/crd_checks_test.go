@@ -8,12 +8,7 @@ import (
 
 func TestCRDChecks(t *testing.T) {
 	type crd = apiextensionsv1.CustomResourceDefinition
-	tests := []struct {
-		name string
-		old  func(*crd) // changes the old CRD, nil: base
-		new  func(*crd) // changes the new CRD
-		want []string
-	}{
+	tests := []crdCase{
 		{name: "no change", new: func(c *crd) {}},
 		{name: "defaults made explicit", new: func(c *crd) { c.Spec.Names.Singular, c.Spec.Names.ListKind = "widget", "WidgetList" }},
 		{name: "scope", new: func(c *crd) { c.Spec.Scope = apiextensionsv1.ClusterScoped },
@@ -82,22 +77,7 @@ func TestCRDChecks(t *testing.T) {
 		{name: "schema removed from a version", new: func(c *crd) { c.Spec.Versions[0].Schema = nil },
 			want: []string{`breaking unclassified v1beta1 spec.versions[0].schema {"openAPIV3Schema":{"type":"object"}} → <none>`}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			old, new := parseCRD(t, baseCRD), parseCRD(t, baseCRD)
-			if tt.old != nil {
-				tt.old(old)
-			}
-			if tt.new != nil {
-				tt.new(new)
-			}
-			got, err := Compare(old, new)
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertChanges(t, got, tt.want)
-		})
-	}
+	runCRDCases(t, baseCRD, tests)
 }
 
 func TestCompareRefusesDifferentCRDs(t *testing.T) {

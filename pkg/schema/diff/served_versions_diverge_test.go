@@ -59,11 +59,7 @@ func TestServedVersionsDiverge(t *testing.T) {
 		setSpec(c, version, s)
 	}
 	const v0, v1 = "spec.versions[0].schema.openAPIV3Schema.properties.spec", "spec.versions[1].schema.openAPIV3Schema.properties.spec"
-	tests := []struct {
-		name     string
-		old, new func(*crd)
-		want     []string
-	}{
+	tests := []crdCase{
 		{name: "field removed from the served version only", new: func(c *crd) { removeSize(c, 0) }, want: []string{
 			"breaking served-versions-diverge v1 " + v1 + ".properties.size in v1 and v1beta1 → in v1 (storage), not in v1beta1",
 			"breaking field-removed v1beta1 " + v0 + ".properties.size string → <none>",
@@ -121,22 +117,7 @@ func TestServedVersionsDiverge(t *testing.T) {
 			"breaking field-removed v1beta1 " + v0 + ".properties.size string → <none>",
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			old, new := parseCRD(t, twoVersionsCRD), parseCRD(t, twoVersionsCRD)
-			if tt.old != nil {
-				tt.old(old)
-			}
-			if tt.new != nil {
-				tt.new(new)
-			}
-			got, err := Compare(old, new)
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertChanges(t, got, tt.want)
-		})
-	}
+	runCRDCases(t, twoVersionsCRD, tests)
 }
 
 func webhookConversion() *apiextensionsv1.CustomResourceConversion {
