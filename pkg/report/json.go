@@ -64,7 +64,36 @@ func (j *jsonWriter) result(w *bytes.Buffer, r *Result) error {
 		w.WriteString(",\n    ")
 	}
 	j.results++
-	return encodeJSON(w, "    ", r)
+	return encodeResult(w, "    ", r)
+}
+
+// encodeResult writes r as encodeJSON does, with its stored object written
+// by writeJSONObject: the result without it is closed again after its last
+// field, and the stored object and the error, the fields that follow it,
+// are appended.
+func encodeResult(w *bytes.Buffer, prefix string, r *Result) error {
+	if len(r.Stored) == 0 { // omitempty
+		return encodeJSON(w, prefix, r)
+	}
+	rest := *r
+	rest.Stored, rest.Error = nil, ""
+	start := w.Len()
+	if err := encodeJSON(w, prefix, &rest); err != nil {
+		return err
+	}
+	w.Truncate(w.Len() - len("\n"+prefix+"}"))
+	field := ",\n" + prefix + "  "
+	w.WriteString(field + `"stored": `)
+	if err := writeJSONObject(w, prefix+"  ", r.Stored); err != nil {
+		w.Truncate(start)
+		return err
+	}
+	if r.Error != "" {
+		w.WriteString(field + `"error": `)
+		writeJSONString(w, r.Error)
+	}
+	w.WriteString("\n" + prefix + "}")
+	return nil
 }
 
 func (j *jsonWriter) end(w *bytes.Buffer, s Summary) error {
