@@ -101,13 +101,14 @@ test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiser
 	$(GO) test -race $(RACE_PKGS)
 	$(GO) run ./cmd/crdguard test examples/mysql
 
-# The targets: decoding, validation, policies, image references, test
+# The targets: decoding, validation, the JSON report's stored objects, policies, image references, test
 # suites, CRD diff, AdmissionReviews. CRDs and AdmissionReviews are large
 # inputs: minimizing each new one for the default 60s would leave no time
 # to fuzz.
 .PHONY: fuzz
 fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/report/ -run '^$$' -fuzz FuzzJSONObject -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzImageVersion -fuzztime $(FUZZTIME)
@@ -124,7 +125,7 @@ fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 .PHONY: bench
 bench: tools ## Run the benchmarks into bench/results/ (BENCHTIME, BENCHARGS).
 	mkdir -p bench/results
-	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/policies/ ./pkg/policies/vap/ ./internal/webhook/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
+	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/report/ ./pkg/policies/ ./pkg/policies/vap/ ./internal/webhook/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
 	BS="$$($(TOOLS) benchstat)" && $$BS bench/results/gotest.txt | tee bench/results/benchstat.txt
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) run ./bench $(BENCHARGS)
 
