@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // The CRD sets, each a directory or a file inside its module.
@@ -71,6 +77,28 @@ func (s Set) Path() (string, error) {
 		return "", fmt.Errorf("%s has no file %s in %s: %s", s.Module, s.File, s.Dir, dir)
 	}
 	return path, nil
+}
+
+// CRDs reads the set's CRDs as crdguard reads CRD files, validated as the
+// API server validates them. A set that holds none is an error: a
+// benchmark or test over an empty set would measure or check nothing.
+func (s Set) CRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	path, err := s.Path()
+	if err != nil {
+		return nil, err
+	}
+	docs, err := manifest.ReadPaths(nil, path)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := schema.CRDsFromDocuments(ctx, docs)
+	if err != nil {
+		return nil, err
+	}
+	if len(crds) == 0 {
+		return nil, fmt.Errorf("no CRDs in %s", path)
+	}
+	return crds, nil
 }
 
 // Module downloads a dependency of crdguard's own go.mod if needed and

@@ -62,3 +62,18 @@ func TestModuleIsADependencyOfCrdguard(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestCRDsReadsTheSet(t *testing.T) {
+	crds, err := GatewayAPI.CRDs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(crds) == 0 {
+		t.Fatal("no CRDs")
+	}
+	for _, crd := range crds {
+		if crd.Spec.Group != "gateway.networking.k8s.io" {
+			t.Errorf("%s: group %s, want gateway.networking.k8s.io", crd.Name, crd.Spec.Group)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/crdguard/crdguard/internal/corpus"
-	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -80,15 +79,7 @@ func benchmarkValidate(b *testing.B, v *schema.Validator, obj, old *unstructured
 // corpusRegistry loads one of the real CRD sets.
 func corpusRegistry(b *testing.B, set corpus.Set) *schema.Registry {
 	b.Helper()
-	dir, err := set.Path()
-	if err != nil {
-		b.Fatal(err)
-	}
-	docs, err := manifest.ReadPaths(nil, dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	crds, err := schema.CRDsFromDocuments(b.Context(), docs)
+	crds, err := set.CRDs(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -93,20 +93,9 @@ func BenchmarkReplay(b *testing.B) {
 // corpusCRDs reads a real CRD set.
 func corpusCRDs(b *testing.B, set corpus.Set) []*apiextensionsv1.CustomResourceDefinition {
 	b.Helper()
-	dir, err := set.Path()
+	crds, err := set.CRDs(b.Context())
 	if err != nil {
 		b.Fatal(err)
-	}
-	docs, err := manifest.ReadPaths(nil, dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	crds, err := schema.CRDsFromDocuments(b.Context(), docs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(crds) == 0 {
-		b.Fatalf("no CRDs in %s", dir)
 	}
 	return crds
 }

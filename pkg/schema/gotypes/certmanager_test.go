@@ -11,8 +11,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/crdguard/crdguard/internal/corpus"
-	"github.com/crdguard/crdguard/pkg/manifest"
-	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // certManagerAPI is linted against cert-manager's own deploy/crds. It is
@@ -32,15 +30,7 @@ func certManager(t *testing.T) ([]*Kind, []*apiextensionsv1.CustomResourceDefini
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := corpus.CertManager.Path()
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := manifest.ReadPaths(nil, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := schema.CRDsFromDocuments(t.Context(), docs)
+	crds, err := corpus.CertManager.CRDs(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
