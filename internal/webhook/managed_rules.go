@@ -83,21 +83,9 @@ func (m *ManagedRules) Ready(ctx context.Context) error {
 	if m.synced.Load() {
 		return nil
 	}
-	want, err := m.compute()
-	if err != nil {
-		return err
-	}
-	for _, c := range m.configurations() {
-		obj, index, err := c.read(ctx, m.Reader)
-		if err != nil {
-			return err
-		}
-		if !apiequality.Semantic.DeepEqual(rulesAt(obj, index), c.pick(want)) {
-			return fmt.Errorf("the rules of webhook %s of %s %s are not written yet", c.webhook, c.kind, c.name)
-		}
-	}
-	m.synced.Store(true)
-	return nil
+	return m.forEachStale(ctx, func(c managedConfiguration, _ client.Object, _ int, _ []admissionregistrationv1.RuleWithOperations) error {
+		return fmt.Errorf("the rules of webhook %s of %s %s are not written yet", c.webhook, c.kind, c.name)
+	})
 }
 
 // update syncs once and records the outcome in the metrics. Before the
@@ -116,6 +104,26 @@ func (m *ManagedRules) update(ctx context.Context) error {
 
 // sync writes the rules of the current engine where they differ.
 func (m *ManagedRules) sync(ctx context.Context) error {
+	return m.forEachStale(ctx, func(c managedConfiguration, obj client.Object, index int, rules []admissionregistrationv1.RuleWithOperations) error {
+		patch, err := rulesPatch(obj, index, c.webhook, rules)
+		if err != nil {
+			return err
+		}
+		if err := m.Writer.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+			return fmt.Errorf("patching the rules of webhook %s of %s %s: %w", c.webhook, c.kind, c.name, err)
+		}
+		m.Log.Info("Updated the webhook rules", "configuration", c.name, "webhook", c.webhook, "rules", len(rules))
+		return nil
+	})
+}
+
+// forEachStale reads each configuration live and calls stale for each
+// whose webhook's rules differ from the current engine's, with the
+// configuration, the index of its webhook and the rules it should have.
+// Ready and sync share it so that they agree on what "written" means.
+// Once no call failed, the configurations carry the engine's rules:
+// stale either wrote them or there was nothing to write.
+func (m *ManagedRules) forEachStale(ctx context.Context, stale func(c managedConfiguration, obj client.Object, index int, rules []admissionregistrationv1.RuleWithOperations) error) error {
 	want, err := m.compute()
 	if err != nil {
 		return err
@@ -129,14 +137,9 @@ func (m *ManagedRules) sync(ctx context.Context) error {
 		if apiequality.Semantic.DeepEqual(rulesAt(obj, index), rules) {
 			continue
 		}
-		patch, err := rulesPatch(obj, index, c.webhook, rules)
-		if err != nil {
+		if err := stale(c, obj, index, rules); err != nil {
 			return err
 		}
-		if err := m.Writer.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch)); err != nil {
-			return fmt.Errorf("patching the rules of webhook %s of %s %s: %w", c.webhook, c.kind, c.name, err)
-		}
-		m.Log.Info("Updated the webhook rules", "configuration", c.name, "webhook", c.webhook, "rules", len(rules))
 	}
 	m.synced.Store(true)
 	return nil
