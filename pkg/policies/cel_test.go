@@ -5,24 +5,11 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func TestCEL(t *testing.T) { runCases(t, "cel") }
-
-// celPolicy is a policy on MySQLClusters with the given rules.
-func celPolicy(rules ...v1alpha1.Rule) *v1alpha1.GuardPolicy {
-	return &v1alpha1.GuardPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "p"},
-		Spec: v1alpha1.GuardPolicySpec{
-			Match: v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{{Group: "db.example.io", Kinds: []string{"MySQLCluster"}}}},
-			Rules: rules,
-		},
-	}
-}
 
 func celRuleSpec(name string, c v1alpha1.CELRule) v1alpha1.Rule {
 	return v1alpha1.Rule{Name: name, CEL: &c}
@@ -79,20 +66,8 @@ func TestCELCompileErrors(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := celPolicy(ok, celRuleSpec("ok2", v1alpha1.CELRule{Expression: "true"}), celRuleSpec("bad", tt.rule))
-			errs := ValidateGuardPolicy(p, nil)
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %d errors:\n%q\nwant:\n%q", len(got), got, tt.want)
-			}
-			for i := range got {
-				if got[i] != tt.want[i] {
-					t.Errorf("error %d:\ngot  %s\nwant %s", i, got[i], tt.want[i])
-				}
-			}
+			p := mysqlPolicy(ok, celRuleSpec("ok2", v1alpha1.CELRule{Expression: "true"}), celRuleSpec("bad", tt.rule))
+			assertPolicyErrors(t, p, nil, tt.want)
 			// The engine refuses the policy with the same errors.
 			if _, err := NewEngine(nil, p); err == nil {
 				t.Error("NewEngine accepted a policy ValidateGuardPolicy rejects")
@@ -105,7 +80,7 @@ func TestCELCompileErrors(t *testing.T) {
 // empty for a user without extra values, and holds a user's extra values
 // as lists of strings.
 func TestCELRequestUserInfoExtra(t *testing.T) {
-	engine, err := NewEngine(nil, celPolicy(celRuleSpec("extra", v1alpha1.CELRule{
+	engine, err := NewEngine(nil, mysqlPolicy(celRuleSpec("extra", v1alpha1.CELRule{
 		Expression:        "size(request.userInfo.extra) == 0 || request.userInfo.extra['scopes'] == ['read', 'write']",
 		MessageExpression: "'extra: ' + request.userInfo.extra.map(k, k + '=' + request.userInfo.extra[k].join(',')).join(' ')",
 	})))

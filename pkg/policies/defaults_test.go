@@ -43,15 +43,7 @@ func TestDefaultsCompileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rule := tt.rule
-			errs := ValidateGuardPolicy(celPolicy(v1alpha1.Rule{Name: "fill", Defaults: &rule}), nil)
-			if len(errs) != len(tt.want) {
-				t.Fatalf("got %d errors: %v\nwant %q", len(errs), errs, tt.want)
-			}
-			for i, e := range errs {
-				if e.Error() != tt.want[i] {
-					t.Errorf("error %d:\ngot  %s\nwant %s", i, e.Error(), tt.want[i])
-				}
-			}
+			assertPolicyErrors(t, mysqlPolicy(v1alpha1.Rule{Name: "fill", Defaults: &rule}), nil, tt.want)
 		})
 	}
 }

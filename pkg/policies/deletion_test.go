@@ -9,18 +9,10 @@ import (
 func TestDeletion(t *testing.T) { runCases(t, "deletion") }
 
 func TestDeletionCompileErrors(t *testing.T) {
-	p := celPolicy(v1alpha1.Rule{Name: "protect", Deletion: &v1alpha1.DeletionRule{Condition: "object.spec.storage.reclaimPolicy", Message: "a\nb"}})
+	p := mysqlPolicy(v1alpha1.Rule{Name: "protect", Deletion: &v1alpha1.DeletionRule{Condition: "object.spec.storage.reclaimPolicy", Message: "a\nb"}})
 	want := []string{
 		`spec.rules[0].deletion.condition: Invalid value: "object.spec.storage.reclaimPolicy": must evaluate to bool but got dyn`,
 		`spec.rules[0].deletion.message: Invalid value: "a\nb": must not contain line breaks`,
 	}
-	errs := ValidateGuardPolicy(p, nil)
-	if len(errs) != len(want) {
-		t.Fatalf("got %v\nwant %q", errs, want)
-	}
-	for i, e := range errs {
-		if e.Error() != want[i] {
-			t.Errorf("got  %s\nwant %s", e.Error(), want[i])
-		}
-	}
+	assertPolicyErrors(t, p, nil, want)
 }

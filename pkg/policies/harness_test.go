@@ -4,13 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/crdguard/crdguard/internal/golden"
 	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // runCases runs every case in testdata/<rule>/: a directory with
@@ -87,4 +91,29 @@ func renderResult(res Result) string {
 		fmt.Fprintf(&b, "patch: %s %s %s\n", p.Operation, p.Path, value)
 	}
 	return b.String()
+}
+
+// mysqlPolicy is a policy named p on MySQLClusters with the given rules,
+// for the tests that build a rule's configuration in Go.
+func mysqlPolicy(rules ...v1alpha1.Rule) *v1alpha1.GuardPolicy {
+	return &v1alpha1.GuardPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: v1alpha1.GuardPolicySpec{
+			Match: v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{{Group: "db.example.io", Kinds: []string{"MySQLCluster"}}}},
+			Rules: rules,
+		},
+	}
+}
+
+// assertPolicyErrors checks that ValidateGuardPolicy finds exactly want
+// in p, in that order, each error as its field path and message.
+func assertPolicyErrors(t *testing.T, p *v1alpha1.GuardPolicy, schemas *schema.Registry, want []string) {
+	t.Helper()
+	var got []string
+	for _, e := range ValidateGuardPolicy(p, schemas) {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -1,27 +1,12 @@
 package policies
 
 import (
-	"slices"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
 func TestImageVersion(t *testing.T) { runCases(t, "imageVersion") }
-
-// imageVersionPolicy is a policy on MySQLClusters with one imageVersion
-// rule, as its first (and only) rule.
-func imageVersionPolicy(cfg v1alpha1.ImageVersionRule) *v1alpha1.GuardPolicy {
-	return &v1alpha1.GuardPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "p"},
-		Spec: v1alpha1.GuardPolicySpec{
-			Match: v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{{Group: "db.example.io", Kinds: []string{"MySQLCluster"}}}},
-			Rules: []v1alpha1.Rule{{Name: "images", ImageVersion: &cfg}},
-		},
-	}
-}
 
 // TestImageVersionCompileErrors checks that a misconfigured rule rejects
 // the policy, every mistake at its exact field.
@@ -81,13 +66,8 @@ func TestImageVersionCompileErrors(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got []string
-			for _, e := range ValidateGuardPolicy(imageVersionPolicy(tt.cfg), nil) {
-				got = append(got, e.Error())
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("errors:\n%q\nwant:\n%q", got, tt.want)
-			}
+			cfg := tt.cfg
+			assertPolicyErrors(t, mysqlPolicy(v1alpha1.Rule{Name: "images", ImageVersion: &cfg}), nil, tt.want)
 		})
 	}
 }

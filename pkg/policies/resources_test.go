@@ -2,7 +2,6 @@ package policies
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -97,13 +96,7 @@ func TestResourcesCompileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := tt.cfg
-			var got []string
-			for _, e := range ValidateGuardPolicy(celPolicy(v1alpha1.Rule{Name: "resources", Resources: &cfg}), nil) {
-				got = append(got, e.Error())
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
-			}
+			assertPolicyErrors(t, mysqlPolicy(v1alpha1.Rule{Name: "resources", Resources: &cfg}), nil, tt.want)
 		})
 	}
 }
@@ -120,14 +113,9 @@ func TestExcludeContainersAgainstSchema(t *testing.T) {
 		Paths:             []string{"spec.resources", "spec.volumeClaimTemplates[*].spec.resources"},
 		ExcludeContainers: []string{"exporter"},
 	}
-	var got []string
-	for _, e := range ValidateGuardPolicy(celPolicy(v1alpha1.Rule{Name: "resources", Resources: &cfg}), schemas) {
-		got = append(got, e.Error())
-	}
-	want := []string{`spec.rules[0].resources.paths[1]: Invalid value: "spec.volumeClaimTemplates[*].spec.resources": the items of spec.volumeClaimTemplates in MySQLCluster have no name field, so excludeContainers cannot skip any of them`}
-	if !slices.Equal(got, want) {
-		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	assertPolicyErrors(t, mysqlPolicy(v1alpha1.Rule{Name: "resources", Resources: &cfg}), schemas, []string{
+		`spec.rules[0].resources.paths[1]: Invalid value: "spec.volumeClaimTemplates[*].spec.resources": the items of spec.volumeClaimTemplates in MySQLCluster have no name field, so excludeContainers cannot skip any of them`,
+	})
 }
 
 // TestResourcesSchemaErrors: what the GuardPolicy CRD rejects when a

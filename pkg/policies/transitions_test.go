@@ -2,28 +2,13 @@ package policies
 
 import (
 	"path/filepath"
-	"slices"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 func TestTransitions(t *testing.T) { runCases(t, "transitions") }
-
-// transitionsPolicy is a policy on MySQLClusters with one transitions
-// rule, as its first (and only) rule.
-func transitionsPolicy(ts ...v1alpha1.FieldTransition) *v1alpha1.GuardPolicy {
-	return &v1alpha1.GuardPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "p"},
-		Spec: v1alpha1.GuardPolicySpec{
-			Match: v1alpha1.Match{Resources: []v1alpha1.ResourceMatch{{Group: "db.example.io", Kinds: []string{"MySQLCluster"}}}},
-			Rules: []v1alpha1.Rule{{Name: "transitions", Transitions: ts}},
-		},
-	}
-}
 
 func int32Ptr(n int32) *int32 { return &n }
 
@@ -123,13 +108,7 @@ func TestTransitionsCompileErrors(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got []string
-			for _, e := range ValidateGuardPolicy(transitionsPolicy(tt.ts...), nil) {
-				got = append(got, e.Error())
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("errors:\n%q\nwant:\n%q", got, tt.want)
-			}
+			assertPolicyErrors(t, mysqlPolicy(v1alpha1.Rule{Name: "transitions", Transitions: tt.ts}), nil, tt.want)
 		})
 	}
 }
@@ -185,13 +164,7 @@ func TestTransitionListKeysAgainstSchema(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got []string
-			for _, e := range ValidateGuardPolicy(transitionsPolicy(tt.ts...), schemas) {
-				got = append(got, e.Error())
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("errors:\n%q\nwant:\n%q", got, tt.want)
-			}
+			assertPolicyErrors(t, mysqlPolicy(v1alpha1.Rule{Name: "transitions", Transitions: tt.ts}), schemas, tt.want)
 		})
 	}
 }
