@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -86,58 +87,36 @@ const benchCEL = `
 + (object.spec.replicas % 2 != 1 ? ['odd-replicas'] : [])
 `
 
-const benchOld = `
+// benchCluster is a MySQLCluster with the fields the policy's rules read
+// set to the given values; everything else is the same in every object.
+func benchCluster(version, image string, replicas int, storageSize, memoryLimit string) string {
+	return fmt.Sprintf(`
 apiVersion: db.example.io/v1
 kind: MySQLCluster
 metadata: {name: prod, namespace: shop, labels: {app: mysql}}
 spec:
-  version: "8.0.35"
-  image: mysql:8.0.35
-  replicas: 3
-  storage: {size: 100Gi, storageClassName: fast}
+  version: %q
+  image: %s
+  replicas: %d
+  storage: {size: %s, storageClassName: fast}
   resources:
     requests: {cpu: "2", memory: 4Gi}
-    limits: {cpu: "4", memory: 8Gi}
+    limits: {cpu: "4", memory: %s}
   users:
   - {name: app, privileges: [SELECT, INSERT, UPDATE]}
   - {name: report, privileges: [SELECT]}
-`
+`, version, image, replicas, storageSize, memoryLimit)
+}
+
+// benchOld is the stored object both new objects update.
+var benchOld = benchCluster("8.0.35", "mysql:8.0.35", 3, "100Gi", "8Gi")
 
 // benchObjects are the new objects: one that passes, and one that breaks
-// every rule once.
+// every rule once (an image that is not the version, even replicas, a
+// smaller volume, memory limits 8× the requests).
 var benchObjects = map[string]string{
-	"good": `
-apiVersion: db.example.io/v1
-kind: MySQLCluster
-metadata: {name: prod, namespace: shop, labels: {app: mysql}}
-spec:
-  version: "8.0.36"
-  image: mysql:8.0.36
-  replicas: 3
-  storage: {size: 100Gi, storageClassName: fast}
-  resources:
-    requests: {cpu: "2", memory: 4Gi}
-    limits: {cpu: "4", memory: 8Gi}
-  users:
-  - {name: app, privileges: [SELECT, INSERT, UPDATE]}
-  - {name: report, privileges: [SELECT]}
-`,
-	"bad": `
-apiVersion: db.example.io/v1
-kind: MySQLCluster
-metadata: {name: prod, namespace: shop, labels: {app: mysql}}
-spec:
-  version: "8.0.36"
-  image: mysql:8.4.0
-  replicas: 2
-  storage: {size: 50Gi, storageClassName: fast}
-  resources:
-    requests: {cpu: "2", memory: 4Gi}
-    limits: {cpu: "4", memory: 32Gi}
-  users:
-  - {name: app, privileges: [SELECT, INSERT, UPDATE]}
-  - {name: report, privileges: [SELECT]}
-`,
+	"good": benchCluster("8.0.36", "mysql:8.0.36", 3, "100Gi", "8Gi"),
+	"bad":  benchCluster("8.0.36", "mysql:8.4.0", 2, "50Gi", "32Gi"),
 }
 
 // wantFailing is what both must find on each object.
