@@ -68,22 +68,14 @@ func NewMetrics() *Metrics {
 			Name: "crdguard_policy_violations_total",
 			Help: "Findings of /validate, by policy, rule and enforcement (Deny, Warn, Audit).",
 		}, []string{"policy", "rule", "enforcement"}),
-		approvals: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "crdguard_approvals_total",
-			Help: "Requests /validate allowed because an approver lifted a denial.",
-		}),
-		policies: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "crdguard_policies",
-			Help: "GuardPolicies in the engine serving requests.",
-		}),
-		schemas: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "crdguard_schemas",
-			Help: "CRD kinds (group, version, kind) whose schemas the engine serving requests knows.",
-		}),
-		certExpires: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "crdguard_serving_certificate_expiry_timestamp_seconds",
-			Help: "When the serving certificate expires, in seconds since the Unix epoch.",
-		}),
+		approvals: newCounter("crdguard_approvals_total",
+			"Requests /validate allowed because an approver lifted a denial."),
+		policies: newGauge("crdguard_policies",
+			"GuardPolicies in the engine serving requests."),
+		schemas: newGauge("crdguard_schemas",
+			"CRD kinds (group, version, kind) whose schemas the engine serving requests knows."),
+		certExpires: newGauge("crdguard_serving_certificate_expiry_timestamp_seconds",
+			"When the serving certificate expires, in seconds since the Unix epoch."),
 		invalid: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "crdguard_policy_invalid",
 			Help: "1 for each GuardPolicy in the cluster whose stored version is invalid; the engine uses its last good version, or leaves it out if it never had one. The logs say why.",
@@ -92,15 +84,21 @@ func NewMetrics() *Metrics {
 			Name: "crdguard_engine_builds_total",
 			Help: "Engines built from the cluster's GuardPolicies and CRDs, by result (success, error); on an error the previous engine keeps serving.",
 		}, []string{"result"}),
-		rulesErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "crdguard_webhook_rules_sync_errors_total",
-			Help: "Failed attempts of the elected replica to compute or write the rules of its webhooks (--manage-webhook-rules); the last written rules stay. The logs say why.",
-		}),
-		rulesSynced: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "crdguard_webhook_rules_last_sync_timestamp_seconds",
-			Help: "When the elected replica last found or made the rules of its webhooks equal to its GuardPolicies' (--manage-webhook-rules), in seconds since the Unix epoch; 0 on the other replicas.",
-		}),
+		rulesErrors: newCounter("crdguard_webhook_rules_sync_errors_total",
+			"Failed attempts of the elected replica to compute or write the rules of its webhooks (--manage-webhook-rules); the last written rules stay. The logs say why."),
+		rulesSynced: newGauge("crdguard_webhook_rules_last_sync_timestamp_seconds",
+			"When the elected replica last found or made the rules of its webhooks equal to its GuardPolicies' (--manage-webhook-rules), in seconds since the Unix epoch; 0 on the other replicas."),
 	}
+}
+
+// newGauge and newCounter make a metric without labels; the ones with
+// labels spell out their options.
+func newGauge(name, help string) prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+}
+
+func newCounter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 }
 
 // Register adds the metrics to reg, for the manager's /metrics that is
