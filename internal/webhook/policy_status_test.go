@@ -74,21 +74,27 @@ func statusPolicy(group, kind string) *v1alpha1.GuardPolicy {
 	}
 }
 
-func TestEnforcedCondition(t *testing.T) {
-	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "db.example.io", Version: "v1"}, {Version: "v1"}})
-	mapper.Add(schema.GroupVersionKind{Group: "db.example.io", Version: "v1", Kind: "MySQLCluster"}, meta.RESTScopeNamespace)
-	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, meta.RESTScopeNamespace)
-	configuration := &admissionregistrationv1.ValidatingWebhookConfiguration{
+// routingConfiguration is the ValidatingWebhookConfiguration crdguard
+// whose validate webhook routes every operation on resource of group.
+func routingConfiguration(group, resource string) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name:         ValidateWebhook,
 			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://crdguard.example/validate")},
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
-				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"db.example.io"}, APIVersions: []string{"*"}, Resources: []string{"mysqlclusters"}},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: []string{resource}},
 			}},
 		}},
 	}
+}
+
+func TestEnforcedCondition(t *testing.T) {
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "db.example.io", Version: "v1"}, {Version: "v1"}})
+	mapper.Add(schema.GroupVersionKind{Group: "db.example.io", Version: "v1", Kind: "MySQLCluster"}, meta.RESTScopeNamespace)
+	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, meta.RESTScopeNamespace)
+	configuration := routingConfiguration("db.example.io", "mysqlclusters")
 	compiled, err := vap.Compile(statusPolicy("", "ConfigMap"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -162,17 +168,7 @@ func (*boomError) Error() string { return "boom" }
 func TestPolicyStatusWritesOnChange(t *testing.T) {
 	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Version: "v1"}})
 	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, meta.RESTScopeNamespace)
-	configuration := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "crdguard"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         ValidateWebhook,
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://crdguard.example/validate")},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
-				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"configmaps"}},
-			}},
-		}},
-	}
+	configuration := routingConfiguration("", "configmaps")
 	stored := guardPolicyObject()
 	stored.SetName("p")
 	stored.SetUID("uid-p")
