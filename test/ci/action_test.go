@@ -189,14 +189,7 @@ func script(t *testing.T, name string, env ...string) (string, int) {
 	cmd := exec.Command(filepath.Join(root, "action", name))
 	cmd.Dir = root
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "RUNNER_TEMP=" + t.TempDir()}, env...)
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), code
+	return combinedOutput(t, cmd)
 }
 
 func TestInstall(t *testing.T) {

@@ -43,13 +43,7 @@ func inOperator(t *testing.T, script string, env ...string) (string, int) {
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = filepath.Join(root, "test", "ci", operator)
 	cmd.Env = append([]string{"PATH=" + binDir + ":" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	out, err := cmd.CombinedOutput()
-	if exit, ok := err.(*exec.ExitError); ok {
-		return string(out), exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), 0
+	return combinedOutput(t, cmd)
 }
 
 // TestGitHubExample runs the workflow's crdguard steps as the action runs

@@ -60,13 +60,7 @@ func precommitIn(t *testing.T, dir string, h hook, args []string, staged ...stri
 	}
 	cmd := exec.Command(filepath.Join(binDir, argv[0]), argv[1:]...)
 	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if exit, ok := err.(*exec.ExitError); ok {
-		return string(out), exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), 0
+	return combinedOutput(t, cmd)
 }
 
 func TestPreCommitHooks(t *testing.T) {
