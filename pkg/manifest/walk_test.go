@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,10 +14,15 @@ import (
 	"github.com/crdguard/crdguard/internal/filetree"
 )
 
-// listed is "path" or "path: skip reason" for each source, relative to dir.
-func listed(t *testing.T, dir string, sources []Source) []string {
+// assertWalk walks paths with opts and checks that it lists exactly want,
+// in order: "path" or "path: skip reason" for each source, relative to dir.
+func assertWalk(t *testing.T, dir string, paths []string, opts WalkOptions, want ...string) {
 	t.Helper()
-	var out []string
+	sources, err := Walk(paths, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
 	for _, s := range sources {
 		rel, err := filepath.Rel(dir, s.Path)
 		if err != nil {
@@ -29,9 +35,11 @@ func listed(t *testing.T, dir string, sources []Source) []string {
 		if s.Err != nil {
 			line += ": error: " + s.Err.Error()
 		}
-		out = append(out, line)
+		got = append(got, line)
 	}
-	return out
+	if !slices.Equal(got, want) {
+		t.Errorf("sources:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 func TestWalkSkipsWhatIsNotAFile(t *testing.T) {
@@ -45,21 +53,14 @@ func TestWalkSkipsWhatIsNotAFile(t *testing.T) {
 	if err := os.Symlink("missing.yaml", filepath.Join(dir, "dangling.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	sources, err := Walk([]string{dir}, WalkOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
+	assertWalk(t, dir, []string{dir}, WalkOptions{},
 		"a.yaml",
 		// Listed, for its read to say that its target is missing.
 		"dangling.yaml",
 		"linked-dir.yaml: symbolic link to a directory, not followed",
 		"pipe.yaml: not a regular file (named pipe)",
 		"sub/b.yaml",
-	}
-	if got := listed(t, dir, sources); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("sources:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	)
 
 	// A library caller reading CRDs gets an error, not a read that blocks.
 	if _, err := ReadPaths(nil, dir); err == nil || err.Error() != filepath.Join(dir, "dangling.yaml")+": symbolic link to missing.yaml, which does not exist" {
@@ -84,11 +85,7 @@ func TestWalkRecognisesRepositoryFiles(t *testing.T) {
 		".github/dependabot.yml":           "version: 2\n",
 		"docs/.github-like/notes.yaml":     "",
 	})
-	sources, err := Walk([]string{dir}, WalkOptions{SkipRepositoryFiles: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
+	assertWalk(t, dir, []string{dir}, WalkOptions{SkipRepositoryFiles: true},
 		".github: GitHub configuration (workflows, templates), not manifests",
 		"chart/Chart.yaml: Helm chart metadata or values, not a manifest",
 		"chart/crds/widgets.yaml",
@@ -102,25 +99,15 @@ func TestWalkRecognisesRepositoryFiles(t *testing.T) {
 		"docs/.github-like/notes.yaml",
 		"templates/not-a-chart.yaml",
 		"values.yaml",
-	}
-	if got := listed(t, dir, sources); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("sources:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	)
 
 	// Given as files, they are recognised the same way.
 	files := []string{filepath.Join(dir, "chart/templates/deployment.yaml"), filepath.Join(dir, ".github/workflows/ci.yml"), filepath.Join(dir, "deploy/widget.yaml")}
-	sources, err = Walk(files, WalkOptions{SkipRepositoryFiles: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []string{
+	assertWalk(t, dir, files, WalkOptions{SkipRepositoryFiles: true},
 		"chart/templates/deployment.yaml: Helm template: render it with helm template and validate the output",
 		".github/workflows/ci.yml: GitHub configuration (workflows, templates), not manifests",
 		"deploy/widget.yaml",
-	}
-	if got := listed(t, dir, sources); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("file arguments:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	)
 }
 
 func TestWalkExclude(t *testing.T) {
@@ -146,24 +133,12 @@ func TestWalkExclude(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sources, err := Walk([]string{dir}, WalkOptions{Exclude: tt.exclude})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := listed(t, dir, sources); strings.Join(got, " ") != strings.Join(tt.want, " ") {
-				t.Errorf("sources = %v, want %v", got, tt.want)
-			}
+			assertWalk(t, dir, []string{dir}, WalkOptions{Exclude: tt.exclude}, tt.want...)
 		})
 	}
 
 	// A file argument is matched as given.
-	sources, err := Walk([]string{filepath.Join(dir, "values-prod.yaml"), filepath.Join(dir, "a.yaml")}, WalkOptions{Exclude: []string{"values-*.yaml"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := listed(t, dir, sources); strings.Join(got, " ") != "a.yaml" {
-		t.Errorf("file arguments: %v, want [a.yaml]", got)
-	}
+	assertWalk(t, dir, []string{filepath.Join(dir, "values-prod.yaml"), filepath.Join(dir, "a.yaml")}, WalkOptions{Exclude: []string{"values-*.yaml"}}, "a.yaml")
 	if _, err := Walk([]string{dir}, WalkOptions{Exclude: []string{"[a-"}}); err == nil || err.Error() != `exclude pattern "[a-": syntax error in pattern` {
 		t.Errorf("bad pattern: err = %v", err)
 	}
