@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
@@ -315,24 +314,7 @@ func TestDiffReplayClasses(t *testing.T) {
 // removed field at the nearest line still there, its parent's properties.
 func TestDiffSARIFPointsAtTheChangedNode(t *testing.T) {
 	r := crdguard(t, "", "diff", "-o", "sarif", diffFile("old.yaml"), diffFile("new-breaking.yaml"))
-	var sarif struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Level     string `json:"level"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
-						Region           struct{ StartLine int } `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil {
-		t.Fatal(err)
-	}
-	res := sarif.Runs[0].Results
+	res := decodeSARIF(t, r)
 	want := []struct {
 		rule string
 		line int

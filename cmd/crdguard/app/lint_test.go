@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,31 +83,7 @@ func TestLintSARIFPointsAtGoSource(t *testing.T) {
 	if r.code != ExitViolations {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
 	}
-	var sarif struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Level     string `json:"level"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-						Region struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-					LogicalLocations []struct {
-						FullyQualifiedName string `json:"fullyQualifiedName"`
-					} `json:"logicalLocations"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil || len(sarif.Runs) != 1 {
-		t.Fatalf("sarif: %v\n%s", err, r.stdout)
-	}
-	res := sarif.Runs[0].Results
+	res := decodeSARIF(t, r)
 	if len(res) != 8 {
 		t.Fatalf("got %d results, want 8", len(res))
 	}

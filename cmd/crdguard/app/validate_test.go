@@ -40,6 +40,46 @@ func decodeReport(t *testing.T, r run) report.Report {
 	return rep
 }
 
+// sarifResult is what the tests read of a SARIF result: its rule, level,
+// message and where it points, in a file and, for lint, in the Go types.
+type sarifResult struct {
+	RuleID  string `json:"ruleId"`
+	Level   string `json:"level"`
+	Message struct {
+		Text string `json:"text"`
+	} `json:"message"`
+	Locations []struct {
+		PhysicalLocation struct {
+			ArtifactLocation struct {
+				URI string `json:"uri"`
+			} `json:"artifactLocation"`
+			Region struct {
+				StartLine   int `json:"startLine"`
+				StartColumn int `json:"startColumn"`
+			} `json:"region"`
+		} `json:"physicalLocation"`
+		LogicalLocations []struct {
+			FullyQualifiedName string `json:"fullyQualifiedName"`
+		} `json:"logicalLocations"`
+	} `json:"locations"`
+}
+
+// decodeSARIF reads the results of the one run of the SARIF 2.1.0 log on
+// stdout.
+func decodeSARIF(t *testing.T, r run) []sarifResult {
+	t.Helper()
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []sarifResult `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil || log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("stdout is not a SARIF 2.1.0 log of one run: %v\n%s", err, r.stdout)
+	}
+	return log.Runs[0].Results
+}
+
 // fields lists "field type rule" of every violation of a result.
 func fields(res report.Result) []string {
 	var out []string
@@ -211,32 +251,14 @@ func TestValidateOutputFormats(t *testing.T) {
 		t.Errorf("junit: %v %+v\n%s", err, suites, r.stdout)
 	}
 	r = crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "sarif", badYAML)
-	var sarif struct {
-		Version string `json:"version"`
-		Runs    []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Locations []struct {
-					PhysicalLocation struct {
-						Region struct {
-							StartLine   int `json:"startLine"`
-							StartColumn int `json:"startColumn"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 {
-		t.Fatalf("sarif: %v\n%s", err, r.stdout)
-	}
+	results := decodeSARIF(t, r)
 	sarifFile := t.TempDir() + "/validate.sarif"
 	writeFile(t, sarifFile, r.stdout)
 	validateSARIFSchema(t, sarifFile)
 	// Each finding at its field's line and column; the object-level ones
 	// (<nil>) at their document's first line.
 	var got []string
-	for _, res := range sarif.Runs[0].Results {
+	for _, res := range results {
 		region := res.Locations[0].PhysicalLocation.Region
 		got = append(got, fmt.Sprintf("%s %d:%d", res.RuleID, region.StartLine, region.StartColumn))
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"slices"
 	"strings"
@@ -66,21 +65,14 @@ func TestValidateServerWarnings(t *testing.T) {
 	}
 
 	r = crdguard(t, deprecatedGadget, "validate", "--crds", gadgetsCRD, "-o", "sarif", "-")
-	var sarif struct {
-		Runs []struct {
-			Results []struct {
-				RuleID  string `json:"ruleId"`
-				Level   string `json:"level"`
-				Message struct {
-					Text string `json:"text"`
-				} `json:"message"`
-			} `json:"results"`
-		} `json:"runs"`
+	if r.code != ExitOK {
+		t.Fatalf("sarif: exit %d\n%s", r.code, r.stdout)
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil || r.code != ExitOK || len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 1 {
-		t.Fatalf("sarif: exit %d, %v\n%s", r.code, err, r.stdout)
+	results := decodeSARIF(t, r)
+	if len(results) != 1 {
+		t.Fatalf("sarif results %+v, want one", results)
 	}
-	if got := sarif.Runs[0].Results[0]; got.RuleID != "crdguard/warning" || got.Level != "warning" || got.Message.Text != deprecationWarning {
+	if got := results[0]; got.RuleID != "crdguard/warning" || got.Level != "warning" || got.Message.Text != deprecationWarning {
 		t.Errorf("sarif result %+v, want crdguard/warning at level warning: %q", got, deprecationWarning)
 	}
 }
