@@ -155,7 +155,7 @@ func junitCaseName(r *Result) string {
 	case r.Kind == "" && r.Name == "":
 		return where
 	case where == "":
-		return objectRef(r)
+		return r.ObjectRef()
 	}
-	return objectRef(r) + " (" + where + ")"
+	return r.ObjectRef() + " (" + where + ")"
 }

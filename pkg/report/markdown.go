@@ -43,7 +43,7 @@ func writeMarkdownResult(buf *bytes.Buffer, r *Result) {
 	case outcomeError, outcomeDenied:
 		verdict = "❌"
 	}
-	title := objectRef(r)
+	title := r.ObjectRef()
 	if r.Operation != "" {
 		title += " (" + r.Operation + ")"
 	}

@@ -58,7 +58,7 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 	case outcomeError:
 		buf.WriteString("error: " + printable(r.Error))
 	case outcomeSkipped:
-		buf.WriteString(printable(objectRef(r)) + " skipped")
+		buf.WriteString(printable(r.ObjectRef()) + " skipped")
 		if r.SkipReason != "" {
 			buf.WriteString(": " + printable(r.SkipReason))
 		}
@@ -67,7 +67,7 @@ func writeTextResult(buf *bytes.Buffer, r *Result) {
 		if r.outcome() == outcomeDenied {
 			verdict = " is invalid"
 		}
-		buf.WriteString(printable(objectRef(r)) + verdict)
+		buf.WriteString(printable(r.ObjectRef()) + verdict)
 		if r.Operation != "" {
 			buf.WriteString(" (" + printable(r.Operation) + ")")
 		}
@@ -141,10 +141,11 @@ func textLocation(r *Result) string {
 	return loc + " (document " + strconv.Itoa(r.Document+1) + ")"
 }
 
-// objectRef names an object the way kubectl does: "Kind ns/name", or
-// "Kind name" for cluster-scoped objects. Documents that failed early may
-// lack a name or even a kind, so it degrades to what is known.
-func objectRef(r *Result) string {
+// ObjectRef names the result's object the way kubectl does: "Kind
+// ns/name", or "Kind name" for cluster-scoped objects. Documents that
+// failed early may lack a name or even a kind, so it degrades to what is
+// known. Every renderer, and crdguard diff's own, names objects by it.
+func (r *Result) ObjectRef() string {
 	kind := r.Kind
 	if kind == "" {
 		kind = "object"

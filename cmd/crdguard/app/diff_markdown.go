@@ -81,13 +81,13 @@ func writeReplayMarkdown(buf *bytes.Buffer, d *diffReport) {
 		if r.Error != "" {
 			result = "unreadable: " + r.Error
 		}
-		fmt.Fprintf(buf, "| %s | %s | %s |\n", report.MarkdownText(objectName(r)), report.MarkdownCode(d.objectLocation(r)), report.MarkdownText(result))
+		fmt.Fprintf(buf, "| %s | %s | %s |\n", report.MarkdownText(r.ObjectRef()), report.MarkdownCode(d.objectLocation(r)), report.MarkdownText(result))
 	}
 	for _, r := range listed {
 		if len(r.Violations) == 0 {
 			continue
 		}
-		fmt.Fprintf(buf, "\n<details><summary>%s: %d breaking</summary>\n\n", report.MarkdownText(objectName(r)), countSeverities(r.Violations).breaking)
+		fmt.Fprintf(buf, "\n<details><summary>%s: %d breaking</summary>\n\n", report.MarkdownText(r.ObjectRef()), countSeverities(r.Violations).breaking)
 		buf.WriteString("| severity | field | next write |\n|---|---|---|\n")
 		for _, f := range capped(r.Violations) {
 			fmt.Fprintf(buf, "| %s | %s | %s |\n", severityLabel(f), report.MarkdownCode(f.Field), report.MarkdownText(f.Message))

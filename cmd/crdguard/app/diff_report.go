@@ -155,21 +155,6 @@ func sourcePrefix(arg string) string {
 	return ""
 }
 
-// objectName names a replayed object as kubectl does ("Widget ns/name").
-func objectName(r *report.Result) string {
-	kind := r.Kind
-	if kind == "" {
-		kind = "object"
-	}
-	switch {
-	case r.Name == "":
-		return kind
-	case r.Namespace == "":
-		return kind + " " + r.Name
-	}
-	return kind + " " + r.Namespace + "/" + r.Name
-}
-
 // crdTotals counts the CRDs by what happened to them and their findings.
 type crdTotals struct {
 	counts                                severityCounts

@@ -48,10 +48,10 @@ func writeReplayText(buf *bytes.Buffer, d *diffReport, quiet bool) {
 		case quiet && (r.Skipped || len(r.Violations) == 0):
 			continue
 		case r.Skipped:
-			fmt.Fprintf(buf, "%s (%s): not replayed: %s\n", objectName(r), d.objectLocation(r), r.SkipReason)
+			fmt.Fprintf(buf, "%s (%s): not replayed: %s\n", r.ObjectRef(), d.objectLocation(r), r.SkipReason)
 			continue
 		}
-		fmt.Fprintf(buf, "%s (%s): %d breaking\n", objectName(r), d.objectLocation(r), countSeverities(r.Violations).breaking)
+		fmt.Fprintf(buf, "%s (%s): %d breaking\n", r.ObjectRef(), d.objectLocation(r), countSeverities(r.Violations).breaking)
 		for _, f := range r.Violations {
 			fmt.Fprintf(buf, "  %-8s %s: %s\n", severityLabel(f), f.Field, f.Message)
 		}
