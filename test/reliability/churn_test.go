@@ -59,10 +59,7 @@ func TestPolicyChurn(t *testing.T) {
 			t.Errorf("deleting the churn policy: %v", err)
 		}
 	})
-	obj, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	obj := example(t, "good.yaml")
 	obj.SetNamespace(shopNamespace)
 	obj.SetLabels(map[string]string{churnLabel: "true"})
 	if err := unstructured.SetNestedField(obj.Object, int64(churnReplicas), "spec", "replicas"); err != nil {
@@ -138,7 +135,7 @@ func TestPolicyChurn(t *testing.T) {
 	})
 
 	// The API server's own schema rejects this update: nothing changes.
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj, err := getPolicy(t.Context(), churnPolicy)
 		if err != nil {
 			return err

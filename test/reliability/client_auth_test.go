@@ -91,10 +91,7 @@ func TestClientCertificates(t *testing.T) {
 		// A caller without a certificate fails the handshake.
 		transport := &http.Transport{TLSClientConfig: trustingClientTLS()}
 		defer transport.CloseIdleConnections()
-		good, err := readExample("good.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
+		good := example(t, "good.yaml")
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+p.addr+"/validate", bytes.NewReader(review("no-cert", admissionv1.Create, good, nil)))
 		if err != nil {
 			t.Fatal(err)

@@ -27,10 +27,7 @@ const hostileHeapGrowth = 16 << 20
 // a kind crdguard knows nothing of, an allow; the server keeps serving
 // and keeps no memory.
 func TestHostileInput(t *testing.T) {
-	good, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := example(t, "good.yaml")
 	good.SetNamespace(shopNamespace)
 	valid := review("hostile", admissionv1.Create, good, nil)
 	gizmo := &unstructured.Unstructured{Object: map[string]any{

@@ -32,18 +32,9 @@ const (
 // verdict, none fails, and afterwards the goroutines are back to what they
 // were and the heap has not grown.
 func TestLoad(t *testing.T) {
-	good, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unsafe, err := readExample("unsafe.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, err := readExample("bad.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := example(t, "good.yaml")
+	unsafe := example(t, "unsafe.yaml")
+	bad := example(t, "bad.yaml")
 	// Allowed, denied by the policy, denied by the schema.
 	bodies := [][]byte{review("load", admissionv1.Create, good, nil), review("load", admissionv1.Create, unsafe, nil), review("load", admissionv1.Create, bad, nil)}
 

@@ -25,10 +25,7 @@ const chartMemoryLimit = 512 << 20
 // are answered all along.
 func TestBodiesWithinMemory(t *testing.T) {
 	p := startWebhook(t)
-	good, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := example(t, "good.yaml")
 	good.SetNamespace(shopNamespace)
 	normal := review("normal", admissionv1.Create, good, nil)
 	big := bigReview(t, maxReview-1024)
@@ -84,10 +81,7 @@ func TestBodiesWithinMemory(t *testing.T) {
 // makes it size bytes.
 func bigReview(t *testing.T, size int) []byte {
 	t.Helper()
-	good, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := example(t, "good.yaml")
 	good.SetNamespace(shopNamespace)
 	base := review("large", admissionv1.Create, good, nil)
 	good.SetAnnotations(map[string]string{"example.io/padding": strings.Repeat("x", size-len(base)-64)})

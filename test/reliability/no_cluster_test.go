@@ -28,10 +28,7 @@ func noKubeconfig(t *testing.T) []string {
 // stops it at start, naming the option.
 func TestFilesWithoutCluster(t *testing.T) {
 	p := startWebhookWithEnv(t, noKubeconfig(t), "--kubeconfig", "")
-	unsafe, err := readExample("unsafe.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	unsafe := example(t, "unsafe.yaml")
 	c, transport := webhookClient(1)
 	defer transport.CloseIdleConnections()
 	a, err := post(t.Context(), c, p.addr, "/validate", "application/json", strings.NewReader(string(review("no-cluster", admissionv1.Create, unsafe, nil))))

@@ -26,10 +26,7 @@ func TestAPIServerRestart(t *testing.T) {
 	if err := dryRunCreate(t.Context(), "unsafe.yaml"); !isWebhookDenial(err) {
 		t.Fatalf("before the restart, unsafe.yaml: %v, want the webhook's denial", err)
 	}
-	unsafe, err := readExample("unsafe.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	unsafe := example(t, "unsafe.yaml")
 	c, transport := webhookClient(1)
 	defer transport.CloseIdleConnections()
 
@@ -81,10 +78,7 @@ func TestAPIServerRestart(t *testing.T) {
 			t.Errorf("deleting %s: %v", policy.GetName(), err)
 		}
 	})
-	good, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := example(t, "good.yaml")
 	good.SetNamespace(shopNamespace)
 	good.SetLabels(map[string]string{restartLabel: "true"})
 	eventually(t, "the policy created after the restart enforced", func(ctx context.Context) (bool, string) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"testing"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -31,6 +32,16 @@ func readExample(name string) (*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return obj, nil
+}
+
+// example is readExample for a test: a file that cannot be read fails it.
+func example(t testing.TB, name string) *unstructured.Unstructured {
+	t.Helper()
+	obj, err := readExample(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
 }
 
 // review is an AdmissionReview v1 for obj as the API server sends it; old

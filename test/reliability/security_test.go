@@ -57,10 +57,7 @@ func TestHTTP2(t *testing.T) {
 	if got := negotiate(t, p.addr); got != "h2" {
 		t.Errorf("with --enable-http2: negotiated %q, want h2", got)
 	}
-	good, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := example(t, "good.yaml")
 	transport := &http.Transport{TLSClientConfig: trustingClientTLS(), ForceAttemptHTTP2: true}
 	defer transport.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "https://"+p.addr+"/validate", bytes.NewReader(review("h2", admissionv1.Create, good, nil)))
@@ -108,10 +105,7 @@ func TestLogsKeepSecrets(t *testing.T) {
 	// The secret in an annotation and, for the denied object, in a field
 	// the schema does not declare (one more reason to deny it).
 	withSecret := func(name string, inSpec bool) *unstructured.Unstructured {
-		obj, err := readExample(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		obj := example(t, name)
 		obj.SetAnnotations(map[string]string{"example.io/password": secret})
 		if inSpec {
 			if err := unstructured.SetNestedField(obj.Object, secret, "spec", "rootPassword"); err != nil {

@@ -34,14 +34,8 @@ const exitMargin = 30 * time.Second
 func TestGracefulShutdown(t *testing.T) {
 	const shutdownTimeout = 20 * time.Second
 	p := startWebhook(t, "--shutdown-timeout", shutdownTimeout.String())
-	good, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unsafe, err := readExample("unsafe.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := example(t, "good.yaml")
+	unsafe := example(t, "unsafe.yaml")
 	bodies := [2][]byte{review("in-flight", admissionv1.Create, good, nil), review("in-flight", admissionv1.Create, unsafe, nil)}
 
 	requests := make([]*heldRequest, inFlight)
@@ -178,10 +172,7 @@ func (h *heldRequest) abandon() {
 // does once the endpoints drop the pod: every request they sent is
 // answered. The delay leaves a loaded machine five more seconds.
 func TestShutdownUnderKeepAliveLoad(t *testing.T) {
-	good, err := readExample("good.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := example(t, "good.yaml")
 	good.SetNamespace(shopNamespace)
 	body := review("keep-alive", admissionv1.Create, good, nil)
 	for _, http2 := range []bool{false, true} {
