@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -173,26 +171,14 @@ func (f *cliFamily) round(_ context.Context, i int) error {
 // runDiff runs crdguard diff on prometheus-operator's CRDs: it must find
 // the breaking changes between the releases (exit code 1) in all 10.
 func (f *cliFamily) runDiff() (run, error) {
-	cmd := exec.Command(f.tools[0].path, "diff", f.diffOld, f.diffNew)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return run{}, fmt.Errorf("crdguard diff: %w", err)
+	r, stdout, stderr, err := measure("crdguard diff", exec.Command(f.tools[0].path, "diff", f.diffOld, f.diffNew))
+	if err != nil {
+		return run{}, err
 	}
-	peakRSS := watchPeakRSS(cmd.Process.Pid)
-	err := cmd.Wait()
-	wall := time.Since(start)
-	rss := peakRSS()
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		return run{}, fmt.Errorf("crdguard diff: %w", err)
+	if r.exitCode != 1 || !strings.Contains(stdout.String(), " in 10 CRDs") {
+		return run{}, fmt.Errorf("crdguard diff exited with %d, want 1 and a summary of 10 CRDs; stderr:\n%s", r.exitCode, tail(stderr.String()))
 	}
-	ps := cmd.ProcessState
-	if ps.ExitCode() != 1 || !strings.Contains(stdout.String(), " in 10 CRDs") {
-		return run{}, fmt.Errorf("crdguard diff exited with %d, want 1 and a summary of 10 CRDs; stderr:\n%s", ps.ExitCode(), tail(stderr.String()))
-	}
-	return run{wall: wall, cpu: ps.UserTime() + ps.SystemTime(), maxRSS: rss, exitCode: ps.ExitCode()}, nil
+	return r, nil
 }
 
 func (f *cliFamily) rows() []*row {

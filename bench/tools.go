@@ -39,32 +39,36 @@ type run struct {
 // execute runs t on dir and parses its report. The report goes to memory,
 // for both tools alike, so disk speed is not measured.
 func execute(t tool, dir string) (run, error) {
-	cmd := exec.Command(t.path, t.args(dir)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return run{}, fmt.Errorf("%s: %w", t.name, err)
-	}
-	peakRSS := watchPeakRSS(cmd.Process.Pid)
-	err := cmd.Wait()
-	wall := time.Since(start)
-	rss := peakRSS()
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		return run{}, fmt.Errorf("%s: %w", t.name, err)
-	}
-	ps := cmd.ProcessState
-	r := run{
-		wall:     wall,
-		cpu:      ps.UserTime() + ps.SystemTime(),
-		maxRSS:   rss,
-		exitCode: ps.ExitCode(),
+	r, stdout, stderr, err := measure(t.name, exec.Command(t.path, t.args(dir)...))
+	if err != nil {
+		return run{}, err
 	}
 	if r.outcome, err = t.parse(stdout.Bytes()); err != nil {
 		return r, fmt.Errorf("%s exited with %d and no readable report (%v); stderr:\n%s", t.name, r.exitCode, err, tail(stderr.String()))
 	}
 	return r, nil
+}
+
+// measure runs cmd with its output in memory and times it: wall and CPU
+// time, peak RSS and exit code. Exiting non-zero is not an error here:
+// each caller knows which exit code its run must have.
+func measure(name string, cmd *exec.Cmd) (r run, stdout, stderr *bytes.Buffer, err error) {
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return run{}, nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	peakRSS := watchPeakRSS(cmd.Process.Pid)
+	err = cmd.Wait()
+	wall := time.Since(start)
+	rss := peakRSS()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return run{}, nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	ps := cmd.ProcessState
+	return run{wall: wall, cpu: ps.UserTime() + ps.SystemTime(), maxRSS: rss, exitCode: ps.ExitCode()}, stdout, stderr, nil
 }
 
 func tail(s string) string {
