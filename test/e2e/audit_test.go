@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,16 +82,13 @@ func runReport(t *testing.T, binary string, args ...string) crdreport.Report {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), binary, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.kubeconfig)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) {
-		t.Fatalf("crdguard %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	code, stdout, stderr, err := runCommand(cmd)
+	if err != nil || (code != 0 && code != 1) {
+		t.Fatalf("crdguard %s: exit %d, %v\n%s", strings.Join(args, " "), code, err, stderr)
 	}
 	var rep crdreport.Report
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("crdguard %s: %v\n%s", strings.Join(args, " "), err, stdout.String())
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("crdguard %s: %v\n%s", strings.Join(args, " "), err, stdout)
 	}
 	return rep
 }

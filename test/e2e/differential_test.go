@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -469,17 +468,13 @@ func crdguardValidate(ctx context.Context, set, old, mode string, sources []stri
 		args = append(args, "--old", old)
 	}
 	args = append(args, sources...)
-	cmd := exec.CommandContext(ctx, cluster.crdguard, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) {
-		return nil, fmt.Errorf("crdguard %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	code, stdout, stderr, err := runCommand(exec.CommandContext(ctx, cluster.crdguard, args...))
+	if err != nil || (code != 0 && code != 1) {
+		return nil, fmt.Errorf("crdguard %s: exit %d, %v\n%s", strings.Join(args, " "), code, err, stderr)
 	}
 	rep := &report{}
-	if err := json.Unmarshal(stdout.Bytes(), rep); err != nil {
-		return nil, fmt.Errorf("crdguard %s: reading its JSON report: %v\n%s", strings.Join(args, " "), err, stdout.String())
+	if err := json.Unmarshal([]byte(stdout), rep); err != nil {
+		return nil, fmt.Errorf("crdguard %s: reading its JSON report: %v\n%s", strings.Join(args, " "), err, stdout)
 	}
 	if rep.Version != "crdguard.dev/report/v1" {
 		return nil, fmt.Errorf("crdguard report version %q", rep.Version)

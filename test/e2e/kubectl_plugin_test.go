@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,14 +28,11 @@ func kubectlPlugin(t *testing.T, kubeconfig string, args ...string) pluginRun {
 	cmd.Dir = cluster.root
 	cmd.Env = append(os.Environ(), "PATH="+cluster.pluginDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"KUBECONFIG="+kubeconfig, "HOME="+cluster.tmp)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
+	code, stdout, stderr, err := runCommand(cmd)
+	if err != nil {
 		t.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
 	}
-	return pluginRun{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+	return pluginRun{code, stdout, stderr}
 }
 
 // kubectl finds the plugin, runs it with its arguments and passes its exit

@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -37,23 +35,19 @@ func kubectlDryRun(ctx context.Context, tg *target, validate string) (attempt, e
 	if tg.namespace != "" {
 		args = append(args, "--namespace="+tg.namespace)
 	}
-	cmd := kubectl(ctx, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
+	code, stdout, stderr, err := runCommand(kubectl(ctx, args...))
+	if err != nil {
 		return attempt{}, fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
 	}
-	a, perr := parseKubectl(err == nil, stderr.String())
+	a, perr := parseKubectl(code == 0, stderr)
 	a.causes = withoutGeneratedName(tg, a.causes)
 	a.warnings = withoutGeneratedName(tg, a.warnings)
-	a.output = fmt.Sprintf("$ kubectl %s\n%s%s", strings.Join(args, " "), stdout.String(), stderr.String())
+	a.output = fmt.Sprintf("$ kubectl %s\n%s%s", strings.Join(args, " "), stdout, stderr)
 	if perr != nil {
 		return a, fmt.Errorf("%w\n%s", perr, a.output)
 	}
 	if a.accepted {
-		if err := json.Unmarshal(stdout.Bytes(), &a.object); err != nil {
+		if err := json.Unmarshal([]byte(stdout), &a.object); err != nil {
 			return a, fmt.Errorf("reading the dry-run response: %w\n%s", err, a.output)
 		}
 	}

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -158,6 +160,20 @@ func kubectl(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, cluster.kubectl, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.kubeconfig, "HOME="+cluster.tmp, "KUBECTL_COMMAND_HEADERS=false")
 	return cmd
+}
+
+// runCommand runs cmd with its output in memory. Its exit code is a
+// result for the caller to judge; only a command that could not run at
+// all is an error.
+func runCommand(cmd *exec.Cmd) (code int, stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return 0, out.String(), errOut.String(), err
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String(), nil
 }
 
 // ensureNamespaces creates the namespaces that do not exist yet.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -367,18 +366,14 @@ func (c *vapParityCase) crdguardSide(t *testing.T, crdFile string) sideResult {
 	if ns := c.namespace(); ns != "" {
 		sources = append(sources, write("namespace.yaml", c.namespaceObject(ns)))
 	}
-	cmd := exec.CommandContext(t.Context(), cluster.crdguard, append(args, sources...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	var exit *exec.ExitError
+	code, out, stderr, err := runCommand(exec.CommandContext(t.Context(), cluster.crdguard, append(args, sources...)...))
 	// 1 is a denial; 2 with a report is an object crdguard could not
 	// evaluate (a CEL cost limit), which the webhook's failurePolicy decides.
-	if err != nil && !(errors.As(err, &exit) && (exit.ExitCode() == 1 || exit.ExitCode() == 2)) {
-		t.Fatalf("crdguard %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	if err != nil || code < 0 || code > 2 {
+		t.Fatalf("crdguard %s: exit %d, %v\n%s%s", strings.Join(args, " "), code, err, out, stderr)
 	}
 	var rep crdreport.Report
-	if err := json.Unmarshal(out, &rep); err != nil {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("crdguard validate output: %v\n%s", err, out)
 	}
 	inVAP, _ := c.compiledRules(t)
