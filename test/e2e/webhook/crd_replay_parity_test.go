@@ -2,11 +2,8 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -204,15 +201,8 @@ func TestCRDReplayParity(t *testing.T) {
 // finding must be waived: the stored objects alone decide.
 func replayVerdict(t *testing.T, args ...string) (bool, map[string]string) {
 	t.Helper()
-	out, err := exec.CommandContext(t.Context(), cluster.crdguard, args...).Output()
-	var exit *exec.ExitError
-	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) {
-		t.Fatalf("crdguard %s: %v\n%s%s", strings.Join(args, " "), err, out, stderrOf(err))
-	}
 	var rep report.Report
-	if err := json.Unmarshal(out, &rep); err != nil {
-		t.Fatalf("crdguard -o json: %v\n%s", err, out)
-	}
+	code, _ := crdguardJSON(t, &rep, args...)
 	findings := map[string]string{}
 	for _, res := range rep.Results {
 		if res.Error != "" || res.Skipped {
@@ -227,5 +217,5 @@ func replayVerdict(t *testing.T, args ...string) (bool, map[string]string) {
 			}
 		}
 	}
-	return err == nil, findings
+	return code == 0, findings
 }

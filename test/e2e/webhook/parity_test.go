@@ -177,22 +177,36 @@ func invalidLines(stderr string) []string {
 // its result.
 func cliVerdict(t *testing.T, args ...string) cliResult {
 	t.Helper()
-	out, err := exec.CommandContext(t.Context(), cluster.crdguard, args...).Output()
-	if exit, ok := err.(*exec.ExitError); err != nil && (!ok || exit.ExitCode() != 1) {
-		t.Fatalf("crdguard %s: %v\n%s%s", strings.Join(args, " "), err, out, stderrOf(err))
-	}
 	var decoded struct {
 		Results []cliResult `json:"results"`
 	}
-	if err := json.Unmarshal(out, &decoded); err != nil {
-		t.Fatalf("crdguard -o json: %v\n%s", err, out)
-	}
+	_, out := crdguardJSON(t, &decoded, args...)
 	if len(decoded.Results) != 1 || decoded.Results[0].Error != "" || decoded.Results[0].Skipped {
 		t.Fatalf("crdguard: want one evaluated result:\n%s", out)
 	}
 	res := decoded.Results[0]
 	res.raw = string(out)
 	return res
+}
+
+// crdguardJSON runs crdguard with args, which ask for -o json, and
+// decodes its output into v. Exit 1 (findings) is a result like exit 0;
+// any other failure ends the test. It returns the exit code and the
+// output.
+func crdguardJSON(t *testing.T, v any, args ...string) (int, []byte) {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), cluster.crdguard, args...).Output()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	}
+	if err != nil && code != 1 {
+		t.Fatalf("crdguard %s: %v\n%s%s", strings.Join(args, " "), err, out, stderrOf(err))
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatalf("crdguard -o json: %v\n%s", err, out)
+	}
+	return code, out
 }
 
 func stderrOf(err error) string {
