@@ -49,10 +49,7 @@ func causes(t *testing.T, err error) []string {
 func TestCreate(t *testing.T) {
 	ns := namespace(t)
 
-	good := example(t, "good.yaml", ns)
-	if err := cluster.client.Create(t.Context(), good); err != nil {
-		t.Fatalf("creating good.yaml: %v", err)
-	}
+	createExample(t, "good.yaml", ns)
 
 	unsafe := example(t, "unsafe.yaml", ns)
 	err := cluster.client.Create(t.Context(), unsafe)
@@ -104,10 +101,7 @@ func TestKubectlDryRun(t *testing.T) {
 // of it: TestApprovalOnDelete).
 func TestDefaultsAndDelete(t *testing.T) {
 	ns := namespace(t)
-	scratch := example(t, "delete/ephemeral.yaml", ns)
-	if err := cluster.client.Create(t.Context(), scratch); err != nil {
-		t.Fatalf("creating delete/ephemeral.yaml: %v", err)
-	}
+	scratch := createExample(t, "delete/ephemeral.yaml", ns)
 	if cpu, _, _ := unstructuredString(stored(t, scratch), "spec", "resources", "limits", "cpu"); cpu != "2" {
 		t.Errorf("stored spec.resources.limits.cpu = %q, want the default 2 (twice the request)", cpu)
 	}
@@ -126,10 +120,7 @@ func TestDefaultsAndDelete(t *testing.T) {
 // recorded, and it does not approve the next update.
 func TestUpdate(t *testing.T) {
 	ns := namespace(t)
-	old := example(t, "update/old.yaml", ns)
-	if err := cluster.client.Create(t.Context(), old); err != nil {
-		t.Fatalf("creating update/old.yaml: %v", err)
-	}
+	old := createExample(t, "update/old.yaml", ns)
 
 	res := runKubectl(t, "alice", "replace", "-f", writeObject(t, example(t, "update/new.yaml", ns)))
 	if res.ok {

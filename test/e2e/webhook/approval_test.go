@@ -23,10 +23,7 @@ const (
 // nothing stays with a warning and approves no later update.
 func TestPlantedApproval(t *testing.T) {
 	ns := namespace(t)
-	old := example(t, "update/old.yaml", ns)
-	if err := cluster.client.Create(t.Context(), old); err != nil {
-		t.Fatalf("creating update/old.yaml: %v", err)
-	}
+	old := createExample(t, "update/old.yaml", ns)
 	name := old.GetName()
 
 	res := runKubectl(t, "bob", "annotate", "-n", ns, "mysqlcluster", name, "crdguard.dev/approve=safe-updates: planted by bob")
@@ -67,10 +64,7 @@ func TestPlantedApproval(t *testing.T) {
 // so it stays for the delete.
 func TestApprovalOnDelete(t *testing.T) {
 	ns := namespace(t)
-	scratch := example(t, "delete/ephemeral.yaml", ns)
-	if err := cluster.client.Create(t.Context(), scratch); err != nil {
-		t.Fatalf("creating delete/ephemeral.yaml: %v", err)
-	}
+	scratch := createExample(t, "delete/ephemeral.yaml", ns)
 	name := scratch.GetName()
 	res := runKubectl(t, "alice", "annotate", "-n", ns, "mysqlcluster", name, "crdguard.dev/approve=protect-data: scratch cluster, ticket DB-99")
 	if !res.ok {

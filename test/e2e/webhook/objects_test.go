@@ -62,6 +62,17 @@ func example(t *testing.T, name, ns string) *unstructured.Unstructured {
 	return obj
 }
 
+// createExample creates the example object name in namespace ns, as the
+// admin, for a test that starts from it stored.
+func createExample(t *testing.T, name, ns string) *unstructured.Unstructured {
+	t.Helper()
+	obj := example(t, name, ns)
+	if err := cluster.client.Create(t.Context(), obj); err != nil {
+		t.Fatalf("creating %s: %v", name, err)
+	}
+	return obj
+}
+
 // writeObject writes obj to a file for kubectl and the CLI.
 func writeObject(t *testing.T, obj *unstructured.Unstructured) string {
 	t.Helper()

@@ -78,10 +78,7 @@ func TestParity(t *testing.T) {
 			var kubectlArgs []string
 			switch {
 			case tc.old != "":
-				old := example(t, tc.old, ns)
-				if err := cluster.client.Create(t.Context(), old); err != nil {
-					t.Fatalf("creating %s: %v", tc.old, err)
-				}
+				createExample(t, tc.old, ns)
 				cli = append(cli, "--old", writeObject(t, example(t, tc.old, ns)))
 				kubectlArgs = []string{"replace", "--dry-run=server", "-f", file}
 			case tc.delete:
