@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +22,6 @@ import (
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
 )
-
-// localhost is where every server listens and what its certificate names.
-var localhost = net.IPv4(127, 0, 0, 1)
 
 // An environment is what the families share: the work directory, the
 // binaries built once, one kube-apiserver and the servers under test, each
@@ -57,15 +53,12 @@ func newEnvironment(o options, log io.Writer) (*environment, error) {
 		return nil, err
 	}
 	env := &environment{o: o, root: corpus.RepositoryRoot(), work: work, log: log, binaries: map[string]string{}, servers: map[string]*server{}}
-	if env.ca, err = localca.New("crdguard-bench-ca"); err != nil {
+	env.certDir = filepath.Join(work, "certs")
+	if env.ca, err = localca.NewServing("crdguard-bench-ca", env.certDir); err != nil {
 		return nil, err
 	}
 	env.caPool = x509.NewCertPool()
 	env.caPool.AppendCertsFromPEM(env.ca.PEM)
-	env.certDir = filepath.Join(work, "certs")
-	if err := env.ca.WriteServing(env.certDir, localhost, 24*time.Hour); err != nil {
-		return nil, err
-	}
 	return env, nil
 }
 

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -249,12 +248,9 @@ func (d *demo) buildTools(ctx context.Context) (string, error) {
 // until /readyz says it serves TLS with its policies loaded. The returned
 // stop function, non-nil once the process started, stops it and waits.
 func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM []byte, stop func(), err error) {
-	ca, err := localca.New("crdguard-demo-ca")
-	if err != nil {
-		return "", nil, nil, err
-	}
 	certDir := filepath.Join(d.tmp, "certs")
-	if err := ca.WriteServing(certDir, net.IPv4(127, 0, 0, 1), 24*time.Hour); err != nil {
+	ca, err := localca.NewServing("crdguard-demo-ca", certDir)
+	if err != nil {
 		return "", nil, nil, err
 	}
 	ports, err := localcluster.FreePorts(2)

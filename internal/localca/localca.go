@@ -50,6 +50,20 @@ func New(name string) (*CA, error) {
 	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
 }
 
+// NewServing makes a CA and writes a serving certificate for 127.0.0.1,
+// signed by it and valid for a day, into dir: what a webhook started on
+// this machine serves with, for a test suite, a benchmark or the demo.
+func NewServing(name, dir string) (*CA, error) {
+	ca, err := New(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := ca.WriteServing(dir, net.IPv4(127, 0, 0, 1), 24*time.Hour); err != nil {
+		return nil, err
+	}
+	return ca, nil
+}
+
 // WriteServing writes tls.crt and tls.key (the names crdguard-webhook's
 // --cert-name and --key-name default to) for ip into dir, valid for
 // validity.

@@ -3,24 +3,19 @@ package localca
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
-// TestServingCertificate serves TLS with the files WriteServing wrote and
+// TestServingCertificate serves TLS with the files NewServing wrote and
 // connects as the API server would: trusting only the CA, to 127.0.0.1.
 // The directory does not exist yet: WriteServing makes it.
 func TestServingCertificate(t *testing.T) {
-	ca, err := New("test-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), "certs")
-	if err := ca.WriteServing(dir, net.IPv4(127, 0, 0, 1), time.Hour); err != nil {
+	ca, err := NewServing("test-ca", dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -354,13 +353,8 @@ func webhookBinary(t *testing.T) (binary, certDir string) {
 			built.err = fmt.Errorf("go build ./cmd/webhook: %v\n%s", err, out)
 			return
 		}
-		ca, err := localca.New("crdguard-e2e-audit")
-		if err != nil {
-			built.err = err
-			return
-		}
 		built.certDir = filepath.Join(cluster.tmp, "audit-certs")
-		built.err = ca.WriteServing(built.certDir, net.IPv4(127, 0, 0, 1), 24*time.Hour)
+		_, built.err = localca.NewServing("crdguard-e2e-audit", built.certDir)
 	})
 	if built.err != nil {
 		t.Fatal(built.err)

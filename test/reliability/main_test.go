@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,9 +46,6 @@ var cluster struct {
 	binary string
 	tmp    string
 }
-
-// localhost is where every webhook serves and what its certificate names.
-var localhost = net.IPv4(127, 0, 0, 1)
 
 // The names the tests register and create.
 const (
@@ -116,13 +112,9 @@ func setup(s *localsuite.Setup) error {
 		return err
 	}
 
-	cluster.ca, err = localca.New("crdguard-reliability-ca")
-	if err != nil {
-		return fmt.Errorf("generating the CA: %w", err)
-	}
 	cluster.certDir = filepath.Join(s.Tmp, "certs")
-	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 24*time.Hour); err != nil {
-		return fmt.Errorf("generating the serving certificate: %w", err)
+	if cluster.ca, err = localca.NewServing("crdguard-reliability-ca", cluster.certDir); err != nil {
+		return fmt.Errorf("generating the CA and serving certificate: %w", err)
 	}
 
 	// The example policy exists before the webhook starts; the webhook

@@ -96,13 +96,9 @@ func setup(s *localsuite.Setup) error {
 	}
 
 	// The webhook, in-process, through the same Run as the binary.
-	cluster.ca, err = localca.New("crdguard-e2e-ca")
-	if err != nil {
-		return fmt.Errorf("generating the CA: %w", err)
-	}
 	cluster.certDir = filepath.Join(s.Tmp, "certs")
-	if err := cluster.ca.WriteServing(cluster.certDir, localhost, 24*time.Hour); err != nil {
-		return fmt.Errorf("generating the serving certificate: %w", err)
+	if cluster.ca, err = localca.NewServing("crdguard-e2e-ca", cluster.certDir); err != nil {
+		return fmt.Errorf("generating the CA and serving certificate: %w", err)
 	}
 	// The policies exist before the webhook starts, as in a cluster where
 	// it restarts: its first engine must hold them.
