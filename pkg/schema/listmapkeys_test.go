@@ -12,62 +12,46 @@ import (
 )
 
 func TestListMapKeys(t *testing.T) {
-	crd := `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: clusters.db.example.io}
-spec:
-  group: db.example.io
-  names: {kind: Cluster, plural: clusters}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
+	crd := crdYAML("db.example.io", "Cluster", `
+properties:
+  users:
+    type: array
+    x-kubernetes-list-type: map
+    x-kubernetes-list-map-keys: [username, host]
+    items:
+      type: object
+      required: [username, host]
+      properties:
+        username: {type: string}
+        host: {type: string}
+        grants:
+          type: array
+          x-kubernetes-list-type: map
+          x-kubernetes-list-map-keys: [database]
+          items:
             type: object
+            required: [database]
             properties:
-              users:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [username, host]
-                items:
-                  type: object
-                  required: [username, host]
-                  properties:
-                    username: {type: string}
-                    host: {type: string}
-                    grants:
-                      type: array
-                      x-kubernetes-list-type: map
-                      x-kubernetes-list-map-keys: [database]
-                      items:
-                        type: object
-                        required: [database]
-                        properties:
-                          database: {type: string}
-              hosts:
-                type: array
-                x-kubernetes-list-type: set
-                items: {type: string}
-              shards:
-                type: object
-                additionalProperties:
-                  type: object
-                  properties:
-                    replicas:
-                      type: array
-                      x-kubernetes-list-type: map
-                      x-kubernetes-list-map-keys: [zone]
-                      items:
-                        type: object
-                        required: [zone]
-                        properties:
-                          zone: {type: string}
-`
+              database: {type: string}
+  hosts:
+    type: array
+    x-kubernetes-list-type: set
+    items: {type: string}
+  shards:
+    type: object
+    additionalProperties:
+      type: object
+      properties:
+        replicas:
+          type: array
+          x-kubernetes-list-type: map
+          x-kubernetes-list-map-keys: [zone]
+          items:
+            type: object
+            required: [zone]
+            properties:
+              zone: {type: string}
+`)
 	file := filepath.Join(t.TempDir(), "crd.yaml")
 	if err := os.WriteFile(file, []byte(crd), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package schema_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,13 +14,26 @@ import (
 	crdschema "github.com/crdguard/crdguard/pkg/schema"
 )
 
-func TestCRDsFromDocumentsRejectsWhatTheServerRejects(t *testing.T) {
-	valid := `apiVersion: apiextensions.k8s.io/v1
+// crdYAML is the text of a namespaced CRD of kind (plural: kind in lower
+// case plus s) in group, with one version, v1, whose spec has the schema
+// specSchema: YAML written at the left margin, which crdYAML indents into
+// place. It is text, not a CRD, for the tests that edit it or read it as
+// a file would be read.
+func crdYAML(group, kind, specSchema string) string {
+	plural := strings.ToLower(kind) + "s"
+	var spec strings.Builder
+	for line := range strings.Lines(strings.TrimPrefix(specSchema, "\n")) {
+		if strings.TrimSpace(line) != "" {
+			spec.WriteString("            ")
+		}
+		spec.WriteString(line)
+	}
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: things.example.io}
+metadata: {name: %[3]s.%[1]s}
 spec:
-  group: example.io
-  names: {kind: Thing, plural: things}
+  group: %[1]s
+  names: {kind: %[2]s, plural: %[3]s}
   scope: Namespaced
   versions:
   - name: v1
@@ -31,11 +45,16 @@ spec:
         properties:
           spec:
             type: object
-            x-kubernetes-validations:
-            - rule: "self.a > 0"
-            properties:
-              a: {type: integer}
-`
+%[4]s`, group, kind, plural, spec.String())
+}
+
+func TestCRDsFromDocumentsRejectsWhatTheServerRejects(t *testing.T) {
+	valid := crdYAML("example.io", "Thing", `
+x-kubernetes-validations:
+- rule: "self.a > 0"
+properties:
+  a: {type: integer}
+`)
 	tests := []struct {
 		name, in, want string
 	}{
