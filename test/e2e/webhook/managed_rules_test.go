@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -171,29 +170,17 @@ func routesResource(rules []admissionregistrationv1.RuleWithOperations, group, r
 // createManagedConfigurations creates the two configurations as the chart
 // renders them with webhook.manageRules: the policy webhooks, no rules.
 func createManagedConfigurations(ctx context.Context, url string) error {
-	none := admissionregistrationv1.SideEffectClassNone
-	fail := admissionregistrationv1.Fail
 	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: managedConfiguration},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    validatingName,
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/validate"), CABundle: cluster.ca.PEM},
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			localcluster.Webhook{Name: validatingName, URL: url + "/validate", CABundle: cluster.ca.PEM}.Validating(),
+		},
 	}
 	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: managedConfiguration},
-		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name:                    mutatingName,
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + "/mutate"), CABundle: cluster.ca.PEM},
-			SideEffects:             &none,
-			FailurePolicy:           &fail,
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-		}},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{
+			localcluster.Webhook{Name: mutatingName, URL: url + "/mutate", CABundle: cluster.ca.PEM}.Mutating(),
+		},
 	}
 	if err := cluster.client.Create(ctx, validating); err != nil {
 		return err
