@@ -70,9 +70,7 @@ func TestLintJSON(t *testing.T) {
 		file + " 21 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Mode spec.mode FieldValueInvalid gotypes/zero-value-default Deny",
 		file + " 35 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Level spec.level FieldValueInvalid gotypes/zero-value-default Deny",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("violations\n got: %q\nwant: %q", got, want)
-	}
+	assertLines(t, "violations", got, want)
 	if msg := rep.Results[1].Violations[0].Message; msg != "WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent" {
 		t.Errorf("message = %q", msg)
 	}

@@ -66,9 +66,7 @@ func TestValidateReportsBadFilesAndGoesOn(t *testing.T) {
 		"dangling.yaml: error: symbolic link to gone.yaml, which does not exist",
 		"z-good.yaml: allowed",
 	}
-	if got := outcomes(dir, rep); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	assertLines(t, "results", outcomes(dir, rep), want)
 	if rep.Summary != (report.Summary{Objects: 6, Allowed: 2, Skipped: 1, Errors: 3}) {
 		t.Errorf("summary = %+v", rep.Summary)
 	}
@@ -140,9 +138,7 @@ func TestValidateExcludeAndSkipKinds(t *testing.T) {
 		"objects.yaml: skipped: --skip-kinds apps/v1/Deployment",
 		"objects.yaml: skipped: --skip-kinds Secret",
 	}
-	if got := outcomes(dir, decodeReport(t, r)); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	assertLines(t, "results", outcomes(dir, decodeReport(t, r)), want)
 	// Objects skipped on purpose are not the missing CRDs warned about.
 	if r.stder != "" {
 		t.Errorf("stderr = %q, want nothing", r.stder)

@@ -37,9 +37,7 @@ func TestValidateKeepsInputOrder(t *testing.T) {
 	for _, res := range rep.Results {
 		got = append(got, res.Source)
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("sources out of input order:\n got: %q\nwant: %q", got, want)
-	}
+	assertLines(t, "sources out of input order", got, want)
 	if !rep.Results[0].Skipped || rep.Results[0].Kind != "ConfigMap" || rep.Summary.Skipped != 1 || rep.Summary.Objects != len(want) {
 		t.Errorf("first result %+v, summary %+v", rep.Results[0], rep.Summary)
 	}

@@ -42,9 +42,7 @@ func TestValidatePolicies(t *testing.T) {
 		"spec.image [mysql-safety/image-version] Deny",
 		"spec.replicas [mysql-safety/production-replicas] Warn",
 	}
-	if got := findingsOf(rep.Results[1]); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("unsafe.yaml findings\n got: %q\nwant: %q", got, want)
-	}
+	assertLines(t, "unsafe.yaml findings", findingsOf(rep.Results[1]), want)
 	// GuardPolicy findings point at their fields too, flow style included.
 	var positions []string
 	for _, f := range rep.Results[1].Violations {
@@ -79,9 +77,7 @@ func TestValidateUnsafeUpdateAndApproval(t *testing.T) {
 		"spec.users[1] [mysql-safety/safe-updates] Deny",
 	}
 	res := decodeReport(t, r).Results[0]
-	if got := findingsOf(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("unsafe update findings\n got: %q\nwant: %q", got, want)
-	}
+	assertLines(t, "unsafe update findings", findingsOf(res), want)
 	if res.Operation != "UPDATE" {
 		t.Errorf("operation = %s", res.Operation)
 	}
@@ -218,9 +214,7 @@ spec:
 		"MySQLCluster shop/prod <nil> [prod-only/no-deletes] Deny",
 		"MySQLCluster lab/test ",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("results\n got: %q\nwant: %q", got, want)
-	}
+	assertLines(t, "results", got, want)
 
 	// Without the Namespace, the policy can neither match nor be skipped.
 	args := []string{"validate", "--crds", exampleCRD, "--policies", dir + "/policy.yaml", "--delete", "-o", "json"}

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +81,15 @@ func decodeSARIF(t *testing.T, r run) []sarifResult {
 	return log.Runs[0].Results
 }
 
+// assertLines checks that got is want, line for line; what names the
+// lines in the failure.
+func assertLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s\n got: %q\nwant: %q", what, got, want)
+	}
+}
+
 // fields lists "field type rule" of every violation of a result.
 func fields(res report.Result) []string {
 	var out []string
@@ -136,9 +146,7 @@ func TestValidateJSON(t *testing.T) {
 		"<nil> FieldValueInvalid validation",
 	}
 	got := fields(rep.Results[0])
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("violations\n got: %q\nwant: %q", got, want)
-	}
+	assertLines(t, "violations", got, want)
 	res := rep.Results[0]
 	if res.Source != badYAML || res.Document != 0 || res.Line != 3 || res.Namespace != "shop" || res.Name != "staging" || res.Operation != "CREATE" || res.Allowed {
 		t.Errorf("result header = %+v", res)
@@ -273,9 +281,7 @@ func TestValidateOutputFormats(t *testing.T) {
 		"schema/validation 31:5",    // spec.storage.reclaimPolicy
 		"schema/validation 21:0",    // <nil>
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("sarif results\n got: %q\nwant: %q", got, want)
-	}
+	assertLines(t, "sarif results", got, want)
 }
 
 func TestValidateWarnings(t *testing.T) {
