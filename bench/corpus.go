@@ -111,6 +111,14 @@ func setName(obj map[string]any, r *rand.Rand, name string) {
 	}
 }
 
+// splitTraffic sends canary percent of the first rule of a route to its
+// second backend and the rest to its first, as a canary rollout does.
+func splitTraffic(obj map[string]any, canary int64) {
+	backends := list(obj, "spec.rules[0].backendRefs")
+	backends[0].(map[string]any)["weight"] = 100 - canary
+	backends[1].(map[string]any)["weight"] = canary
+}
+
 var templates = []*template{
 	{
 		file: "certificate.yaml", weight: 6,
@@ -140,11 +148,8 @@ var templates = []*template{
 			setName(obj, r, name)
 			spec := obj["spec"].(map[string]any)
 			spec["hostnames"] = []any{name + ".example.com", "*." + name + ".example.com"}[:1+r.IntN(2)]
-			canary := pick(r, int64(0), int64(5), int64(10), int64(50))
-			backends := list(obj, "spec.rules[0].backendRefs")
-			backends[0].(map[string]any)["name"] = name + "-api"
-			backends[0].(map[string]any)["weight"] = 100 - canary
-			backends[1].(map[string]any)["weight"] = canary
+			list(obj, "spec.rules[0].backendRefs")[0].(map[string]any)["name"] = name + "-api"
+			splitTraffic(obj, pick(r, int64(0), int64(5), int64(10), int64(50)))
 			get(obj, "spec.rules[0].timeouts")["request"] = pick(r, "10s", "30s", "1m")
 			list(obj, "spec.rules[3].backendRefs")[0].(map[string]any)["port"] = pick(r, int64(80), int64(3000), int64(8080))
 		},
@@ -235,10 +240,7 @@ var templates = []*template{
 			setName(obj, r, name)
 			spec := obj["spec"].(map[string]any)
 			spec["hostnames"] = []any{name + ".example.com"}
-			canary := pick(r, int64(0), int64(20), int64(50))
-			backends := list(obj, "spec.rules[0].backendRefs")
-			backends[0].(map[string]any)["weight"] = 100 - canary
-			backends[1].(map[string]any)["weight"] = canary
+			splitTraffic(obj, pick(r, int64(0), int64(20), int64(50)))
 		},
 		mutations: []mutation{
 			set("spec.rules[0].backendRefs[0].weight", "80"),
