@@ -149,7 +149,8 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 
 	// Each worker reads, decodes and validates whole files, so parsing runs
 	// in parallel and a file's objects are garbage once its results exist;
-	// output writes each file's results once those before it are written.
+	// output writes each result once those of the files before it are
+	// written.
 	output := newResultStream(streams, o.reportOptions)
 	var outputErr atomic.Pointer[error]
 	progress := startProgress(streams.Err, len(sources.paths))
@@ -171,20 +172,22 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 					return
 				}
 				docs, err := sources.read(ctx, i)
-				var results []report.Result
 				if err != nil {
 					// One bad file is one error result; the others are still checked.
-					results = []report.Result{unreadableSource(sources.paths[i], err)}
+					err = output.result(i, unreadableSource(sources.paths[i], err))
 				}
-				for j := range docs {
-					results = append(results, o.evaluate(ctx, run, docs[j]))
+				for j := 0; j < len(docs) && err == nil; j++ {
+					err = output.result(i, o.evaluate(ctx, run, docs[j]))
 					// A checked object is garbage: the heap holds one
 					// object per worker, not a whole file of them.
 					docs[j] = manifest.Document{}
 					progress.objectDone()
 				}
 				progress.sourceDone()
-				if err := output.done(i, results); err != nil {
+				if err == nil {
+					err = output.done(i)
+				}
+				if err != nil {
 					err = &exitError{code: ExitInternal, err: err}
 					outputErr.Store(&err)
 				}

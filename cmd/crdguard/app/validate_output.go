@@ -9,20 +9,24 @@ import (
 	"github.com/crdguard/crdguard/pkg/report"
 )
 
-// resultStream writes a validate run's results as its sources complete,
-// in input order whatever order the workers finish in, so that the output
-// is deterministic and memory holds only the results of sources finished
-// ahead of an earlier one still running, never the whole run. Skipped
-// results are held until the first checked one: a run that checks nothing
-// is an error that writes no report (see checkedSomething).
+// resultStream writes a validate run's results in input order whatever
+// order the workers finish in, so that the output is deterministic. A
+// result of the earliest unfinished source is written at once; the others
+// wait for the sources before theirs, so memory holds only the results of
+// sources ahead of an earlier one still running, never the whole run (a
+// --show-stored result holds a whole object). Skipped results are held
+// until the first checked one: a run that checks nothing is an error that
+// writes no report (see checkedSomething).
 type resultStream struct {
 	streams Streams
 	options reportOptions
 
 	mu sync.Mutex
-	// pending are the sources finished before next.
-	pending map[int][]report.Result
-	next    int
+	// next is the earliest unfinished source; pending are the results of
+	// those after it, and finished those of them that are complete.
+	next     int
+	pending  map[int][]report.Result
+	finished map[int]bool
 	// held are the skipped results before the first checked one.
 	held   []report.Result
 	writer *reportWriters
@@ -31,27 +35,38 @@ type resultStream struct {
 }
 
 func newResultStream(streams Streams, options reportOptions) *resultStream {
-	return &resultStream{streams: streams, options: options, pending: map[int][]report.Result{}, noCRD: map[string]int{}}
+	return &resultStream{streams: streams, options: options, pending: map[int][]report.Result{}, finished: map[int]bool{}, noCRD: map[string]int{}}
 }
 
-// done hands over the results of source i.
-func (s *resultStream) done(i int, results []report.Result) error {
+// result hands over the next result of source i.
+func (s *resultStream) result(i int, r report.Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.pending[i] = results
-	for {
-		src, ok := s.pending[s.next]
-		if !ok {
-			return nil
-		}
-		delete(s.pending, s.next)
+	if i == s.next {
+		return s.add(r)
+	}
+	s.pending[i] = append(s.pending[i], r)
+	return nil
+}
+
+// done tells that source i has no more results, and writes those that
+// waited for it.
+func (s *resultStream) done(i int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished[i] = true
+	for s.finished[s.next] {
+		delete(s.finished, s.next)
 		s.next++
-		for _, r := range src {
+		waiting := s.pending[s.next]
+		delete(s.pending, s.next)
+		for _, r := range waiting {
 			if err := s.add(r); err != nil {
 				return err
 			}
 		}
 	}
+	return nil
 }
 
 func (s *resultStream) add(r report.Result) error {
