@@ -105,12 +105,12 @@ func TestVAPJSON(t *testing.T) {
 	if vap.Spec.FailurePolicy == nil || *vap.Spec.FailurePolicy != admissionregistrationv1.Fail || len(vap.Spec.Validations) != 2 {
 		t.Errorf("policy spec = failurePolicy %v, %d validations; want Fail and one per rule", vap.Spec.FailurePolicy, len(vap.Spec.Validations))
 	}
-	// The validation tests the rule's boolean form; the message builds the
-	// findings, after the policy/rule prefix, only when it fails. The
-	// preset's walks are too large to write out in a gate (see
-	// TestVAPGate): the policy has none.
+	// The validation tests the rule's boolean form; the message reads the
+	// findings from the check's variable, after the policy/rule prefix,
+	// only when it fails. The preset's walks are too large to write out
+	// in a gate (see TestVAPGate): the policy has none.
 	v := vap.Spec.Validations[0]
-	if prefix := "(" + v.Expression + `) ? "" : "[pod-resources/ratio] " + ((request.operation in ["CREATE", "UPDATE"]) ? `; !strings.HasPrefix(v.MessageExpression, prefix) || !strings.HasSuffix(v.MessageExpression, `).join("; ")`) {
+	if want := "(" + v.Expression + `) ? "" : "[pod-resources/ratio] " + variables.ratio.join("; ")`; v.MessageExpression != want {
 		t.Errorf("message = %q; want the prefixed findings behind the validation %q", v.MessageExpression, v.Expression)
 	}
 	if conditions := vap.Spec.MatchConditions; len(conditions) != 1 || conditions[0].Name != "kinds" {

@@ -21,13 +21,12 @@ import (
 // Labels and annotations on every generated object, so a cluster's
 // compiled policies can be listed and traced to their GuardPolicy.
 const (
-	ManagedByLabel      = "app.kubernetes.io/managed-by"
-	ManagedBy           = "crdguard"
-	PolicyAnnotation    = "crdguard.dev/policy"
-	EnforcementLabel    = "crdguard.dev/enforcement"
-	findingSeparator    = "; "
-	messageFallbackText = "failed; the finding could not be described"
-	gateCondition       = "fails-a-rule"
+	ManagedByLabel   = "app.kubernetes.io/managed-by"
+	ManagedBy        = "crdguard"
+	PolicyAnnotation = "crdguard.dev/policy"
+	EnforcementLabel = "crdguard.dev/enforcement"
+	findingSeparator = "; "
+	gateCondition    = "fails-a-rule"
 )
 
 // Rule says where one rule of a GuardPolicy runs once compiled.
@@ -78,6 +77,12 @@ type ruleCEL struct {
 	// enforcement, when set and weaker than the rule's, replaces it, as a
 	// finding's does in the engine.
 	enforcement v1alpha1.Enforcement
+	// check names the check within its rule, "" for a rule's only one:
+	// the rule's and its name make the variable that holds its verdict.
+	check string
+	// summary is the static message: the field and what is allowed, which
+	// the API server prints when the findings are too long (over 5 KiB).
+	summary string
 	// helpers are variables the expressions use as variables.<name>. Each
 	// expression is type-checked alone, and checking time grows faster
 	// than an expression's size: large parts go into helpers.
@@ -176,6 +181,8 @@ func compileRule(kind string, r rules.Compiled, gp *v1alpha1.GuardPolicy, c *com
 type policyBuilder struct {
 	variables   []admissionregistrationv1.Variable
 	validations []validation
+	// names are the variables' names, so that no two checks share one.
+	names map[string]bool
 }
 
 // validation is a validation whose messageExpression depends on the
@@ -184,6 +191,9 @@ type validation struct {
 	admissionregistrationv1.Validation
 	// failed is the message when the validation fails.
 	failed string
+	// findings names the variable that lists the check's findings, "" for
+	// a cel rule, which keeps its own expression.
+	findings string
 	// usesVariables keeps the expression out of a gate: a match
 	// condition has no variables.
 	usesVariables bool
@@ -232,23 +242,47 @@ func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) erro
 	if err != nil {
 		return err
 	}
-	failed, err := celrewrite.LowerBinds(fmt.Sprintf(`%s + (%s ? %s : []).join(%s)`, celString(prefix), guard, check.findings, celString(findingSeparator)))
+	findings, err := celrewrite.LowerBinds(fmt.Sprintf("(%s) ? %s : []", guard, check.findings))
 	if err != nil {
 		return err
 	}
-	// The API server drops an evaluated message over 5 KiB for the static
-	// one, which names the rule but no field: dozens of findings of one
-	// rule in one request.
+	// One named variable per check holds its findings: its validation and
+	// message read them by name, and a reviewer finds each check once.
+	name := b.variableName(r.Name, check.check)
+	b.variables = append(b.variables, admissionregistrationv1.Variable{Name: name, Expression: findings})
 	b.validations = append(b.validations, validation{
 		Validation: admissionregistrationv1.Validation{
 			Expression: fmt.Sprintf("!(%s) || (%s)", guard, passes),
-			Message:    prefix + messageFallbackText,
+			Message:    prefix + check.summary,
 			Reason:     &reason,
 		},
-		failed:        failed,
+		findings:      name,
+		failed:        fmt.Sprintf(`%s + variables.%s.join(%s)`, celString(prefix), name, celString(findingSeparator)),
 		usesVariables: !inlined,
 	})
 	return nil
+}
+
+// variableName is the CEL identifier of a check's variable: the rule's
+// name and the check's, in lower case with "_" between words, numbered
+// when two would be the same.
+func (b *policyBuilder) variableName(rule, check string) string {
+	name := celIdentifier(rule)
+	if check != "" {
+		name += "_" + celIdentifier(check)
+	}
+	if b.names == nil {
+		b.names = map[string]bool{}
+	}
+	for _, v := range b.variables {
+		b.names[v.Name] = true
+	}
+	unique := name
+	for i := 2; b.names[unique]; i++ {
+		unique = fmt.Sprintf("%s_%d", name, i)
+	}
+	b.names[unique] = true
+	return unique
 }
 
 // maxInlined is the largest boolean form that reads the helpers where it
@@ -287,10 +321,12 @@ const maxGate = 16 << 10
 // through only a request that fails a rule. The API server evaluates
 // every validation and then every messageExpression; behind the gate a
 // passing request, nearly every request, costs one evaluation of each
-// rule instead of a validation and a message each. A policy with a
-// validation that uses variables, with a cel rule among others, or whose
-// gate would be larger than maxGate, has none: its messages test their
-// validation again, so that only a failing request builds the findings.
+// rule's boolean form, and a failing one reads each check's findings from
+// its variable. A policy with a boolean form that uses variables, with a
+// cel rule among others, or whose gate would be larger than maxGate, has
+// none: its validations are the boolean forms, and its messages test
+// their validation again, so that only a failing request builds the
+// findings.
 func (b *policyBuilder) gated() ([]admissionregistrationv1.Validation, *admissionregistrationv1.MatchCondition) {
 	var passes []string
 	size := 0
@@ -306,8 +342,13 @@ func (b *policyBuilder) gated() ([]admissionregistrationv1.Validation, *admissio
 	for i, v := range b.validations {
 		out[i] = v.Validation
 		out[i].MessageExpression = v.failed
-		if passes == nil {
+		switch {
+		case passes == nil:
 			out[i].MessageExpression = fmt.Sprintf(`(%s) ? "" : %s`, v.Expression, v.failed)
+		case v.findings != "":
+			// The gate holds the boolean form: written once more here
+			// it would double the policy's size.
+			out[i].Expression = fmt.Sprintf("size(variables.%s) == 0", v.findings)
 		}
 	}
 	if passes == nil {

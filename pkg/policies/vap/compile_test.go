@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/goldencase"
+	"github.com/crdguard/crdguard/internal/vapmessage"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
@@ -197,9 +198,10 @@ func ptr[T any](v T) *T { return &v }
 // TestVAPGate checks where the compiled validations go: a policy whose
 // rules all have a boolean form that fits, or that is a lone cel rule,
 // gets a gate, a match condition that lets through only a request that
-// fails one of them, and messages that no longer test their validation;
-// one with a cel rule among others or with forms too large to write out
-// has none, and each message tests its validation.
+// fails one of them, and validations and messages that read each check's
+// findings from its variable; one with a cel rule among others or with
+// forms too large to write out has none, and each message tests its
+// validation.
 func TestVAPGate(t *testing.T) {
 	gate := func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) string {
 		for _, c := range vap.Spec.MatchConditions {
@@ -211,19 +213,22 @@ func TestVAPGate(t *testing.T) {
 	}
 	example := compileExample(t, example)
 	deny, warn := example.Policies[0], example.Policies[1]
+	if g := gate(deny); g == "" || strings.Contains(g, "variables.") {
+		t.Errorf("%s: gate %q; want the written-out boolean forms", deny.Name, g)
+	}
+	for i, v := range deny.Spec.Validations {
+		name := deny.Spec.Variables[len(deny.Spec.Variables)-len(deny.Spec.Validations)+i].Name
+		if want := "size(variables." + name + ") == 0"; v.Expression != want {
+			t.Errorf("%s: validation %q; want %q", deny.Name, v.Expression, want)
+		}
+		if !strings.HasPrefix(v.MessageExpression, `"[mysql-safety/`) || !strings.HasSuffix(v.MessageExpression, " + variables."+name+`.join("; ")`) {
+			t.Errorf("%s: message %q; want the findings of variable %s alone", deny.Name, v.MessageExpression, name)
+		}
+	}
 	// The warn policy holds the cel rule alone: if it fails to evaluate,
 	// the gate's error quotes only it.
-	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{deny, warn} {
-		var passes []string
-		for _, v := range vap.Spec.Validations {
-			passes = append(passes, v.Expression)
-			if strings.Contains(v.Expression, "variables.") || !strings.HasPrefix(v.MessageExpression, `"[mysql-safety/`) {
-				t.Errorf("%s: validation %q, message %q; want the written-out boolean form and the findings alone", vap.Name, v.Expression, v.MessageExpression)
-			}
-		}
-		if got, want := gate(vap), "!(("+strings.Join(passes, ") && (")+"))"; got != want {
-			t.Errorf("%s: gate %q; want %q", vap.Name, got, want)
-		}
+	if got, want := gate(warn), "!(("+warn.Spec.Validations[0].Expression+"))"; got != want {
+		t.Errorf("%s: gate %q; want %q", warn.Name, got, want)
 	}
 	// A cel rule among others would quote them all in its error; the
 	// preset's walks are too large to write out.
@@ -255,6 +260,43 @@ spec:
 	}
 	if !strings.Contains(preset.Spec.Validations[0].Expression, "variables.places") {
 		t.Errorf("%s: validation %q; want the preset's places read from their variables", preset.Name, preset.Spec.Validations[0].Expression)
+	}
+}
+
+// TestVAPExampleMessages checks the example's compiled checks: one
+// variable each, named after the rule and the check, and static messages,
+// which the API server prints when the findings are over 5 KiB, that name
+// the field and what is allowed.
+func TestVAPExampleMessages(t *testing.T) {
+	deny := compileExample(t, example).Policies[0]
+	want := []struct{ variable, message string }{
+		{"resources", "[mysql-safety/resources] spec.resources: Invalid value: requests required for cpu, memory; limits required for memory; limits.cpu over requests.cpu allowed more than 1.5× and less than 4×; limits.memory over requests.memory allowed more than 1.5× and less than 4×"},
+		{"image_version", "[mysql-safety/image-version] spec.image: Invalid value: the image tag must match spec.version (compare: TagPrefix)"},
+		{"safe_updates_replicas_no_decrease", "[mysql-safety/safe-updates] spec.replicas: Invalid value: may not decrease (check: NoDecrease)"},
+		{"safe_updates_storage_size_no_decrease", "[mysql-safety/safe-updates] spec.storage.size: Invalid value: may not decrease (check: NoDecrease)"},
+		{"safe_updates_storage_storage_class_name_immutable", "[mysql-safety/safe-updates] spec.storage.storageClassName: Invalid value: is immutable once set (check: Immutable)"},
+		{"safe_updates_version_max_minor_skip", "[mysql-safety/safe-updates] spec.version: Invalid value: an upgrade may skip at most 0 minor versions (check: MaxMinorSkip)"},
+		{"safe_updates_users_no_removal", "[mysql-safety/safe-updates] spec.users: Invalid value: no item or key may be removed (check: NoRemoval)"},
+		{"protect_data", "[mysql-safety/protect-data] <nil>: Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it"},
+	}
+	if len(deny.Spec.Validations) != len(want) {
+		t.Fatalf("%d validations, want %d", len(deny.Spec.Validations), len(want))
+	}
+	variables := map[string]bool{}
+	for _, v := range deny.Spec.Variables {
+		variables[v.Name] = true
+	}
+	for i, w := range want {
+		v := deny.Spec.Validations[i]
+		if !variables[w.variable] || !strings.Contains(v.Expression, "variables."+w.variable+")") {
+			t.Errorf("validations[%d] = %q; want it to read variable %s", i, v.Expression, w.variable)
+		}
+		if v.Message != w.message {
+			t.Errorf("validations[%d].message = %q\nwant %q", i, v.Message, w.message)
+		}
+		if _, ok := vapmessage.Parse(v.Message); !ok {
+			t.Errorf("validations[%d].message %q is not in the compiled findings' form", i, v.Message)
+		}
 	}
 }
 

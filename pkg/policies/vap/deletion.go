@@ -25,7 +25,7 @@ func compileDeletion(d *rules.Deletion) ([]ruleCEL, error) {
 	}
 	finding := celFinding(celPath{}, `"Forbidden: " + `+msg)
 	if d.Condition == nil {
-		return []ruleCEL{{findings: "[" + finding + "]"}}, nil
+		return []ruleCEL{{findings: "[" + finding + "]", summary: deletionSummary(d)}}, nil
 	}
-	return []ruleCEL{{findings: fmt.Sprintf("(cel.bind(object, oldObject, %s) ? [%s] : [])", d.Condition.Expression, finding)}}, nil
+	return []ruleCEL{{findings: fmt.Sprintf("(cel.bind(object, oldObject, %s) ? [%s] : [])", d.Condition.Expression, finding), summary: deletionSummary(d)}}, nil
 }

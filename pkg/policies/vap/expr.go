@@ -26,6 +26,37 @@ func celStrings(list []string) string {
 	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
+// celIdentifier is name as a CEL identifier in snake case: "safe-updates"
+// is safe_updates, "spec.storageClassName" spec_storage_class_name. A name
+// that would start with a digit gets a leading "_".
+func celIdentifier(name string) string {
+	var b strings.Builder
+	lower := false // the last letter written was lower case or a digit
+	for _, r := range name {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			if lower {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r - 'A' + 'a')
+			lower = false
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			lower = true
+		default:
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
+				b.WriteByte('_')
+			}
+			lower = false
+		}
+	}
+	out := strings.TrimSuffix(b.String(), "_")
+	if out == "" || out[0] >= '0' && out[0] <= '9' {
+		out = "_" + out
+	}
+	return out
+}
+
 // celNames hands out fresh identifiers for cel.bind and comprehensions, so
 // nested walks never shadow each other.
 type celNames struct{ n int }

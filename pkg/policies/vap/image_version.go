@@ -42,11 +42,11 @@ func compileImageVersion(rule *rules.ImageVersion, c *compiler) ([]ruleCEL, erro
 	// Digest-only images have the enforcement of digestOnly: a check of
 	// their own when it is weaker than the rule's.
 	if rules.Weaker(ir.DigestOnly, c.enforcement) == c.enforcement {
-		return []ruleCEL{{findings: ir.celCheck(c.names, allImageFindings)}}, nil
+		return []ruleCEL{{findings: ir.celCheck(c.names, allImageFindings), summary: imageVersionSummary(rule, false)}}, nil
 	}
 	return []ruleCEL{
-		{findings: ir.celCheck(c.names, mismatchFindings)},
-		{findings: ir.celCheck(c.names, digestOnlyFindings), enforcement: ir.DigestOnly},
+		{findings: ir.celCheck(c.names, mismatchFindings), summary: imageVersionSummary(rule, false)},
+		{findings: ir.celCheck(c.names, digestOnlyFindings), enforcement: ir.DigestOnly, check: "digest_only", summary: imageVersionSummary(rule, true)},
 	}, nil
 }
 

@@ -84,6 +84,7 @@ func compileResources(rule *rules.Resources, c *compiler) ([]ruleCEL, error) {
 		findings: strings.Join(findings, " + "),
 		passes:   strings.Join(passes, " && "),
 		helpers:  helpers,
+		summary:  resourcesSummary(rule),
 	}}, nil
 }
 

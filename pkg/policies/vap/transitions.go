@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
@@ -24,8 +23,7 @@ import (
 // JSON encoder), and list items with duplicate keys are each matched
 // against any new item with that key.
 func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
-	var parts []string
-	var helpers []admissionregistrationv1.Variable
+	var out []ruleCEL
 	for i, rt := range tr.Transitions {
 		t := transitionCEL{rt}
 		if t.ImageTag != nil && t.ImageTag.Pattern != nil {
@@ -46,13 +44,17 @@ func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
 		if err != nil {
 			return nil, fmt.Errorf("transitions[%d]: %w", i, err)
 		}
-		// One helper per transition: each expression is type-checked
-		// alone, and checking time grows faster than its size.
-		helper := c.names.next("transition")
-		helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: expr})
-		parts = append(parts, "variables."+helper)
+		// One check per transition: each is a variable of its own, named
+		// after its path and check, and type-checked alone.
+		out = append(out, ruleCEL{findings: expr, check: transitionCheckName(t.Transition), summary: transitionSummary(t.Transition)})
 	}
-	return []ruleCEL{{findings: strings.Join(parts, " + "), helpers: helpers}}, nil
+	return out, nil
+}
+
+// transitionCheckName names a transition's check by its path, without
+// the "spec." most paths share, and its check: replicas_no_decrease.
+func transitionCheckName(t *rules.Transition) string {
+	return strings.TrimPrefix(t.Path.String(), "spec.") + "_" + string(t.Check)
 }
 
 // transitionCEL writes a transition's checks in CEL.
