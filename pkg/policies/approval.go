@@ -127,8 +127,9 @@ func AnnotationWritten(oldAnnotations, newAnnotations map[string]string, annotat
 	return value, true
 }
 
-// describeApprovers names who may approve, for the message of a denial.
-func describeApprovers(p *v1alpha1.Approvers) string {
+// DescribeApprovers names who may approve, for the message of a denial;
+// compiled policies print it as the engine does.
+func DescribeApprovers(p *v1alpha1.Approvers) string {
 	if p == nil {
 		return "this policy has no approvers"
 	}
@@ -220,7 +221,7 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 		id := v.Policy + "/" + v.Rule
 		switch {
 		case !IsApprover(p.Spec.Approvers, user):
-			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user.Username, p.Name, describeApprovers(p.Spec.Approvers))
+			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user.Username, p.Name, DescribeApprovers(p.Spec.Approvers))
 			continue
 		case req.Object == nil && (record == nil || record.Reason != a.Reason || !slices.Contains(record.Rules, id)):
 			v.Message += fmt.Sprintf(" (not approved: the stored object's approval has no %s record of crdguard admitting it for %s)", v1alpha1.LastApprovalAnnotation, id)
@@ -250,7 +251,7 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 		res.Violations = append(res.Violations, report.Finding{
 			Field:       approvalField(v1alpha1.ApproveAnnotation),
 			Type:        string(field.ErrorTypeForbidden),
-			Message:     fmt.Sprintf("%s: %s may not approve %s; %s", field.ErrorTypeForbidden, user.Username, r, describeApprovers(r.policy.Spec.Approvers)),
+			Message:     fmt.Sprintf("%s: %s may not approve %s; %s", field.ErrorTypeForbidden, user.Username, r, DescribeApprovers(r.policy.Spec.Approvers)),
 			Policy:      r.policy.Name,
 			Rule:        r.rule.Name,
 			Enforcement: r.rule.Enforcement,
@@ -287,7 +288,7 @@ func checkRecordWrite(req *Request, guarding []*policy, res *Result) {
 		case record.User != user.Username:
 			problem = fmt.Sprintf("it records an approval of %s by %s, and only crdguard writes it, in %s's own request", r, record.User, record.User)
 		case !IsApprover(r.policy.Spec.Approvers, user):
-			problem = fmt.Sprintf("%s may not approve %s; %s", user.Username, r, describeApprovers(r.policy.Spec.Approvers))
+			problem = fmt.Sprintf("%s may not approve %s; %s", user.Username, r, DescribeApprovers(r.policy.Spec.Approvers))
 		default:
 			continue
 		}

@@ -22,14 +22,13 @@ func TestVAPCheck(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit code = %d, want 0; stderr: %s", r.code, r.stder)
 	}
-	approvers := "webhook: the policy has approvers: a Deny finding may be lifted once with crdguard.dev/approve, which needs the webhook"
 	want := "GuardPolicy mysql-safety\n" +
 		"  RULE                 KIND          RUNS IN\n" +
-		"  resources            resources     " + approvers + "\n" +
+		"  resources            resources     vap\n" +
 		"  default-cpu-limit    defaults      webhook: defaults patch the object; a ValidatingAdmissionPolicy cannot mutate (the mutating webhook keeps this rule, and runs before ValidatingAdmissionPolicies)\n" +
-		"  image-version        imageVersion  " + approvers + "\n" +
-		"  safe-updates         transitions   " + approvers + "\n" +
-		"  protect-data         deletion      " + approvers + "\n" +
+		"  image-version        imageVersion  vap\n" +
+		"  safe-updates         transitions   vap\n" +
+		"  protect-data         deletion      webhook: the policy has approvers and the rule runs on DELETE: a deletion is approved with the stored crdguard.dev/approve and its crdguard.dev/last-approval record, which needs the webhook\n" +
 		"  production-replicas  cel           vap\n"
 	if r.stdout != want {
 		t.Errorf("--check output\n got:\n%s\nwant:\n%s", r.stdout, want)
@@ -58,6 +57,7 @@ func TestVAPYAML(t *testing.T) {
 		got = append(got, d.Object.GetKind()+"/"+d.Object.GetName())
 	}
 	want := []string{
+		"ValidatingAdmissionPolicy/crdguard-mysql-safety-deny", "ValidatingAdmissionPolicyBinding/crdguard-mysql-safety-deny",
 		"ValidatingAdmissionPolicy/crdguard-mysql-safety-warn", "ValidatingAdmissionPolicyBinding/crdguard-mysql-safety-warn",
 		"ValidatingAdmissionPolicy/crdguard-pod-resources-deny", "ValidatingAdmissionPolicyBinding/crdguard-pod-resources-deny",
 	}
@@ -65,7 +65,7 @@ func TestVAPYAML(t *testing.T) {
 		t.Errorf("objects = %q, want %q", got, want)
 	}
 	var binding admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	data, _ := yaml.Marshal(docs[1].Object.Object)
+	data, _ := yaml.Marshal(docs[3].Object.Object)
 	if err := yaml.UnmarshalStrict(data, &binding); err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +75,13 @@ func TestVAPYAML(t *testing.T) {
 	if strings.Contains(r.stdout, "creationTimestamp") || strings.Contains(r.stdout, "status") {
 		t.Errorf("output carries empty creationTimestamp or status:\n%s", r.stdout)
 	}
-	for _, rule := range []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"} {
+	for _, rule := range []string{"default-cpu-limit", "protect-data"} {
 		if !strings.Contains(r.stder, "crdguard: GuardPolicy mysql-safety, rule "+rule+" stays with the webhook: ") {
 			t.Errorf("stderr does not name rule %s:\n%s", rule, r.stder)
 		}
 	}
-	if n := strings.Count(r.stder, "\n"); n != 5 {
-		t.Errorf("stderr has %d lines, want 5:\n%s", n, r.stder)
+	if n := strings.Count(r.stder, "\n"); n != 2 {
+		t.Errorf("stderr has %d lines, want 2:\n%s", n, r.stder)
 	}
 }
 
@@ -102,8 +102,9 @@ func TestVAPJSON(t *testing.T) {
 		t.Fatalf("got %s %s with %d items", list.APIVersion, list.Kind, len(list.Items))
 	}
 	vap := list.Items[0]
-	if vap.Spec.FailurePolicy == nil || *vap.Spec.FailurePolicy != admissionregistrationv1.Fail || len(vap.Spec.Validations) != 2 {
-		t.Errorf("policy spec = failurePolicy %v, %d validations; want Fail and one per rule", vap.Spec.FailurePolicy, len(vap.Spec.Validations))
+	// Two rules, each with its check and its approval check.
+	if vap.Spec.FailurePolicy == nil || *vap.Spec.FailurePolicy != admissionregistrationv1.Fail || len(vap.Spec.Validations) != 4 {
+		t.Errorf("policy spec = failurePolicy %v, %d validations; want Fail and two per rule", vap.Spec.FailurePolicy, len(vap.Spec.Validations))
 	}
 	// The validation tests the rule's boolean form; the message reads the
 	// findings from the check's variable, after the policy/rule prefix,
@@ -169,7 +170,7 @@ func TestVAPWebhookPolicies(t *testing.T) {
 	for _, r := range rules {
 		names = append(names, r.(map[string]any)["name"].(string))
 	}
-	if want := []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"}; !slices.Equal(names, want) {
+	if want := []string{"default-cpu-limit", "protect-data"}; !slices.Equal(names, want) {
 		t.Errorf("rules = %q, want %q", names, want)
 	}
 	// What it writes is a valid GuardPolicy that crdguard accepts.

@@ -83,6 +83,14 @@ type ruleCEL struct {
 	// summary is the static message: the field and what is allowed, which
 	// the API server prints when the findings are too long (over 5 KiB).
 	summary string
+	// gate, when set, is a test without variables that implies the check
+	// passes, cheaper than its boolean form, for the policy's gate.
+	gate string
+	// lift, when set, is a CEL boolean that an approval lifts the check's
+	// findings ("false" when the policy has no approvers), and notApproved
+	// the CEL string the engine adds to each of them when an approval
+	// names the rule but may not lift it.
+	lift, notApproved string
 	// helpers are variables the expressions use as variables.<name>. Each
 	// expression is type-checked alone, and checking time grows faster
 	// than an expression's size: large parts go into helpers.
@@ -127,6 +135,9 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, err
 			return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.Name, err)
 		}
 		out.Rules = append(out.Rules, entry)
+		// Without approvers, writing an approval is still refused, and a
+		// finding it names says so, as in the engine.
+		checks = withApprovals(approvalCEL{policy: gp.Name, approvers: gp.Spec.Approvers}, r, checks)
 		for _, check := range checks {
 			enforcement := rules.Weaker(check.enforcement, r.Enforcement)
 			b := builds[enforcement]
@@ -150,17 +161,18 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, err
 }
 
 // compileRule is a rule's CEL form, or why it stays with the webhook:
-// defaults mutate, a Deny rule of a policy with approvers may be lifted
-// once, and a kind without a compiled form needs the engine.
+// defaults mutate, a Deny rule of a policy with approvers that runs on
+// DELETE is approved with a stored record, and a kind without a compiled
+// form needs the engine.
 func compileRule(kind string, r rules.Compiled, gp *v1alpha1.GuardPolicy, c *compiler) ([]ruleCEL, error) {
 	if _, ok := r.Rule.(*rules.Defaults); ok {
 		return compileDefaults()
 	}
-	if gp.Spec.Approvers != nil && r.Enforcement == v1alpha1.Deny {
-		// An approver lifts a Deny finding with crdguard.dev/approve, and
-		// the mutating webhook strips the annotation so it approves one
-		// request only. A ValidatingAdmissionPolicy can neither.
-		return nil, needsWebhook("the policy has approvers: a Deny finding may be lifted once with %s, which needs the webhook", v1alpha1.ApproveAnnotation)
+	if gp.Spec.Approvers != nil && r.Enforcement == v1alpha1.Deny && slices.Contains(r.Operations(), v1alpha1.Delete) {
+		// A DELETE has no new object to write an approval in: it may use
+		// the stored one, with the record the mutating webhook wrote, and
+		// only the webhook keeps that record honest.
+		return nil, needsWebhook("the policy has approvers and the rule runs on DELETE: a deletion is approved with the stored %s and its %s record, which needs the webhook", v1alpha1.ApproveAnnotation, v1alpha1.LastApprovalAnnotation)
 	}
 	switch rule := r.Rule.(type) {
 	case *rules.Resources:
@@ -175,6 +187,36 @@ func compileRule(kind string, r rules.Compiled, gp *v1alpha1.GuardPolicy, c *com
 		return compileDeletion(rule)
 	}
 	return nil, needsWebhook("rule kind %s has no ValidatingAdmissionPolicy form", kind)
+}
+
+// withApprovals adds a policy's approvals to a rule's checks: an approval
+// lifts the Deny findings of the rule it names, and a check of its own
+// denies writing one, or a record of one, to anyone the webhook would.
+func withApprovals(a approvalCEL, r rules.Compiled, checks []ruleCEL) []ruleCEL {
+	out := make([]ruleCEL, 0, len(checks)+1)
+	lift := a.liftVariable(r.Name)
+	// A rule that runs on DELETE has no approvals here: on a policy with
+	// approvers it stays with the webhook, and on one without, nobody
+	// may lift it.
+	approvable := !slices.Contains(r.Operations(), v1alpha1.Delete)
+	for _, check := range checks {
+		if approvable && rules.Weaker(check.enforcement, r.Enforcement) == v1alpha1.Deny && check.findings != "" {
+			check.lift, check.notApproved = "false", a.notApproved(r.Name)
+			check.helpers = append(a.shared(), check.helpers...)
+			if a.approvers != nil {
+				check.lift = "variables." + lift.Name
+				check.helpers = append(append(a.shared(), lift), check.helpers[len(a.shared()):]...)
+			}
+		}
+		out = append(out, check)
+	}
+	return append(out, ruleCEL{
+		findings: a.writeFindings(r.Name),
+		gate:     nothingWritten,
+		check:    "approval",
+		summary:  approvalSummary(a.policy, r.Name),
+		helpers:  a.shared(),
+	})
 }
 
 // policyBuilder collects the validations of one enforcement.
@@ -194,9 +236,12 @@ type validation struct {
 	// findings names the variable that lists the check's findings, "" for
 	// a cel rule, which keeps its own expression.
 	findings string
-	// usesVariables keeps the expression out of a gate: a match
-	// condition has no variables.
-	usesVariables bool
+	// gate is a test without variables (a match condition has none) that
+	// implies the validation passes; "" keeps the policy from a gate.
+	gate string
+	// gateNeverFails is a gate that cannot fail to evaluate, which a cel
+	// rule's error may quote.
+	gateNeverFails bool
 	// mayFail is a cel rule's expression, which may fail to evaluate. In
 	// a gate with other rules its error would quote them all; alone, its
 	// error is the validation's own.
@@ -227,39 +272,64 @@ func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) erro
 				Reason:     &reason,
 			},
 			failed:  failed,
+			gate:    fmt.Sprintf("!(%s) || (%s)", guard, check.expression),
 			mayFail: true,
 		})
 		return nil
 	}
 	for _, h := range check.helpers {
+		if slices.ContainsFunc(b.variables, func(v admissionregistrationv1.Variable) bool { return v.Name == h.Name }) {
+			continue // shared by the checks of several rules
+		}
 		expression, err := celrewrite.LowerBinds(h.Expression)
 		if err != nil {
 			return err
 		}
 		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: expression})
 	}
-	passes, inlined, err := passesForm(check)
-	if err != nil {
-		return err
-	}
-	findings, err := celrewrite.LowerBinds(fmt.Sprintf("(%s) ? %s : []", guard, check.findings))
-	if err != nil {
-		return err
-	}
 	// One named variable per check holds its findings: its validation and
 	// message read them by name, and a reviewer finds each check once.
 	name := b.variableName(r.Name, check.check)
-	b.variables = append(b.variables, admissionregistrationv1.Variable{Name: name, Expression: findings})
-	b.validations = append(b.validations, validation{
+	v := validation{
 		Validation: admissionregistrationv1.Validation{
-			Expression: fmt.Sprintf("!(%s) || (%s)", guard, passes),
-			Message:    prefix + check.summary,
-			Reason:     &reason,
+			Message: prefix + check.summary,
+			Reason:  &reason,
 		},
-		findings:      name,
-		failed:        fmt.Sprintf(`%s + variables.%s.join(%s)`, celString(prefix), name, celString(findingSeparator)),
-		usesVariables: !inlined,
-	})
+		findings: name,
+		failed:   fmt.Sprintf(`%s + variables.%s.join(%s)`, celString(prefix), name, celString(findingSeparator)),
+	}
+	all := check.findings
+	switch {
+	case check.gate != "":
+		v.Expression = fmt.Sprintf("size(variables.%s) == 0", name)
+		v.gate = fmt.Sprintf("!(%s) || (%s)", guard, check.gate)
+		v.gateNeverFails = true
+	default:
+		passes, inlined, err := passesForm(check)
+		if err != nil {
+			return err
+		}
+		v.Expression = fmt.Sprintf("!(%s) || (%s)", guard, passes)
+		if inlined {
+			v.gate = v.Expression
+		}
+		switch check.lift {
+		case "":
+		case "false":
+			all = fmt.Sprintf("cel.bind(suffix, %s, (%s).map(f, f + suffix))", check.notApproved, all)
+		default:
+			// The gate lets through whatever fails, approved or not: the
+			// validation reads the approval only then.
+			v.Expression = fmt.Sprintf("!(%s) || %s || (%s)", guard, check.lift, passes)
+			all = fmt.Sprintf("(%s ? [] : cel.bind(suffix, %s, (%s).map(f, f + suffix)))", check.lift, check.notApproved, all)
+		}
+	}
+	findings, err := celrewrite.LowerBinds(fmt.Sprintf("(%s) ? %s : []", guard, all))
+	if err != nil {
+		return err
+	}
+	b.variables = append(b.variables, admissionregistrationv1.Variable{Name: name, Expression: findings})
+	b.validations = append(b.validations, v)
 	return nil
 }
 
@@ -323,17 +393,23 @@ const maxGate = 16 << 10
 // passing request, nearly every request, costs one evaluation of each
 // rule's boolean form, and a failing one reads each check's findings from
 // its variable. A policy with a boolean form that uses variables, with a
-// cel rule among others, or whose gate would be larger than maxGate, has
+// cel rule among other rules (approval checks aside: their gates cannot
+// fail), or whose gate would be larger than maxGate, has
 // none: its validations are the boolean forms, and its messages test
 // their validation again, so that only a failing request builds the
 // findings.
 func (b *policyBuilder) gated() ([]admissionregistrationv1.Validation, *admissionregistrationv1.MatchCondition) {
 	var passes []string
-	size := 0
+	size, mayFail := 0, 0
 	for _, v := range b.validations {
-		passes = append(passes, v.Expression)
-		size += len(v.Expression)
-		if v.usesVariables || v.mayFail && len(b.validations) > 1 || size > maxGate {
+		if !v.gateNeverFails {
+			mayFail++
+		}
+	}
+	for _, v := range b.validations {
+		passes = append(passes, v.gate)
+		size += len(v.gate)
+		if v.gate == "" || v.mayFail && mayFail > 1 || size > maxGate {
 			passes = nil
 			break
 		}

@@ -216,18 +216,20 @@ func TestVAPGate(t *testing.T) {
 	if g := gate(deny); g == "" || strings.Contains(g, "variables.") {
 		t.Errorf("%s: gate %q; want the written-out boolean forms", deny.Name, g)
 	}
-	for i, v := range deny.Spec.Validations {
-		name := deny.Spec.Variables[len(deny.Spec.Variables)-len(deny.Spec.Validations)+i].Name
-		if want := "size(variables." + name + ") == 0"; v.Expression != want {
-			t.Errorf("%s: validation %q; want %q", deny.Name, v.Expression, want)
+	for _, v := range deny.Spec.Validations {
+		name := strings.TrimSuffix(strings.TrimPrefix(v.Expression, "size(variables."), ") == 0")
+		if !slices.ContainsFunc(deny.Spec.Variables, func(v admissionregistrationv1.Variable) bool { return v.Name == name }) {
+			t.Errorf("%s: validation %q; want size(variables.<check>) == 0", deny.Name, v.Expression)
 		}
 		if !strings.HasPrefix(v.MessageExpression, `"[mysql-safety/`) || !strings.HasSuffix(v.MessageExpression, " + variables."+name+`.join("; ")`) {
 			t.Errorf("%s: message %q; want the findings of variable %s alone", deny.Name, v.MessageExpression, name)
 		}
 	}
-	// The warn policy holds the cel rule alone: if it fails to evaluate,
-	// the gate's error quotes only it.
-	if got, want := gate(warn), "!(("+warn.Spec.Validations[0].Expression+"))"; got != want {
+	// The warn policy holds the cel rule alone, with the approval check,
+	// whose gate cannot fail: if the rule fails to evaluate, the gate's
+	// error quotes only them.
+	approvalGate := `!(request.operation in ["CREATE", "UPDATE", "DELETE"]) || (` + nothingWritten + `)`
+	if got, want := gate(warn), "!(("+warn.Spec.Validations[0].Expression+") && ("+approvalGate+"))"; got != want {
 		t.Errorf("%s: gate %q; want %q", warn.Name, got, want)
 	}
 	// A cel rule among others would quote them all in its error; the
@@ -278,6 +280,16 @@ func TestVAPExampleMessages(t *testing.T) {
 		{"safe_updates_version_max_minor_skip", "[mysql-safety/safe-updates] spec.version: Invalid value: an upgrade may skip at most 0 minor versions (check: MaxMinorSkip)"},
 		{"safe_updates_users_no_removal", "[mysql-safety/safe-updates] spec.users: Invalid value: no item or key may be removed (check: NoRemoval)"},
 		{"protect_data", "[mysql-safety/protect-data] <nil>: Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it"},
+	}
+	// Each rule has an approval check after its own: without approvers,
+	// nobody may write one.
+	for i := len(want) - 1; i >= 0; i-- {
+		rule := want[i].message[len("[mysql-safety/"):strings.Index(want[i].message, "]")]
+		if i+1 < len(want) && strings.HasPrefix(want[i+1].message, "[mysql-safety/"+rule+"]") {
+			continue
+		}
+		want = slices.Insert(want, i+1, struct{ variable, message string }{celIdentifier(rule) + "_approval",
+			"[mysql-safety/" + rule + "] metadata.annotations[crdguard.dev/approve]: Forbidden: only an approver may approve mysql-safety/" + rule + ", and only crdguard writes its crdguard.dev/last-approval record, for that approver"})
 	}
 	if len(deny.Spec.Validations) != len(want) {
 		t.Fatalf("%d validations, want %d", len(deny.Spec.Validations), len(want))

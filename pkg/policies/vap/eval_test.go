@@ -194,9 +194,18 @@ func engineFindings(res policies.Result, compiled *Compiled) []enforcedFinding {
 	for _, r := range compiled.Rules {
 		inVAP[r.Name] = r.Webhook == ""
 	}
+	// An approved Deny finding is an audit annotation of the webhook's; a
+	// compiled policy lifts it and says nothing (the request, with the
+	// approval and who wrote it, is in the audit log).
+	approved := map[string]bool{}
+	if res.Approval != nil && res.Approval.Lifted {
+		for _, r := range res.Approval.Rules {
+			approved[r] = true
+		}
+	}
 	var out []enforcedFinding
 	for _, v := range res.Violations {
-		if v.Policy != compiled.Policy || !inVAP[v.Rule] {
+		if v.Policy != compiled.Policy || !inVAP[v.Rule] || v.Enforcement == v1alpha1.Audit && approved[v.Policy+"/"+v.Rule] {
 			continue
 		}
 		out = append(out, enforcedFinding{Finding: vapmessage.Finding{Policy: v.Policy, Rule: v.Rule, Field: v.Field, Message: v.Message}, enforcement: string(v.Enforcement)})

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/goldencase"
@@ -368,21 +367,23 @@ func TestVAPRuleListing(t *testing.T) {
 	for _, r := range compiled.Rules {
 		got = append(got, fmt.Sprintf("%s (%s): %s", r.Name, r.Kind, cmp.Or(r.Webhook, "vap")))
 	}
-	approvers := "the policy has approvers: a Deny finding may be lifted once with crdguard.dev/approve, which needs the webhook"
 	want := []string{
-		"resources (resources): " + approvers,
+		"resources (resources): vap",
 		"default-cpu-limit (defaults): defaults patch the object; a ValidatingAdmissionPolicy cannot mutate (the mutating webhook keeps this rule, and runs before ValidatingAdmissionPolicies)",
-		"image-version (imageVersion): " + approvers,
-		"safe-updates (transitions): " + approvers,
-		"protect-data (deletion): " + approvers,
+		"image-version (imageVersion): vap",
+		"safe-updates (transitions): vap",
+		"protect-data (deletion): the policy has approvers and the rule runs on DELETE: a deletion is approved with the stored crdguard.dev/approve and its crdguard.dev/last-approval record, which needs the webhook",
 		"production-replicas (cel): vap",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("rules\n got: %q\nwant: %q", got, want)
 	}
-	if len(compiled.Policies) != 1 || compiled.Policies[0].Name != "crdguard-mysql-safety-warn" ||
-		!slices.Equal(compiled.Bindings[0].Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn}) {
-		t.Errorf("want one Warn policy, got %d: %v", len(compiled.Policies), compiled.Policies)
+	var names []string
+	for i, vap := range compiled.Policies {
+		names = append(names, vap.Name+" "+string(compiled.Bindings[i].Spec.ValidationActions[0]))
+	}
+	if want := []string{"crdguard-mysql-safety-deny Deny", "crdguard-mysql-safety-warn Warn"}; !slices.Equal(names, want) {
+		t.Errorf("policies = %q, want %q", names, want)
 	}
 }
 
@@ -404,7 +405,7 @@ func TestVAPWebhookPolicy(t *testing.T) {
 	for _, r := range compiled.WebhookPolicy(gp).Spec.Rules {
 		got = append(got, r.Name)
 	}
-	if want := []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"}; !slices.Equal(got, want) {
+	if want := []string{"default-cpu-limit", "protect-data"}; !slices.Equal(got, want) {
 		t.Errorf("webhook rules = %q, want %q", got, want)
 	}
 	if len(gp.Spec.Rules) != 6 {

@@ -13,17 +13,20 @@ import (
 // that fails). It names the field and what is allowed, in the "path: type:
 // detail" form of a finding, so that the message still says where to look.
 
-// summary joins the paths a check looks at with what it allows.
+// summary is "path: type: allowed" for the first path a check looks at,
+// naming the others after it: one path first, as a finding has it.
 func summary(paths []rules.ObjectPath, errorType, allowed string) string {
-	names := make([]string, len(paths))
-	for i, p := range paths {
-		names[i] = p.String()
+	if len(paths) == 0 {
+		return "<nil>: " + errorType + ": " + allowed
 	}
-	at := strings.Join(names, ", ")
-	if at == "" {
-		at = "<nil>"
+	var others []string
+	for _, p := range paths[1:] {
+		others = append(others, p.String())
 	}
-	return at + ": " + errorType + ": " + allowed
+	if len(others) > 0 {
+		allowed += " (also at " + strings.Join(others, ", ") + ")"
+	}
+	return paths[0].String() + ": " + errorType + ": " + allowed
 }
 
 // resourcesSummary names a resources rule's places and its requirements.
