@@ -160,9 +160,9 @@ func (f *endToEndFamily) setup(ctx context.Context, env *environment) error {
 }
 
 // compileVAP compiles the example GuardPolicy with `crdguard vap`. The
-// example's approvers are left out: an approval lifts a finding once,
-// which only the webhook can do, so with them every Deny rule would stay
-// with the webhook.
+// example's approvers are left out so that every rule but the defaults
+// compiles: with them, protect-data, whose deletions are approved with a
+// stored record, stays with the webhook.
 func (f *endToEndFamily) compileVAP(ctx context.Context) ([]unstructured.Unstructured, error) {
 	examples := filepath.Join(f.env.root, "examples", "mysql")
 	data, err := os.ReadFile(filepath.Join(examples, "policy.yaml"))
@@ -349,7 +349,7 @@ func (f *endToEndFamily) notes() []string {
 	return []string{"endtoend: server-side dry-run CREATEs of examples/mysql/good.yaml with client-go through kube-apiserver " +
 		"(envtest, etcd on the same machine), one namespace per way of admitting it. The hand-written VAP is bench/testdata/hand-written-vap.yaml: " +
 		"the same checks on a CREATE as a cluster administrator would write them, trusting the CRD's schema, with static messages. crdguard's VAP is `crdguard vap` of examples/mysql/policy.yaml " +
-		"without its approvers (with them every Deny rule stays with the webhook); only the defaults rule, which mutates, is not in it. " +
+		"without its approvers (with them the deletion rule, approved with a stored record, stays with the webhook); only the defaults rule, which mutates, is not in it. " +
 		"The webhooks are validating only, HTTP/2 (crdguard with --enable-http2), failurePolicy Fail. CPU per op is the webhook process's CPU per request."}
 }
 

@@ -42,12 +42,15 @@ func newVAPCommand(streams Streams) *cobra.Command {
 		Short: "Compile GuardPolicies to ValidatingAdmissionPolicies",
 		Long: `Compile GuardPolicies to admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies
 and bindings that kube-apiserver enforces without the webhook: one policy and one
-binding per enforcement (Deny, Warn, Audit) a GuardPolicy's rules use, each
-validation's message naming the field path and numbers as crdguard validate does.
+binding per enforcement (Deny, Warn, Audit) a GuardPolicy's rules use, one named
+variable per check, each validation's message naming the field path and numbers
+as crdguard validate does. Approvals compile with their rules: an approver's
+approval, written in the request, lifts the findings of the rules it names.
 
 Rules a ValidatingAdmissionPolicy cannot express stay with the webhook: defaults
-(they mutate), Deny rules of a policy with approvers (an approval lifts a finding
-once), and NoRemoval below a "[*]". Each is listed on stderr, or by --check.
+(they mutate), Deny rules of a policy with approvers that run on DELETE (a
+deletion uses the stored approval and its record), and NoRemoval below a "[*]".
+Each is listed on stderr, or by --check.
 Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 		Example: `  crdguard vap --policies examples/mysql/policy.yaml --crds examples/mysql/crd.yaml | kubectl apply -f -
   crdguard vap --policies policies/ --check`,

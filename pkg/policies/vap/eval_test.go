@@ -283,8 +283,8 @@ func TestVAPRuntimeCost(t *testing.T) {
 }
 
 // compileExample compiles the GuardPolicy in dir/policy.yaml, without its
-// approvers (with them every Deny rule stays with the webhook), against
-// the example's CRD.
+// approvers (with them the example's deletion rule stays with the
+// webhook), against the example's CRD.
 func compileExample(t testing.TB, dir string) *Compiled {
 	t.Helper()
 	schemas, err := schema.RegistryFromFiles(t.Context(), example+"/crd.yaml")
