@@ -201,12 +201,15 @@ func withApprovals(a approvalCEL, r rules.Compiled, checks []ruleCEL) []ruleCEL 
 	approvable := !slices.Contains(r.Operations(), v1alpha1.Delete)
 	for _, check := range checks {
 		if approvable && rules.Weaker(check.enforcement, r.Enforcement) == v1alpha1.Deny && check.findings != "" {
+			// The approval's variables go first: a variable reads only
+			// those before it.
+			helpers := a.shared()
 			check.lift, check.notApproved = "false", a.notApproved(r.Name)
-			check.helpers = append(a.shared(), check.helpers...)
 			if a.approvers != nil {
 				check.lift = "variables." + lift.Name
-				check.helpers = append(append(a.shared(), lift), check.helpers[len(a.shared()):]...)
+				helpers = append(helpers, lift)
 			}
+			check.helpers = append(helpers, check.helpers...)
 		}
 		out = append(out, check)
 	}
