@@ -154,7 +154,7 @@ func (a approvalCEL) notApproved(rule string) string {
 // nothingWritten is a test that the request writes neither an approval
 // nor a record (a DELETE writes nothing), for the gate: it implies that
 // the write check passes, costs two lookups, and cannot fail.
-const nothingWritten = `object == null || !("` + v1alpha1.ApproveAnnotation + `" in ` + celNewAnnotations + `) && !("` + v1alpha1.LastApprovalAnnotation + `" in ` + celNewAnnotations + `)`
+const nothingWritten = `object == null || !has(object.metadata.annotations) || !("` + v1alpha1.ApproveAnnotation + `" in object.metadata.annotations) && !("` + v1alpha1.LastApprovalAnnotation + `" in object.metadata.annotations)`
 
 // writeFindings are the findings of writing an approval or a record of
 // the rule: Forbidden, at the annotation, to anyone but an approver, and

@@ -305,7 +305,9 @@ func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) erro
 	switch {
 	case check.gate != "":
 		v.Expression = fmt.Sprintf("size(variables.%s) == 0", name)
-		v.gate = fmt.Sprintf("!(%s) || (%s)", guard, check.gate)
+		// Such a test holds for any operation, so the gate writes it once
+		// for all the rules that share it.
+		v.gate = check.gate
 		v.gateNeverFails = true
 	default:
 		passes, inlined, err := passesForm(check)
@@ -410,11 +412,13 @@ func (b *policyBuilder) gated() ([]admissionregistrationv1.Validation, *admissio
 		}
 	}
 	for _, v := range b.validations {
-		passes = append(passes, v.gate)
-		size += len(v.gate)
-		if v.gate == "" || v.mayFail && mayFail > 1 || size > maxGate {
+		if v.gate == "" || v.mayFail && mayFail > 1 || size+len(v.gate) > maxGate {
 			passes = nil
 			break
+		}
+		if !slices.Contains(passes, v.gate) {
+			passes = append(passes, v.gate)
+			size += len(v.gate)
 		}
 	}
 	out := make([]admissionregistrationv1.Validation, len(b.validations))
