@@ -144,11 +144,15 @@ func (a approvalCEL) liftVariable(rule string) admissionregistrationv1.Variable 
 	}
 }
 
-// notApproved is what the engine adds to a Deny finding that an approval
-// names but cannot lift: its writer is no approver.
-func (a approvalCEL) notApproved(rule string) string {
-	return fmt.Sprintf(`(!variables.%s && %s ? %s + request.userInfo.username + %s : "")`, byApproverVariable, a.namesRule(rule),
-		celString(" (not approved: "), celString(fmt.Sprintf(" may not approve policy %s; %s)", a.policy, policies.DescribeApprovers(a.approvers))))
+// notApprovedVariable is what the engine adds to each Deny finding of the
+// rule when an approval names it but cannot lift it, its writer being
+// no approver; "" otherwise. The rule's checks share it.
+func (a approvalCEL) notApprovedVariable(rule string) admissionregistrationv1.Variable {
+	return admissionregistrationv1.Variable{
+		Name: celIdentifier(rule) + "_not_approved",
+		Expression: fmt.Sprintf(`(!variables.%s && %s ? %s + request.userInfo.username + %s : "")`, byApproverVariable, a.namesRule(rule),
+			celString(" (not approved: "), celString(fmt.Sprintf(" may not approve policy %s; %s)", a.policy, policies.DescribeApprovers(a.approvers)))),
+	}
 }
 
 // nothingWritten is a test that the request writes neither an approval

@@ -203,8 +203,9 @@ func withApprovals(a approvalCEL, r rules.Compiled, checks []ruleCEL) []ruleCEL 
 		if approvable && rules.Weaker(check.enforcement, r.Enforcement) == v1alpha1.Deny && check.findings != "" {
 			// The approval's variables go first: a variable reads only
 			// those before it.
-			helpers := a.shared()
-			check.lift, check.notApproved = "false", a.notApproved(r.Name)
+			notApproved := a.notApprovedVariable(r.Name)
+			helpers := append(a.shared(), notApproved)
+			check.lift, check.notApproved = "false", "variables."+notApproved.Name
 			if a.approvers != nil {
 				check.lift = "variables." + lift.Name
 				helpers = append(helpers, lift)
@@ -321,12 +322,12 @@ func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) erro
 		switch check.lift {
 		case "":
 		case "false":
-			all = fmt.Sprintf("cel.bind(suffix, %s, (%s).map(f, f + suffix))", check.notApproved, all)
+			all = fmt.Sprintf("(%s).map(f, f + %s)", all, check.notApproved)
 		default:
 			// The gate lets through whatever fails, approved or not: the
 			// validation reads the approval only then.
 			v.Expression = fmt.Sprintf("!(%s) || %s || (%s)", guard, check.lift, passes)
-			all = fmt.Sprintf("(%s ? [] : cel.bind(suffix, %s, (%s).map(f, f + suffix)))", check.lift, check.notApproved, all)
+			all = fmt.Sprintf("(%s ? [] : (%s).map(f, f + %s))", check.lift, all, check.notApproved)
 		}
 	}
 	findings, err := celrewrite.LowerBinds(fmt.Sprintf("(%s) ? %s : []", guard, all))
