@@ -78,7 +78,7 @@ type ruleCEL struct {
 	// finding's does in the engine.
 	enforcement v1alpha1.Enforcement
 	// check names the check within its rule, "" for a rule's only one:
-	// the rule's and its name make the variable that holds its verdict.
+	// the rule's and its name make the variable that lists its findings.
 	check string
 	// summary is the static message: the field and what is allowed, which
 	// the API server prints when the findings are too long (over 5 KiB).
@@ -227,8 +227,11 @@ func withApprovals(a approvalCEL, r rules.Compiled, checks []ruleCEL) []ruleCEL 
 type policyBuilder struct {
 	variables   []admissionregistrationv1.Variable
 	validations []validation
-	// names are the variables' names, so that no two checks share one.
-	names map[string]bool
+}
+
+// hasVariable tells whether the policy has a variable of that name.
+func (b *policyBuilder) hasVariable(name string) bool {
+	return slices.ContainsFunc(b.variables, func(v admissionregistrationv1.Variable) bool { return v.Name == name })
 }
 
 // validation is a validation whose messageExpression depends on the
@@ -282,7 +285,7 @@ func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) erro
 		return nil
 	}
 	for _, h := range check.helpers {
-		if slices.ContainsFunc(b.variables, func(v admissionregistrationv1.Variable) bool { return v.Name == h.Name }) {
+		if b.hasVariable(h.Name) {
 			continue // shared by the checks of several rules
 		}
 		expression, err := celrewrite.LowerBinds(h.Expression)
@@ -347,17 +350,10 @@ func (b *policyBuilder) variableName(rule, check string) string {
 	if check != "" {
 		name += "_" + celIdentifier(check)
 	}
-	if b.names == nil {
-		b.names = map[string]bool{}
-	}
-	for _, v := range b.variables {
-		b.names[v.Name] = true
-	}
 	unique := name
-	for i := 2; b.names[unique]; i++ {
+	for i := 2; b.hasVariable(unique); i++ {
 		unique = fmt.Sprintf("%s_%d", name, i)
 	}
-	b.names[unique] = true
 	return unique
 }
 
@@ -399,21 +395,21 @@ const maxGate = 16 << 10
 // passing request, nearly every request, costs one evaluation of each
 // rule's boolean form, and a failing one reads each check's findings from
 // its variable. A policy with a boolean form that uses variables, with a
-// cel rule among other rules (approval checks aside: their gates cannot
-// fail), or whose gate would be larger than maxGate, has
-// none: its validations are the boolean forms, and its messages test
-// their validation again, so that only a failing request builds the
-// findings.
+// cel rule among other checks (approval checks aside: their gates cannot
+// fail), or whose gate would be larger than maxGate, has none: its
+// validations are the boolean forms, and its messages test their
+// validation again, so that only a failing request builds the findings.
 func (b *policyBuilder) gated() ([]admissionregistrationv1.Validation, *admissionregistrationv1.MatchCondition) {
 	var passes []string
-	size, mayFail := 0, 0
+	// quoted are the checks a cel rule's evaluation error would quote.
+	size, quoted := 0, 0
 	for _, v := range b.validations {
 		if !v.gateNeverFails {
-			mayFail++
+			quoted++
 		}
 	}
 	for _, v := range b.validations {
-		if v.gate == "" || v.mayFail && mayFail > 1 || size+len(v.gate) > maxGate {
+		if v.gate == "" || v.mayFail && quoted > 1 || size+len(v.gate) > maxGate {
 			passes = nil
 			break
 		}
