@@ -51,8 +51,9 @@ const jsonString = `(?:[^"\\]|\\.)*`
 
 // recordShape matches a record as the mutate path writes it
 // (json.Marshal of policies.ApprovalRecord, fields in order), with rules
-// and a reason: the only records the webhook restores an approval from.
-var recordShape = `^\{"user":"` + jsonString + `","rules":\["` + jsonString + `"(?:,"` + jsonString + `")*\],"reason":"(?:[^"\\]|\\.)+","time":"` + jsonString + `"\}$`
+// and a reason: CEL has no JSON parser, so a compiled policy reads no
+// other record, where the webhook reads any JSON.
+const recordShape = `^\{"user":"` + jsonString + `","rules":\["` + jsonString + `"(?:,"` + jsonString + `")*\],"reason":"(?:[^"\\]|\\.)+","time":"` + jsonString + `"\}$`
 
 // celWritten is the annotation's value when this request writes it (adds
 // it, or changes it), else "": an approval carried over from the stored
