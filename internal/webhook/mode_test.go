@@ -16,10 +16,10 @@ import (
 )
 
 // TestEnforcement: with the compiled policies installed (vap), the webhook
-// leaves out exactly the rules `crdguard vap` compiles — of the example
-// policy, all but the defaults and the deletion rule, which find nothing
-// in unsafe.yaml — and keeps the rest; webhook and both evaluate every
-// rule.
+// leaves out exactly the rules `crdguard vap` compiles and enforces alone —
+// of the example policy, production-replicas: it keeps the defaults, the
+// deletion rule and the approvable Deny rules, whose approvals it records —
+// and keeps the rest; webhook and both evaluate every rule.
 func TestEnforcement(t *testing.T) {
 	for _, tt := range []struct {
 		enforcement Mode
@@ -27,7 +27,7 @@ func TestEnforcement(t *testing.T) {
 	}{
 		{ModeWebhook, every},
 		{ModeBoth, every},
-		{ModeVAP, nil},
+		{ModeVAP, approvable},
 	} {
 		t.Run(string(tt.enforcement), func(t *testing.T) {
 			engine, stats, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{filepath.Join(examples, "policy.yaml")}, tt.enforcement)
@@ -45,7 +45,7 @@ func TestEnforcement(t *testing.T) {
 }
 
 // TestClusterSourceEnforcement: from the cluster, in vap mode, requests get
-// the engine without the compiled rules and AllRules (the background
+// the engine without the rules the compiled policies enforce alone, and AllRules (the background
 // audit's) the one with every rule.
 func TestClusterSourceEnforcement(t *testing.T) {
 	scheme := runtime.NewScheme()
@@ -64,7 +64,7 @@ func TestClusterSourceEnforcement(t *testing.T) {
 	if _, err := source.build(t.Context(), source.Cache); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string(nil), unsafeFindings(t, source.Engines.Load())); diff != "" {
+	if diff := cmp.Diff(approvable, unsafeFindings(t, source.Engines.Load())); diff != "" {
 		t.Errorf("admission engine findings (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(every, unsafeFindings(t, source.AllRules.Load())); diff != "" {
@@ -74,6 +74,10 @@ func TestClusterSourceEnforcement(t *testing.T) {
 
 // every is what the example policy finds in unsafe.yaml, as rule and field.
 var every = []string{"resources spec.resources.limits.memory", "image-version spec.image", "production-replicas spec.replicas"}
+
+// approvable is what the example policy's approvable Deny rules find in
+// unsafe.yaml.
+var approvable = every[:2]
 
 func unsafeFindings(t *testing.T, engine *policies.Engine) []string {
 	t.Helper()

@@ -150,8 +150,11 @@ func printVAPCheck(out io.Writer, compiled []*vap.Compiled) error {
 		fmt.Fprintln(w, "  RULE\tKIND\tRUNS IN")
 		for _, r := range c.Rules {
 			where := "vap"
-			if r.Webhook != "" {
+			switch {
+			case r.Webhook != "":
 				where = "webhook: " + r.Webhook
+			case r.Approvals:
+				where = "vap, and webhook for its approvals"
 			}
 			fmt.Fprintf(w, "  %s\t%s\t%s\n", r.Name, r.Kind, where)
 		}

@@ -24,10 +24,10 @@ func TestVAPCheck(t *testing.T) {
 	}
 	want := "GuardPolicy mysql-safety\n" +
 		"  RULE                 KIND          RUNS IN\n" +
-		"  resources            resources     vap\n" +
+		"  resources            resources     vap, and webhook for its approvals\n" +
 		"  default-cpu-limit    defaults      webhook: defaults patch the object; a ValidatingAdmissionPolicy cannot mutate (the mutating webhook keeps this rule, and runs before ValidatingAdmissionPolicies)\n" +
-		"  image-version        imageVersion  vap\n" +
-		"  safe-updates         transitions   vap\n" +
+		"  image-version        imageVersion  vap, and webhook for its approvals\n" +
+		"  safe-updates         transitions   vap, and webhook for its approvals\n" +
 		"  protect-data         deletion      webhook: the policy has approvers and the rule runs on DELETE: a deletion is approved with the stored crdguard.dev/approve and its crdguard.dev/last-approval record, which needs the webhook\n" +
 		"  production-replicas  cel           vap\n"
 	if r.stdout != want {
@@ -151,7 +151,8 @@ func TestVAPErrors(t *testing.T) {
 }
 
 // TestVAPWebhookPolicies writes the example policy reduced to the rules
-// the webhook keeps.
+// the webhook keeps: all but production-replicas, which the compiled
+// policy enforces alone.
 func TestVAPWebhookPolicies(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "webhook.yaml")
 	r := crdguard(t, "", "vap", "--policies", examplePolicy, "--webhook-policies", out)
@@ -170,7 +171,7 @@ func TestVAPWebhookPolicies(t *testing.T) {
 	for _, r := range rules {
 		names = append(names, r.(map[string]any)["name"].(string))
 	}
-	if want := []string{"default-cpu-limit", "protect-data"}; !slices.Equal(names, want) {
+	if want := []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"}; !slices.Equal(names, want) {
 		t.Errorf("rules = %q, want %q", names, want)
 	}
 	// What it writes is a valid GuardPolicy that crdguard accepts.

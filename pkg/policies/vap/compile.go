@@ -36,6 +36,11 @@ type Rule struct {
 	// Webhook is why the rule stays with the webhook; "" when a
 	// ValidatingAdmissionPolicy enforces it.
 	Webhook string `json:"webhook,omitempty"`
+	// Approvals is set when the webhook evaluates a compiled rule as well:
+	// an approvable Deny rule of a policy with approvers, whose approvals
+	// the mutating webhook records for the compiled policy to read, and
+	// the validating webhook checks as it always does.
+	Approvals bool `json:"approvals,omitempty"`
 }
 
 // Compiled is a GuardPolicy compiled to ValidatingAdmissionPolicies: one policy
@@ -134,6 +139,7 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, err
 		case err != nil:
 			return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.Name, err)
 		}
+		entry.Approvals = gp.Spec.Approvers != nil && r.Enforcement == v1alpha1.Deny
 		out.Rules = append(out.Rules, entry)
 		// Without approvers, writing an approval is still refused, and a
 		// finding it names says so, as in the engine.
@@ -606,13 +612,14 @@ func kindCondition(m *v1alpha1.Match) []admissionregistrationv1.MatchCondition {
 	return []admissionregistrationv1.MatchCondition{{Name: "kinds", Expression: strings.Join(entries, " || ")}}
 }
 
-// WebhookPolicy is gp without the rules its compiled form enforces: what
-// the webhook still has to evaluate when the compiled policies are
-// installed. It is nil when every rule compiled.
+// WebhookPolicy is gp without the rules its compiled form enforces alone:
+// what the webhook still has to evaluate when the compiled policies are
+// installed, including the rules whose approvals it records. It is nil when
+// every rule compiled and none takes approvals.
 func (v *Compiled) WebhookPolicy(gp *v1alpha1.GuardPolicy) *v1alpha1.GuardPolicy {
 	keep := map[string]bool{}
 	for _, r := range v.Rules {
-		keep[r.Name] = r.Webhook != ""
+		keep[r.Name] = r.Webhook != "" || r.Approvals
 	}
 	out := gp.DeepCopy()
 	out.Spec.Rules = slices.DeleteFunc(out.Spec.Rules, func(r v1alpha1.Rule) bool { return !keep[r.Name] })

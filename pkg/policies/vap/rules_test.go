@@ -390,7 +390,7 @@ func TestVAPRuleListing(t *testing.T) {
 var semverStrictRegexp = regexp.MustCompile(semverStrictRE)
 
 // TestVAPWebhookPolicy keeps for the webhook exactly the rules that did
-// not compile.
+// not compile and the compiled ones whose approvals it records.
 func TestVAPWebhookPolicy(t *testing.T) {
 	gps, err := policies.PoliciesFromDocuments(t.Context(), goldencase.Documents(t, example+"/policy.yaml"), nil)
 	if err != nil {
@@ -405,7 +405,7 @@ func TestVAPWebhookPolicy(t *testing.T) {
 	for _, r := range compiled.WebhookPolicy(gp).Spec.Rules {
 		got = append(got, r.Name)
 	}
-	if want := []string{"default-cpu-limit", "protect-data"}; !slices.Equal(got, want) {
+	if want := []string{"resources", "default-cpu-limit", "image-version", "safe-updates", "protect-data"}; !slices.Equal(got, want) {
 		t.Errorf("webhook rules = %q, want %q", got, want)
 	}
 	if len(gp.Spec.Rules) != 6 {
