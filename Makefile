@@ -101,10 +101,10 @@ test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiser
 	$(GO) test -race $(RACE_PKGS)
 	$(GO) run ./cmd/crdguard test examples/mysql
 
-# The targets: decoding, validation, the JSON report's stored objects, policies, image references, test
-# suites, CRD diff, AdmissionReviews. CRDs and AdmissionReviews are large
-# inputs: minimizing each new one for the default 60s would leave no time
-# to fuzz.
+# The targets: decoding, validation, the JSON report's stored objects,
+# policies, image references, test suites, CRD diff, AdmissionReviews. CRDs
+# and AdmissionReviews are large inputs: minimizing each new one for the
+# default 60s would leave no time to fuzz.
 .PHONY: fuzz
 fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
