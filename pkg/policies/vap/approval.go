@@ -20,9 +20,9 @@ import (
 // ValidatingAdmissionPolicy needs to tell, from request.userInfo and the
 // old and new annotations. It comes in one of two forms:
 //
-//   - crdguard.dev/approve itself, as the user wrote it (the webhook's
-//     mutate path, in enforcement mode vap, has no compiled rule to lift
-//     and leaves it in place);
+//   - crdguard.dev/approve itself, as the user wrote it, where no
+//     mutating webhook stripped it (the compiled policies installed
+//     without crdguard's webhook);
 //   - the crdguard.dev/last-approval record the mutate path writes when it
 //     strips the approval it lifted a denial with: it counts for the user
 //     it names, as the webhook's /validate restores it.
