@@ -31,11 +31,16 @@ type formatWriter interface {
 	end(w *bytes.Buffer, s Summary) error
 }
 
+// outputBuffer holds several results between writes: with --show-stored
+// one result is a whole object, and bufio's default 4 KiB made nearly every
+// result its own write call.
+const outputBuffer = 64 << 10
+
 // NewWriter starts a report in format f on w. Unlike Write, it writes as it
 // goes: a failing w leaves a partial document behind, and an error from Add
 // or Close means the output is incomplete.
 func NewWriter(w io.Writer, f Format, opts Options) (*Writer, error) {
-	out := bufio.NewWriter(w)
+	out := bufio.NewWriterSize(w, outputBuffer)
 	var format formatWriter
 	switch f {
 	case Text:
