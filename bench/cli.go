@@ -209,7 +209,7 @@ func (f *cliFamily) rows() []*row {
 	stored := &row{family: f.name(), name: "crdguard validate --field-validation=Warn --warnings-as-errors --show-stored, the same objects", rateUnit: "objects/s", samples: perObject(f.full[crdguardStored], len(f.objects))}
 	// What warnings and the stored object add to validate's time.
 	s := stored.median()
-	stored.vs = fmt.Sprintf("time per object %s crdguard validate (%s), CPU per object %s", ratio(v.rate, s.rate), roundRatios(validate, stored, rate), ratio(float64(s.cpu), float64(v.cpu)))
+	stored.vs = fmt.Sprintf("time per object %s crdguard validate (%s), CPU per object %s (%s)", ratio(v.rate, s.rate), roundRatios(validate, stored, rate), ratio(float64(s.cpu), float64(v.cpu)), roundRatios(stored, validate, cpu))
 	rows := []*row{validate, kc, stored}
 	if f.scaleDir != "" {
 		scaled := &row{family: f.name(), name: fmt.Sprintf("crdguard validate, %d objects (%d files)", len(f.scale), f.scaleFiles), rateUnit: "objects/s", samples: perObject(f.scaled, len(f.scale))}

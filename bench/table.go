@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -77,27 +77,28 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f×", a/b)
 }
 
-// roundRatios is the range of a's value over b's, round by round ("rounds
-// 1.03–1.12×"): how far one round's ratio strays from the ratio of the
-// medians on a noisy machine. Rounds are paired by index; every case runs
-// once per round.
+// roundRatios is the median and range of a's value over b's, round by round
+// ("rounds 1.08×, 1.03–1.12×"). On a noisy machine a round's ratio drifts
+// less than the ratio of the medians: both cases ran under the same load.
+// Rounds are paired by index; every case runs once per round.
 func roundRatios(a, b *row, value func(sample) float64) string {
-	lo, hi := math.Inf(1), math.Inf(-1)
+	var ratios []sample
 	for i := range min(len(a.samples), len(b.samples)) {
 		if d := value(b.samples[i]); d != 0 {
-			r := value(a.samples[i]) / d
-			lo, hi = min(lo, r), max(hi, r)
+			ratios = append(ratios, sample{rate: value(a.samples[i]) / d})
 		}
 	}
-	if lo > hi {
+	if len(ratios) == 0 {
 		return "rounds n/a"
 	}
-	return fmt.Sprintf("rounds %.2f–%.2f×", lo, hi)
+	slices.SortFunc(ratios, func(x, y sample) int { return cmp.Compare(x.rate, y.rate) })
+	return fmt.Sprintf("rounds %.2f×, %.2f–%.2f×", medianOf(ratios, rate), ratios[0].rate, ratios[len(ratios)-1].rate)
 }
 
-// p50 and rate are the sample values roundRatios compares.
+// p50, rate and cpu are the sample values roundRatios compares.
 func p50(s sample) float64  { return float64(s.p50) }
 func rate(s sample) float64 { return s.rate }
+func cpu(s sample) float64  { return float64(s.cpu) }
 
 // writeTable writes rows as one markdown table.
 func writeTable(w io.Writer, rows []*row) {

@@ -29,12 +29,12 @@ func TestMedian(t *testing.T) {
 func TestRoundRatios(t *testing.T) {
 	a := &row{samples: []sample{{p50: 110}, {p50: 103}, {p50: 120}}}
 	b := &row{samples: []sample{{p50: 100}, {p50: 100}, {p50: 100}}}
-	if got, want := roundRatios(a, b, p50), "rounds 1.03–1.20×"; got != want {
+	if got, want := roundRatios(a, b, p50), "rounds 1.10×, 1.03–1.20×"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A round b measured nothing in is left out; no round at all is n/a.
 	b.samples[2].p50 = 0
-	if got, want := roundRatios(a, b, p50), "rounds 1.03–1.10×"; got != want {
+	if got, want := roundRatios(a, b, p50), "rounds 1.06×, 1.03–1.10×"; got != want {
 		t.Errorf("zero in b: got %q, want %q", got, want)
 	}
 	if got, want := roundRatios(a, &row{}, rate), "rounds n/a"; got != want {
