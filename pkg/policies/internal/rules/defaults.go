@@ -25,21 +25,23 @@ var defaultsKind = ruleKind{
 }
 
 type Defaults struct {
-	paths  []ObjectPath
-	preset v1alpha1.ResourcesPreset
-	limits []limitDefault
+	Paths  []ObjectPath
+	Preset v1alpha1.ResourcesPreset
+	Limits []LimitDefault
 }
 
-type limitDefault struct {
-	resource   string
-	multiplier resource.Quantity
+// LimitDefault sets a missing limit of Resource to its request ×
+// Multiplier.
+type LimitDefault struct {
+	Resource   string
+	Multiplier resource.Quantity
 }
 
 func compileDefaults(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (Rule, field.ErrorList) {
 	cfg := spec.Defaults
 	path = path.Child("defaults")
 	paths, errs := parsePaths(cfg.Paths, path.Child("paths"))
-	r := &Defaults{paths: paths, preset: cfg.Preset}
+	r := &Defaults{Paths: paths, Preset: cfg.Preset}
 	if len(cfg.Paths) == 0 && cfg.Preset == "" {
 		errs = append(errs, field.Required(path.Child("paths"), "paths or preset is required"))
 	}
@@ -61,7 +63,7 @@ func compileDefaults(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (Rule
 		if quantityRat(l.RequestMultiplier).Cmp(big.NewRat(1, 1)) < 0 {
 			errs = append(errs, field.Invalid(at.Child("requestMultiplier"), l.RequestMultiplier.String(), "must be at least 1: a limit may not be less than its request"))
 		}
-		r.limits = append(r.limits, limitDefault{resource: l.Resource, multiplier: l.RequestMultiplier})
+		r.Limits = append(r.Limits, LimitDefault{Resource: l.Resource, Multiplier: l.RequestMultiplier})
 	}
 	return r, errs
 }
@@ -80,7 +82,7 @@ func (r *Defaults) Mutate(_ context.Context, req *Request) []jsonpatch.Operation
 	}
 	var ops []jsonpatch.Operation
 	seen := map[string]bool{}
-	for _, p := range resourcePaths(r.paths, r.preset, req.Object.GetKind()) {
+	for _, p := range resourcePaths(r.Paths, r.Preset, req.Object.GetKind()) {
 		visitPointers(p, req.Object.Object, "", 0, func(pointer string, reqs map[string]any) {
 			if !seen[pointer] {
 				seen[pointer] = true
@@ -100,19 +102,19 @@ func (r *Defaults) defaultLimits(pointer string, reqs map[string]any) []jsonpatc
 	requests, _ := quantities(reqs["requests"], nil)
 	added := map[string]any{}
 	var order []string
-	for _, d := range r.limits {
-		if limits[d.resource] != nil {
+	for _, d := range r.Limits {
+		if limits[d.Resource] != nil {
 			continue // set, even if malformed: never overwrite what the user wrote
 		}
-		request, ok := requests.get(d.resource)
+		request, ok := requests.get(d.Resource)
 		if !ok || request.IsZero() {
 			// A zero request has no multiple: "0" would read as no limit
 			// at all to some runtimes and as nothing allowed to others.
 			continue
 		}
-		if limit, ok := multiplyQuantity(d.resource, request.Quantity, d.multiplier); ok {
-			added[d.resource] = limit
-			order = append(order, d.resource)
+		if limit, ok := multiplyQuantity(d.Resource, request.Quantity, d.Multiplier); ok {
+			added[d.Resource] = limit
+			order = append(order, d.Resource)
 		}
 	}
 	switch {
@@ -123,7 +125,7 @@ func (r *Defaults) defaultLimits(pointer string, reqs map[string]any) []jsonpatc
 	}
 	ops := make([]jsonpatch.Operation, len(order))
 	for i, name := range order {
-		ops[i] = jsonpatch.NewOperation("add", pointer+"/limits/"+escapePointerToken(name), added[name])
+		ops[i] = jsonpatch.NewOperation("add", pointer+"/limits/"+EscapePointerToken(name), added[name])
 	}
 	return ops
 }
@@ -141,7 +143,7 @@ var maxQuantity = inf.NewDec(math.MaxInt64, 0)
 func multiplyQuantity(name string, request, multiplier resource.Quantity) (string, bool) {
 	product := new(inf.Dec).Mul(request.AsDec(), multiplier.AsDec()) // AsDec converts our copies in place
 	scale := inf.Scale(9)
-	if countsBytes(name) {
+	if CountsBytes(name) {
 		scale = 0
 	}
 	product.Round(product, scale, inf.RoundCeil)
@@ -152,8 +154,8 @@ func multiplyQuantity(name string, request, multiplier resource.Quantity) (strin
 	return q.String(), true
 }
 
-// countsBytes tells whether a resource is an amount of bytes.
-func countsBytes(name string) bool {
+// CountsBytes tells whether a resource is an amount of bytes.
+func CountsBytes(name string) bool {
 	switch name {
 	case "memory", "storage", "ephemeral-storage":
 		return true
@@ -179,7 +181,7 @@ func visitPointers(p ObjectPath, value any, pointer string, i int, fn func(point
 			key = step.Key
 		}
 		if m, ok := value.(map[string]any); ok && m[key] != nil {
-			visitPointers(p, m[key], pointer+"/"+escapePointerToken(key), i+1, fn)
+			visitPointers(p, m[key], pointer+"/"+EscapePointerToken(key), i+1, fn)
 		}
 	case step.Each:
 		list, _ := value.([]any)
@@ -193,6 +195,6 @@ func visitPointers(p ObjectPath, value any, pointer string, i int, fn func(point
 	}
 }
 
-// escapePointerToken escapes a JSON pointer token (RFC 6901): "~" first,
+// EscapePointerToken escapes a JSON pointer token (RFC 6901): "~" first,
 // then "/", so "nvidia.com/gpu" is "nvidia.com~1gpu".
-var escapePointerToken = strings.NewReplacer("~", "~0", "/", "~1").Replace
+var EscapePointerToken = strings.NewReplacer("~", "~0", "/", "~1").Replace
