@@ -39,18 +39,20 @@ func newVAPCommand(streams Streams) *cobra.Command {
 	o := &vapOptions{output: vapYAML}
 	cmd := &cobra.Command{
 		Use:   "vap --policies PATH [flags]",
-		Short: "Compile GuardPolicies to ValidatingAdmissionPolicies",
+		Short: "Compile GuardPolicies to Validating- and MutatingAdmissionPolicies",
 		Long: `Compile GuardPolicies to admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies
 and bindings that kube-apiserver enforces without the webhook: one policy and one
 binding per enforcement (Deny, Warn, Audit) a GuardPolicy's rules use, one named
 variable per check, each validation's message naming the field path and numbers
 as crdguard validate does. Approvals compile with their rules: an approver's
 approval, written in the request, lifts the findings of the rules it names.
+Defaults compile to a MutatingAdmissionPolicy and its binding that set the limits
+the mutating webhook sets.
 
-Rules a ValidatingAdmissionPolicy cannot express stay with the webhook: defaults
-(they mutate), Deny rules of a policy with approvers that run on DELETE (a
-deletion uses the stored approval and its record), and NoRemoval below a "[*]".
-Each is listed on stderr, or by --check.
+Rules a ValidatingAdmissionPolicy cannot express stay with the webhook: Deny
+rules of a policy with approvers that run on DELETE (a deletion uses the stored
+approval and its record), and NoRemoval below a "[*]". Each is listed on stderr,
+or by --check.
 Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 		Example: `  crdguard vap --policies examples/mysql/policy.yaml --crds examples/mysql/crd.yaml | kubectl apply -f -
   crdguard vap --policies policies/ --check`,
@@ -155,6 +157,8 @@ func printVAPCheck(out io.Writer, compiled []*vap.Compiled) error {
 				where = "webhook: " + r.Webhook
 			case r.Approvals:
 				where = "vap, and webhook for its approvals"
+			case r.Mutation:
+				where = "mutating admission policy, and webhook"
 			}
 			fmt.Fprintf(w, "  %s\t%s\t%s\n", r.Name, r.Kind, where)
 		}
@@ -165,24 +169,30 @@ func printVAPCheck(out io.Writer, compiled []*vap.Compiled) error {
 	return nil
 }
 
-// vapItems are the generated objects as plain maps, policy before its
+// vapItems are the generated objects as plain maps, the mutating policy
+// first (admission mutates before it validates), each policy before its
 // binding, without the empty creationTimestamp and status a typed object
 // would print.
 func vapItems(compiled []*vap.Compiled) ([]map[string]any, error) {
 	var items []map[string]any
 	for _, c := range compiled {
+		var objs []runtime.Object
+		if c.Mutating != nil {
+			objs = append(objs, c.Mutating, c.MutatingBinding)
+		}
 		for i := range c.Policies {
-			for _, obj := range []runtime.Object{c.Policies[i], c.Bindings[i]} {
-				m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-				if err != nil {
-					return nil, err
-				}
-				delete(m, "status")
-				if meta, ok := m["metadata"].(map[string]any); ok {
-					delete(meta, "creationTimestamp")
-				}
-				items = append(items, m)
+			objs = append(objs, c.Policies[i], c.Bindings[i])
+		}
+		for _, obj := range objs {
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+			if err != nil {
+				return nil, err
 			}
+			delete(m, "status")
+			if meta, ok := m["metadata"].(map[string]any); ok {
+				delete(meta, "creationTimestamp")
+			}
+			items = append(items, m)
 		}
 	}
 	return items, nil

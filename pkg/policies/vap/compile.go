@@ -36,6 +36,11 @@ type Rule struct {
 	// Webhook is why the rule stays with the webhook; "" when a
 	// ValidatingAdmissionPolicy enforces it.
 	Webhook string `json:"webhook,omitempty"`
+	// Mutation is set for a defaults rule that compiled to a
+	// MutatingAdmissionPolicy. The webhook keeps the rule as well: both
+	// set the same limits, and a cluster without the compiled policy
+	// still gets them.
+	Mutation bool `json:"mutation,omitempty"`
 	// Approvals is set when the webhook evaluates a compiled rule as well:
 	// an approvable Deny rule of a policy with approvers, whose approvals
 	// the mutating webhook records for the compiled policy to read, and
@@ -50,6 +55,10 @@ type Compiled struct {
 	Policy   string
 	Policies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	Bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	// Mutating holds the policy's defaults rules, nil when none compiled;
+	// MutatingBinding binds it.
+	Mutating        *admissionregistrationv1.MutatingAdmissionPolicy
+	MutatingBinding *admissionregistrationv1.MutatingAdmissionPolicyBinding
 	// Rules lists every rule in policy order, compiled or not: nothing is
 	// dropped silently.
 	Rules []Rule
@@ -125,10 +134,24 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, err
 	out := &Compiled{Policy: gp.Name}
 	c := &compiler{names: &celNames{}, schemas: schemas, match: &gp.Spec.Match}
 	builds := map[v1alpha1.Enforcement]*policyBuilder{}
+	mutations := &mutationBuilder{}
 	for i, r := range compiled.Rules {
 		kind := rules.KindOf(&gp.Spec.Rules[i])
 		entry := Rule{Name: r.Name, Kind: kind}
 		c.enforcement = r.Enforcement
+		if d, ok := r.Rule.(*rules.Defaults); ok {
+			var webhook *needsWebhookError
+			switch err := mutations.add(d, c); {
+			case errors.As(err, &webhook):
+				entry.Webhook = webhook.reason
+			case err != nil:
+				return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.Name, err)
+			default:
+				entry.Mutation = true
+			}
+			out.Rules = append(out.Rules, entry)
+			continue
+		}
 		checks, err := compileRule(kind, r, gp, c)
 		var webhook *needsWebhookError
 		switch {
@@ -163,17 +186,15 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, err
 			out.Bindings = append(out.Bindings, binding)
 		}
 	}
+	out.Mutating, out.MutatingBinding = mutations.objects(gp, schemas)
 	return out, nil
 }
 
-// compileRule is a rule's CEL form, or why it stays with the webhook:
-// defaults mutate, a Deny rule of a policy with approvers that runs on
+// compileRule is a rule's CEL form, or why it stays with the webhook: a
+// Deny rule of a policy with approvers that runs on
 // DELETE is approved with a stored record, and a kind without a compiled
 // form needs the engine.
 func compileRule(kind string, r rules.Compiled, gp *v1alpha1.GuardPolicy, c *compiler) ([]ruleCEL, error) {
-	if _, ok := r.Rule.(*rules.Defaults); ok {
-		return compileDefaults()
-	}
 	if gp.Spec.Approvers != nil && r.Enforcement == v1alpha1.Deny && slices.Contains(r.Operations(), v1alpha1.Delete) {
 		// A DELETE has no new object to write an approval in: it may use
 		// the stored one, with the record the mutating webhook wrote, and
@@ -614,12 +635,13 @@ func kindCondition(m *v1alpha1.Match) []admissionregistrationv1.MatchCondition {
 
 // WebhookPolicy is gp without the rules its compiled form enforces alone:
 // what the webhook still has to evaluate when the compiled policies are
-// installed, including the rules whose approvals it records. It is nil when
-// every rule compiled and none takes approvals.
+// installed, including the rules whose approvals it records and its
+// defaults. It is nil when every rule compiled and none takes approvals or
+// sets defaults.
 func (v *Compiled) WebhookPolicy(gp *v1alpha1.GuardPolicy) *v1alpha1.GuardPolicy {
 	keep := map[string]bool{}
 	for _, r := range v.Rules {
-		keep[r.Name] = r.Webhook != "" || r.Approvals
+		keep[r.Name] = r.Webhook != "" || r.Approvals || r.Mutation
 	}
 	out := gp.DeepCopy()
 	out.Spec.Rules = slices.DeleteFunc(out.Spec.Rules, func(r v1alpha1.Rule) bool { return !keep[r.Name] })

@@ -2,9 +2,14 @@ package vap
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
@@ -70,6 +75,9 @@ func (c *celNames) next(prefix string) string {
 // expressions (list indexes), rendered as one concatenation.
 type celPath struct {
 	parts []celPathPart
+	// pointer makes it a JSON pointer, "/spec/containers/0", where a
+	// field path is "spec.containers[0]".
+	pointer bool
 }
 
 type celPathPart struct {
@@ -80,20 +88,33 @@ type celPathPart struct {
 func (p celPath) isRoot() bool { return len(p.parts) == 0 }
 
 func (p celPath) with(parts ...celPathPart) celPath {
-	return celPath{parts: append(p.parts[:len(p.parts):len(p.parts)], parts...)}
+	return celPath{parts: append(p.parts[:len(p.parts):len(p.parts)], parts...), pointer: p.pointer}
 }
 
 // child appends a field: "name" at the root, ".name" below it.
 func (p celPath) child(name string) celPath {
-	if p.isRoot() {
+	switch {
+	case p.pointer:
+		return p.with(celPathPart{text: "/" + rules.EscapePointerToken(name)})
+	case p.isRoot():
 		return p.with(celPathPart{text: name})
 	}
 	return p.with(celPathPart{text: "." + name})
 }
 
-func (p celPath) key(k string) celPath { return p.with(celPathPart{text: "[" + k + "]"}) }
+func (p celPath) key(k string) celPath {
+	if p.pointer {
+		return p.child(k)
+	}
+	return p.with(celPathPart{text: "[" + k + "]"})
+}
 
-func (p celPath) index(i int) celPath { return p.with(celPathPart{text: "[" + strconv.Itoa(i) + "]"}) }
+func (p celPath) index(i int) celPath {
+	if p.pointer {
+		return p.with(celPathPart{text: "/" + strconv.Itoa(i)})
+	}
+	return p.with(celPathPart{text: "[" + strconv.Itoa(i) + "]"})
+}
 
 // steps appends a Path's steps: its fields, indexes and keys.
 func (p celPath) steps(steps []rules.PathStep) celPath {
@@ -112,13 +133,20 @@ func (p celPath) steps(steps []rules.PathStep) celPath {
 
 // indexVar appends "[<i>]" for the CEL int variable i.
 func (p celPath) indexVar(i string) celPath {
-	return p.with(celPathPart{text: "["}, celPathPart{text: "string(" + i + ")", isExpr: true}, celPathPart{text: "]"})
+	index := celPathPart{text: "string(" + i + ")", isExpr: true}
+	if p.pointer {
+		return p.with(celPathPart{text: "/"}, index)
+	}
+	return p.with(celPathPart{text: "["}, index, celPathPart{text: "]"})
 }
 
 // expr renders the path as a CEL string expression; the root is "<nil>",
-// as a nil field.Path prints.
+// as a nil field.Path prints, or "" as a JSON pointer.
 func (p celPath) expr() string {
-	if p.isRoot() {
+	switch {
+	case p.isRoot() && p.pointer:
+		return celString("")
+	case p.isRoot():
 		return celString("<nil>")
 	}
 	var out []string
@@ -188,9 +216,46 @@ func celPlaces(names *celNames, p rules.ObjectPath, root string) string {
 	return celPlacesKeeping(names, p, root, nil)
 }
 
+// celRulePlaces lists the places of a rule's own paths (placesOf lists
+// one path's) and those of its preset. The preset's paths depend on the
+// kind, which a binding does not fix, so they are chosen at admission
+// time; each kind's places are a helper of their own, so that each
+// expression stays small enough to type-check quickly.
+func celRulePlaces(names *celNames, paths []rules.ObjectPath, preset v1alpha1.ResourcesPreset, placesOf func(rules.ObjectPath) string) ([]string, []admissionregistrationv1.Variable) {
+	var places []string
+	var helpers []admissionregistrationv1.Variable
+	for _, p := range paths {
+		places = append(places, placesOf(p))
+	}
+	if preset != v1alpha1.Workloads {
+		return places, nil
+	}
+	kinds := slices.Sorted(maps.Keys(rules.WorkloadResourcePaths))
+	byKind := "[]"
+	for i := len(kinds) - 1; i >= 0; i-- {
+		var perKind []string
+		for _, p := range rules.WorkloadResourcePaths[kinds[i]] {
+			perKind = append(perKind, placesOf(p))
+		}
+		helper := names.next("places")
+		helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(perKind, " + ")})
+		byKind = fmt.Sprintf("(request.kind.kind == %s ? variables.%s : %s)", celString(kinds[i]), helper, byKind)
+	}
+	return append(places, byKind), helpers
+}
+
+// celPointerPlaces is celPlaces with each place's JSON pointer as p.
+func celPointerPlaces(names *celNames, p rules.ObjectPath, root string) string {
+	return celPlacesAt(names, p, root, celPath{pointer: true}, nil)
+}
+
 // celPlacesKeeping is celPlaces without the list items keep rejects.
 func celPlacesKeeping(names *celNames, p rules.ObjectPath, root string, keep *celKeep) string {
-	return celWalk(names, p, 0, root, celPath{}, keep, func(path celPath, value string, found bool) string {
+	return celPlacesAt(names, p, root, celPath{}, keep)
+}
+
+func celPlacesAt(names *celNames, p rules.ObjectPath, root string, path celPath, keep *celKeep) string {
+	return celWalk(names, p, 0, root, path, keep, func(path celPath, value string, found bool) string {
 		return fmt.Sprintf("[{'p': dyn(%s), 'v': dyn(%s), 'f': dyn(%t)}]", path.expr(), value, found)
 	})
 }

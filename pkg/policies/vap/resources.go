@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
@@ -33,34 +31,10 @@ func compileResources(rule *rules.Resources, c *compiler) ([]ruleCEL, error) {
 		}
 	}
 	// Every path's places first, then the requirements once over all of
-	// them: the leaf is the large part of the expression. Each kind's
-	// preset paths are a helper of their own, so each expression stays
-	// small enough to type-check quickly.
-	var places []string
-	var helpers []admissionregistrationv1.Variable
-	for _, p := range rr.Paths {
-		places = append(places, rr.celPlaces(c.names, p))
-	}
-	if rr.Preset == v1alpha1.Workloads {
-		// The preset's paths depend on the kind, which the binding does
-		// not fix: choose them at admission time.
-		kinds := make([]string, 0, len(rules.WorkloadResourcePaths))
-		for kind := range rules.WorkloadResourcePaths {
-			kinds = append(kinds, kind)
-		}
-		slices.Sort(kinds)
-		preset := "[]"
-		for i := len(kinds) - 1; i >= 0; i-- {
-			var perKind []string
-			for _, p := range rules.WorkloadResourcePaths[kinds[i]] {
-				perKind = append(perKind, rr.celPlaces(c.names, p))
-			}
-			helper := c.names.next("places")
-			helpers = append(helpers, admissionregistrationv1.Variable{Name: helper, Expression: strings.Join(perKind, " + ")})
-			preset = fmt.Sprintf("(request.kind.kind == %s ? variables.%s : %s)", celString(kinds[i]), helper, preset)
-		}
-		places = append(places, preset)
-	}
+	// them: the leaf is the large part of the expression.
+	places, helpers := celRulePlaces(c.names, rr.Paths, rr.Preset, func(p rules.ObjectPath) string {
+		return rr.celPlaces(c.names, p)
+	})
 	var findings, passes []string
 	if len(places) > 0 {
 		leaf := func(path celPath, value string, found bool) string {

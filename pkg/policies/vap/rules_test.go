@@ -365,11 +365,15 @@ func TestVAPRuleListing(t *testing.T) {
 	}
 	var got []string
 	for _, r := range compiled.Rules {
-		got = append(got, fmt.Sprintf("%s (%s): %s", r.Name, r.Kind, cmp.Or(r.Webhook, "vap")))
+		where := cmp.Or(r.Webhook, "vap")
+		if r.Mutation {
+			where = "mutating"
+		}
+		got = append(got, fmt.Sprintf("%s (%s): %s", r.Name, r.Kind, where))
 	}
 	want := []string{
 		"resources (resources): vap",
-		"default-cpu-limit (defaults): defaults patch the object; a ValidatingAdmissionPolicy cannot mutate (the mutating webhook keeps this rule, and runs before ValidatingAdmissionPolicies)",
+		"default-cpu-limit (defaults): mutating",
 		"image-version (imageVersion): vap",
 		"safe-updates (transitions): vap",
 		"protect-data (deletion): the policy has approvers and the rule runs on DELETE: a deletion is approved with the stored crdguard.dev/approve and its crdguard.dev/last-approval record, which needs the webhook",
