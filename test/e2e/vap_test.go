@@ -523,57 +523,13 @@ var (
 func (c *vapParityCase) serverSide(t *testing.T, index int, patches []crdreport.Patch) sideResult {
 	t.Helper()
 	ctx := t.Context()
-	admin := dynamicClient(t, nil)
-	if ns := c.namespace(); ns != "" {
-		nsObj := &unstructured.Unstructured{Object: c.namespaceObject(ns)}
-		current := &corev1.Namespace{}
-		if err := cluster.client.Get(ctx, client.ObjectKey{Name: ns}, current); apierrors.IsNotFound(err) {
-			if err := cluster.client.Create(ctx, nsObj); err != nil {
-				t.Fatal(err)
-			}
-		} else if err != nil {
-			t.Fatal(err)
-		} else {
-			current.Labels = nsObj.GetLabels()
-			if err := cluster.client.Update(ctx, current); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	resource := func(o *unstructured.Unstructured) dynamic.ResourceInterface {
-		ri := admin.Resource(parityResource(o.GetKind()))
-		if o.GetNamespace() != "" {
-			return ri.Namespace(o.GetNamespace())
-		}
-		return ri
-	}
-	// The old object is stored before any policy exists.
-	var stored *unstructured.Unstructured
-	if c.old != nil {
-		var err error
-		if stored, err = resource(c.old).Create(ctx, c.old.DeepCopy(), metav1.CreateOptions{}); err != nil {
-			t.Fatalf("storing the old object: %v", err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, o := range []*unstructured.Unstructured{c.old, c.object} {
-			if o != nil {
-				_ = resource(o).Delete(context.Background(), o.GetName(), metav1.DeleteOptions{})
-			}
-		}
-	})
+	stored := c.storeOld(t)
 	_, compiled := c.compiledRules(t)
 	c.install(t, index, compiled)
 
 	w := &warningCollector{}
 	user := dynamicClient(t, w, rest.ImpersonationConfig{UserName: c.user, Groups: c.groups})
-	as := func(o *unstructured.Unstructured) dynamic.ResourceInterface {
-		ri := user.Resource(parityResource(o.GetKind()))
-		if o.GetNamespace() != "" {
-			return ri.Namespace(o.GetNamespace())
-		}
-		return ri
-	}
+	as := func(o *unstructured.Unstructured) dynamic.ResourceInterface { return parityClient(user, o) }
 	var err error
 	switch c.operation {
 	case v1alpha1.Create:
@@ -612,6 +568,55 @@ func (c *vapParityCase) serverSide(t *testing.T, index int, patches []crdreport.
 	}
 	slices.Sort(res.findings)
 	return res
+}
+
+// storeOld creates the case's namespace, with its labels, and stores its
+// old object, if it has one, before any policy exists. The objects are
+// deleted when the test ends.
+func (c *vapParityCase) storeOld(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	ctx := t.Context()
+	if ns := c.namespace(); ns != "" {
+		nsObj := &unstructured.Unstructured{Object: c.namespaceObject(ns)}
+		current := &corev1.Namespace{}
+		if err := cluster.client.Get(ctx, client.ObjectKey{Name: ns}, current); apierrors.IsNotFound(err) {
+			if err := cluster.client.Create(ctx, nsObj); err != nil {
+				t.Fatal(err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		} else {
+			current.Labels = nsObj.GetLabels()
+			if err := cluster.client.Update(ctx, current); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	admin := dynamicClient(t, nil)
+	t.Cleanup(func() {
+		for _, o := range []*unstructured.Unstructured{c.old, c.object} {
+			if o != nil {
+				_ = parityClient(admin, o).Delete(context.Background(), o.GetName(), metav1.DeleteOptions{})
+			}
+		}
+	})
+	if c.old == nil {
+		return nil
+	}
+	stored, err := parityClient(admin, c.old).Create(ctx, c.old.DeepCopy(), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("storing the old object: %v", err)
+	}
+	return stored
+}
+
+// parityClient is dc's client for o's resource, in o's namespace.
+func parityClient(dc *dynamic.DynamicClient, o *unstructured.Unstructured) dynamic.ResourceInterface {
+	ri := dc.Resource(parityResource(o.GetKind()))
+	if o.GetNamespace() != "" {
+		return ri.Namespace(o.GetNamespace())
+	}
+	return ri
 }
 
 // applyParityPatches applies crdguard's default patches, as the mutating
@@ -722,7 +727,7 @@ func (c *vapParityCase) install(t *testing.T, index int, compiled []*vap.Compile
 // every compiled policy and binding as printed.
 func TestVAPApplyCLIOutput(t *testing.T) {
 	args := []string{"vap"}
-	for _, c := range []string{"resources/ratio-boundaries", "imageVersion/workload-sidecar-excluded", "transitions/list-default-name-key", "deletion/condition-true", "cel/variables-create"} {
+	for _, c := range []string{"resources/ratio-boundaries", "imageVersion/workload-sidecar-excluded", "transitions/list-default-name-key", "deletion/condition-true", "cel/variables-create", "defaults/escaping-and-rounding"} {
 		args = append(args, "--policies", filepath.Join(cluster.root, "pkg", "policies", "testdata", c, "policy.yaml"))
 	}
 	for _, format := range []string{"yaml", "json"} {
@@ -743,14 +748,16 @@ func TestVAPApplyCLIOutput(t *testing.T) {
 			want := []string{
 				"validatingadmissionpolicy.admissionregistration.k8s.io/crdguard-mysql-custom-deny created (server dry run)",
 				"validatingadmissionpolicybinding.admissionregistration.k8s.io/crdguard-mysql-custom-deny created (server dry run)",
+				"mutatingadmissionpolicy.admissionregistration.k8s.io/crdguard-gpu-limits-defaults created (server dry run)",
+				"mutatingadmissionpolicybinding.admissionregistration.k8s.io/crdguard-gpu-limits-defaults created (server dry run)",
 			}
 			for _, w := range want {
 				if !slices.Contains(lines, w) {
 					t.Errorf("kubectl apply output lacks %q:\n%s", w, applied)
 				}
 			}
-			if len(lines) != 10 {
-				t.Errorf("kubectl applied %d objects, want 10 (a policy and a binding per GuardPolicy):\n%s", len(lines), applied)
+			if len(lines) != 12 {
+				t.Errorf("kubectl applied %d objects, want 12 (a policy and a binding per GuardPolicy):\n%s", len(lines), applied)
 			}
 		})
 	}
