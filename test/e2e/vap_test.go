@@ -74,24 +74,7 @@ type vapParityCase struct {
 
 func TestVAPParity(t *testing.T) {
 	cases := vapParityCases(t)
-	kinds := map[string]bool{} // kind -> namespaced
-	for _, c := range cases {
-		for _, o := range []*unstructured.Unstructured{c.object, c.old} {
-			if o != nil {
-				kinds[o.GetKind()] = kinds[o.GetKind()] || o.GetNamespace() != ""
-			}
-		}
-	}
-	// An object of a namespaced kind without a namespace goes to
-	// "default", as kubectl sends it; both sides get it that way.
-	for _, c := range cases {
-		for _, o := range []*unstructured.Unstructured{c.object, c.old} {
-			if o != nil && kinds[o.GetKind()] && o.GetNamespace() == "" {
-				o.SetNamespace("default")
-			}
-		}
-	}
-	crdFile := installParityCRDs(t, kinds)
+	crdFile := installParityCRDs(t, cases)
 	// Impersonated users need RBAC to reach admission at all.
 	crb := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard-vap-parity"},
@@ -245,10 +228,27 @@ func parityResource(kind string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: vapParityGroup, Version: vapParityVersion, Resource: strings.ToLower(kind) + "objects"}
 }
 
-// installParityCRDs installs one CRD per kind that keeps every field, and
-// writes them to a file for crdguard.
-func installParityCRDs(t *testing.T, kinds map[string]bool) string {
+// installParityCRDs installs one CRD per kind of the cases that keeps
+// every field, and writes them to a file for crdguard. An object of a
+// namespaced kind without a namespace goes to "default", as kubectl sends
+// it; both sides get it that way.
+func installParityCRDs(t *testing.T, cases []vapParityCase) string {
 	t.Helper()
+	kinds := map[string]bool{} // kind -> namespaced
+	for _, c := range cases {
+		for _, o := range []*unstructured.Unstructured{c.object, c.old} {
+			if o != nil {
+				kinds[o.GetKind()] = kinds[o.GetKind()] || o.GetNamespace() != ""
+			}
+		}
+	}
+	for _, c := range cases {
+		for _, o := range []*unstructured.Unstructured{c.object, c.old} {
+			if o != nil && kinds[o.GetKind()] && o.GetNamespace() == "" {
+				o.SetNamespace("default")
+			}
+		}
+	}
 	var docs []string
 	for kind, namespaced := range kinds {
 		gvr := parityResource(kind)
@@ -652,7 +652,6 @@ func applyParityPatches(t *testing.T, obj *unstructured.Unstructured, patches []
 // binding that does not warn, and waits until the server enforces them.
 func (c *vapParityCase) install(t *testing.T, index int, compiled []*vap.Compiled) {
 	t.Helper()
-	ctx := t.Context()
 	var objs []client.Object
 	for _, comp := range compiled {
 		for i, vap := range comp.Policies {
@@ -666,22 +665,14 @@ func (c *vapParityCase) install(t *testing.T, index int, compiled []*vap.Compile
 			}
 		}
 	}
-	// The sentinel is created last: once the server enforces it, its
-	// policy and binding informers have delivered everything before it.
 	sentinel := fmt.Sprintf("crdguard-parity-sentinel-%d", index)
 	objs = append(objs,
 		&admissionregistrationv1.ValidatingAdmissionPolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: sentinel},
 			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-				FailurePolicy: ptrTo(admissionregistrationv1.Fail),
-				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					ResourceNames: []string{sentinel},
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-						Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
-					},
-				}}},
-				Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: sentinel}},
+				FailurePolicy:    ptrTo(admissionregistrationv1.Fail),
+				MatchConstraints: sentinelMatch(sentinel),
+				Validations:      []admissionregistrationv1.Validation{{Expression: "false", Message: sentinel}},
 			},
 		},
 		&admissionregistrationv1.ValidatingAdmissionPolicyBinding{
@@ -690,35 +681,54 @@ func (c *vapParityCase) install(t *testing.T, index int, compiled []*vap.Compile
 				PolicyName: sentinel, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 			},
 		})
-	for _, o := range objs {
-		if err := cluster.client.Create(ctx, o); err != nil {
-			t.Fatalf("installing %s %s: %v", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
-		}
-	}
-	enforced := func(ctx context.Context) bool {
+	installUntil(t, objs, func(ctx context.Context) bool {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: sentinel, Namespace: "default"}}
 		err := cluster.client.Create(ctx, cm, client.DryRunAll)
 		return err != nil && strings.Contains(err.Error(), sentinel)
+	})
+}
+
+// sentinelMatch matches the CREATE of the ConfigMap named sentinel, which
+// a sentinel policy denies or mutates.
+func sentinelMatch(sentinel string) *admissionregistrationv1.MatchResources {
+	return &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+		ResourceNames: []string{sentinel},
+		RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+		},
+	}}}
+}
+
+// installUntil creates objs, the last a sentinel policy, and waits until
+// the server applies it (applied tells): its informers have then
+// delivered everything created before it. Cleanup deletes them in the
+// same order, so that once the server stops applying the sentinel, it
+// applies none of the others either.
+func installUntil(t *testing.T, objs []client.Object, applied func(context.Context) bool) {
+	t.Helper()
+	for _, o := range objs {
+		if err := cluster.client.Create(t.Context(), o); err != nil {
+			t.Fatalf("installing %T %s: %v", o, o.GetName(), err)
+		}
 	}
-	// Removed in creation order, the sentinel last: once the server stops
-	// enforcing it, it enforces none of the others either.
 	t.Cleanup(func() {
 		ctx := context.Background()
 		for _, o := range objs {
 			_ = cluster.client.Delete(ctx, o)
 		}
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			return !enforced(ctx), nil
+			return !applied(ctx), nil
 		})
 		if err != nil {
-			t.Errorf("the server still enforces removed policies: %v", err)
+			t.Errorf("the server still applies removed policies: %v", err)
 		}
 	})
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		return enforced(ctx), nil
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		return applied(ctx), nil
 	})
 	if err != nil {
-		t.Fatalf("the server did not enforce the installed policies: %v", err)
+		t.Fatalf("the server did not apply the installed policies: %v", err)
 	}
 }
 

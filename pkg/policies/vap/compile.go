@@ -472,11 +472,8 @@ func Name(policy string, enforcement v1alpha1.Enforcement) string {
 
 func (b *policyBuilder) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.Enforcement, schemas *schema.Registry) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	name := Name(gp.Name, enforcement)
-	meta := metav1.ObjectMeta{
-		Name:        name,
-		Labels:      map[string]string{ManagedByLabel: ManagedBy, EnforcementLabel: string(enforcement)},
-		Annotations: map[string]string{PolicyAnnotation: gp.Name},
-	}
+	meta := generatedMeta(name, gp.Name)
+	meta.Labels[EnforcementLabel] = string(enforcement)
 	fail := admissionregistrationv1.Fail
 	validations, gate := b.gated()
 	constraints, conditions := matchResources(&gp.Spec.Match, schemas)
@@ -484,7 +481,7 @@ func (b *policyBuilder) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.E
 		conditions = append(conditions, *gate)
 	}
 	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		TypeMeta:   typeMeta("ValidatingAdmissionPolicy"),
 		ObjectMeta: *meta.DeepCopy(),
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    &fail,
@@ -495,7 +492,7 @@ func (b *policyBuilder) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.E
 		},
 	}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+		TypeMeta:   typeMeta("ValidatingAdmissionPolicyBinding"),
 		ObjectMeta: meta,
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        name,
@@ -503,6 +500,20 @@ func (b *policyBuilder) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.E
 		},
 	}
 	return vap, binding
+}
+
+// typeMeta is the TypeMeta of an admissionregistration.k8s.io/v1 kind.
+func typeMeta(kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: kind}
+}
+
+// generatedMeta is the metadata of an object generated from a GuardPolicy.
+func generatedMeta(name, policy string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:        name,
+		Labels:      map[string]string{ManagedByLabel: ManagedBy},
+		Annotations: map[string]string{PolicyAnnotation: policy},
+	}
 }
 
 // matchResources is the policy's match as matchConstraints and matchConditions.

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
@@ -63,14 +62,10 @@ func (b *mutationBuilder) objects(gp *v1alpha1.GuardPolicy, schemas *schema.Regi
 		return nil, nil
 	}
 	name := MutatingName(gp.Name)
-	meta := metav1.ObjectMeta{
-		Name:        name,
-		Labels:      map[string]string{ManagedByLabel: ManagedBy},
-		Annotations: map[string]string{PolicyAnnotation: gp.Name},
-	}
+	meta := generatedMeta(name, gp.Name)
 	fail := admissionregistrationv1.Fail
 	policy := &admissionregistrationv1.MutatingAdmissionPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
+		TypeMeta:   typeMeta("MutatingAdmissionPolicy"),
 		ObjectMeta: *meta.DeepCopy(),
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
 			FailurePolicy:      &fail,
@@ -82,7 +77,7 @@ func (b *mutationBuilder) objects(gp *v1alpha1.GuardPolicy, schemas *schema.Regi
 		},
 	}
 	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
+		TypeMeta:   typeMeta("MutatingAdmissionPolicyBinding"),
 		ObjectMeta: meta,
 		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
 	}
