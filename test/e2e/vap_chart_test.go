@@ -28,8 +28,10 @@ func TestVAPChart(t *testing.T) {
 	}
 	chart := filepath.Join(cluster.root, "charts", "crdguard")
 	vapFile := filepath.Join(t.TempDir(), "vap.yaml")
-	policy := filepath.Join(cluster.root, "pkg", "policies", "testdata", "resources", "ratio-boundaries", "policy.yaml")
-	vap, err := exec.CommandContext(ctx, cluster.crdguard, "vap", "--policies", policy).Output()
+	testdata := filepath.Join(cluster.root, "pkg", "policies", "testdata")
+	vap, err := exec.CommandContext(ctx, cluster.crdguard, "vap",
+		"--policies", filepath.Join(testdata, "resources", "ratio-boundaries", "policy.yaml"),
+		"--policies", filepath.Join(testdata, "defaults", "escaping-and-rounding", "policy.yaml")).Output()
 	if err != nil {
 		t.Fatalf("crdguard vap: %v", err)
 	}
@@ -54,7 +56,9 @@ func TestVAPChart(t *testing.T) {
 			if err != nil {
 				t.Fatalf("kubectl apply: %v\n%s", err, applied)
 			}
-			want := "validatingadmissionpolicy.admissionregistration.k8s.io/crdguard-pod-resources-deny created (server dry run)\n" +
+			want := "mutatingadmissionpolicy.admissionregistration.k8s.io/crdguard-gpu-limits-defaults created (server dry run)\n" +
+				"mutatingadmissionpolicybinding.admissionregistration.k8s.io/crdguard-gpu-limits-defaults created (server dry run)\n" +
+				"validatingadmissionpolicy.admissionregistration.k8s.io/crdguard-pod-resources-deny created (server dry run)\n" +
 				"validatingadmissionpolicybinding.admissionregistration.k8s.io/crdguard-pod-resources-deny created (server dry run)\n"
 			if string(applied) != want {
 				t.Errorf("kubectl apply:\n got: %s\nwant: %s", applied, want)
@@ -76,8 +80,8 @@ func TestVAPChart(t *testing.T) {
 		if err != nil {
 			t.Fatalf("helm template: %v\n%s", err, rendered)
 		}
-		if strings.Contains(rendered, "kind: ValidatingAdmissionPolicy") {
-			t.Errorf("mode webhook rendered ValidatingAdmissionPolicies")
+		if strings.Contains(rendered, "AdmissionPolicy") {
+			t.Errorf("mode webhook rendered admission policies")
 		}
 		if strings.Contains(rendered, "--enforcement") {
 			t.Errorf("mode webhook passes --enforcement, the default")
@@ -95,7 +99,7 @@ func TestVAPChart(t *testing.T) {
 	}{
 		{"no manifests", []string{"--set", "enforcement.mode=vap"}, "at '/enforcement/vapManifests': minLength: got 0, want 1"},
 		{"other kinds", []string{"--set", "enforcement.mode=both", "--set-file", "enforcement.vapManifests=" + configMap},
-			"enforcement.vapManifests document 0 is a v1 ConfigMap; only admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding are installed"},
+			"enforcement.vapManifests document 0 is a v1 ConfigMap; only admissionregistration.k8s.io/v1 Validating- and MutatingAdmissionPolicies and their bindings are installed"},
 		{"bad mode", []string{"--set", "enforcement.mode=vaps"}, "at '/enforcement/mode': value must be one of 'webhook', 'vap', 'both'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
