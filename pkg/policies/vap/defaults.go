@@ -96,8 +96,9 @@ func newDefaultCEL(d rules.LimitDefault) (defaultCEL, error) {
 //     decimals.
 //   - × (m + n/10⁹) = I·m + (I/10⁹)·n + [(I mod 10⁹)·n + F·m]/10⁹ +
 //     F·n/10¹⁸, each term within int64 for a multiplier under
-//     maxMultiplier; the last is rounded at the nanos, up (away from zero
-//     for a negative request: toward +∞, as inf.RoundCeil rounds).
+//     maxMultiplier; the last is rounded at the nanos toward +∞, as
+//     inf.RoundCeil rounds: up in magnitude for a positive request, down
+//     for a negative one.
 //   - written as resource.Quantity.String writes it in the request's
 //     format: binary suffixes for a whole number of at least 1024 whose
 //     request had one, else the largest exponent of 10³ that keeps the
@@ -118,12 +119,14 @@ func (d defaultCEL) limit(names *celNames, lim, req string) string {
 		tooLarge += fmt.Sprintf(" || %s * %d > %d - (%s / %s) * %d", whole, d.whole, int64(math.MaxInt64), whole, g, d.nanos)
 		nanos += fmt.Sprintf(" + (%[1]s %% %[2]s) * %[3]d + (%[4]s * %[3]d + (%[5]s ? 0 : 999999999)) / %[2]s", whole, g, d.nanos, frac, neg)
 	}
-	written := d.format(names, r, neg, pw, pf)
+	var written string
 	if d.bytes {
 		// Bytes are whole: the nanos round a positive product up, and a
 		// negative one toward zero, maybe to zero, which has no sign.
 		bw := v("bw")
 		written = fmt.Sprintf(`cel.bind(%[1]s, %[2]s + (!%[3]s && %[4]s > 0 ? 1 : 0), %[1]s == 0 ? "0" : %[5]s)`, bw, pw, neg, pf, d.format(names, r, neg, bw, "0"))
+	} else {
+		written = d.format(names, r, neg, pw, pf)
 	}
 	product := fmt.Sprintf(`cel.bind(%[1]s, %[2]s, cel.bind(%[3]s, %[4]s, %[3]s > %[5]d - %[1]s / %[6]s ? "" : `+
 		`cel.bind(%[7]s, %[3]s + %[1]s / %[6]s, cel.bind(%[8]s, %[1]s %% %[6]s, !%[9]s && %[7]s == %[5]d && %[8]s > 0 ? "" : %[10]s))))`,
