@@ -50,7 +50,8 @@ type Rule struct {
 
 // Compiled is a GuardPolicy compiled to ValidatingAdmissionPolicies: one policy
 // and one binding per enforcement its rules use, because a binding's
-// validationActions apply to all of a policy's validations.
+// validationActions apply to all of a policy's validations; and to one
+// MutatingAdmissionPolicy for its defaults.
 type Compiled struct {
 	Policy   string
 	Policies []*admissionregistrationv1.ValidatingAdmissionPolicy
@@ -123,8 +124,9 @@ type compiler struct {
 // Compile compiles a GuardPolicy to ValidatingAdmissionPolicies and
 // their bindings (admissionregistration.k8s.io/v1) that reach the
 // engine's verdict on the requests the policy matches, with each finding's
-// field path and numbers in the message. Rules that need the webhook are
-// listed in Compiled.Rules with the reason. schemas may be nil; transitions
+// field path and numbers in the message, and its defaults rules to a
+// MutatingAdmissionPolicy. Rules that need the webhook are listed in
+// Compiled.Rules with the reason. schemas may be nil; transitions
 // that match list items by the CRD's list-map keys need it.
 func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, error) {
 	compiled, errs := rules.CompilePolicy(gp, schemas)
@@ -191,9 +193,9 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, err
 }
 
 // compileRule is a rule's CEL form, or why it stays with the webhook: a
-// Deny rule of a policy with approvers that runs on
-// DELETE is approved with a stored record, and a kind without a compiled
-// form needs the engine.
+// Deny rule of a policy with approvers that runs on DELETE is approved
+// with a stored record, and a kind without a compiled form needs the
+// engine. Defaults compile apart, to a mutation (see mutationBuilder).
 func compileRule(kind string, r rules.Compiled, gp *v1alpha1.GuardPolicy, c *compiler) ([]ruleCEL, error) {
 	if gp.Spec.Approvers != nil && r.Enforcement == v1alpha1.Deny && slices.Contains(r.Operations(), v1alpha1.Delete) {
 		// A DELETE has no new object to write an approval in: it may use

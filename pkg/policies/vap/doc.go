@@ -1,6 +1,7 @@
 // Package vap compiles GuardPolicies to ValidatingAdmissionPolicies and
-// their bindings, which reach the engine's verdict inside kube-apiserver.
-// Each rule kind that has a CEL form has a file of its own; compileRule
-// lists them. What cannot be compiled is listed with the reason and stays
-// with the webhook.
+// their bindings, which reach the engine's verdict inside kube-apiserver,
+// and their defaults to MutatingAdmissionPolicies, which patch as the
+// mutating webhook does. Each rule kind that has a CEL form has a file of
+// its own; compileRule lists them. What cannot be compiled is listed with
+// the reason and stays with the webhook.
 package vap
