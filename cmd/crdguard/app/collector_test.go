@@ -12,7 +12,7 @@ func pace() int {
 	return p
 }
 
-func TestPaceChecking(t *testing.T) {
+func TestPaceCollector(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(123))
 	for _, tc := range []struct {
 		gogc string
@@ -23,9 +23,9 @@ func TestPaceChecking(t *testing.T) {
 	} {
 		t.Run("GOGC="+tc.gogc, func(t *testing.T) {
 			t.Setenv("GOGC", tc.gogc)
-			restore := paceChecking()
+			restore := paceCollector(checkGCPercent)
 			if got := pace(); got != tc.want {
-				t.Errorf("while checking: GOGC %d, want %d", got, tc.want)
+				t.Errorf("while paced: GOGC %d, want %d", got, tc.want)
 			}
 			restore()
 			if got := pace(); got != 123 {

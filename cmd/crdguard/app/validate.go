@@ -127,7 +127,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err != nil {
 		return emptyOrInputError(err)
 	}
-	defer paceChecking()()
+	defer paceCollector(checkGCPercent)()
 	registry := engine.Schemas()
 	olds, err := loadOldObjects(streams, registry, o.old)
 	if err != nil {
