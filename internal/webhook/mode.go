@@ -43,7 +43,7 @@ func (e Mode) admissionEngine(all *policies.Engine, guardPolicies []*v1alpha1.Gu
 	}
 	var left []*v1alpha1.GuardPolicy
 	for _, gp := range guardPolicies {
-		compiled, err := vap.Compile(gp, schemas)
+		compiled, err := vap.Compile(gp, schemas, vap.Summaries)
 		if err != nil {
 			return nil, fmt.Errorf("compiling GuardPolicy %q to ValidatingAdmissionPolicies: %w", gp.Name, err)
 		}

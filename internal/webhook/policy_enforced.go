@@ -237,7 +237,7 @@ func (c *compiledCache) compile(gp *v1alpha1.GuardPolicy, state LoadedPolicy, sc
 	if e, ok := c.entries[gp.Name]; ok && e.uid == state.UID && e.generation == state.PolicyGeneration && e.schemas == schemas {
 		return e.compiled, nil
 	}
-	compiled, err := vap.Compile(gp, schemas)
+	compiled, err := vap.Compile(gp, schemas, vap.Summaries)
 	if err != nil {
 		return nil, err
 	}

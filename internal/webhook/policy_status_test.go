@@ -95,7 +95,7 @@ func TestEnforcedCondition(t *testing.T) {
 	mapper.Add(schema.GroupVersionKind{Group: "db.example.io", Version: "v1", Kind: "MySQLCluster"}, meta.RESTScopeNamespace)
 	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, meta.RESTScopeNamespace)
 	configuration := routingConfiguration("db.example.io", "mysqlclusters")
-	compiled, err := vap.Compile(statusPolicy("", "ConfigMap"), nil)
+	compiled, err := vap.Compile(statusPolicy("", "ConfigMap"), nil, vap.Findings)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,12 +51,19 @@ import (
 // CRDs, whose pruning would hide fields from the server's side only.
 // Each compiled binding also gets a Warn twin, because a denial names only
 // the first failed validation while warnings name them all.
+//
+// The policies are compiled with both messages, installed side by side:
+// with findings, whose field paths are compared; and with static messages
+// (`crdguard vap`'s default, named crdguard-summary-...), whose failing
+// rules are compared.
 
 const (
 	vapParityGroup   = "parity.crdguard.dev"
 	vapParityVersion = "v1"
 	vapParityUser    = "parity-user"
 	vapWarnSuffix    = "-parity-warn"
+	// vapSummaryPrefix names the policies compiled with static messages.
+	vapSummaryPrefix = "crdguard-summary-"
 )
 
 // vapParityCase is one request, as files for crdguard and objects for the
@@ -105,8 +112,12 @@ func TestVAPParity(t *testing.T) {
 				t.Errorf("denied field paths differ\n--- crdguard validate\n%s\n--- kube-apiserver\n%s",
 					strings.Join(engine.findings, "\n"), strings.Join(server.findings, "\n"))
 			}
-			if server.errors != engine.errors {
-				t.Errorf("evaluation errors: server %d (%q), crdguard %d", server.errors, server.errorMessages, engine.errors)
+			if want := failingRules(engine.findings); !slices.Equal(server.summaryRules, want) {
+				t.Errorf("failing rules differ\n--- crdguard validate\n%s\n--- kube-apiserver, static messages\n%s",
+					strings.Join(want, "\n"), strings.Join(server.summaryRules, "\n"))
+			}
+			if server.errors != engine.errors || server.summaryErrors != engine.errors {
+				t.Errorf("evaluation errors: server %d (%q), with static messages %d, crdguard %d", server.errors, server.errorMessages, server.summaryErrors, engine.errors)
 			}
 			if server.denied {
 				denied++
@@ -317,6 +328,11 @@ type sideResult struct {
 	// errors counts expressions that failed to evaluate.
 	errors        int
 	errorMessages []string
+	// summaryRules are "[policy/rule] enforcement" of the policies with
+	// static messages, sorted, and summaryErrors their errors: the server's
+	// side only.
+	summaryRules  []string
+	summaryErrors int
 	message       string
 	// schemaDenied: the object fails its CRD's schema, so the server
 	// rejects it before any ValidatingAdmissionPolicy runs.
@@ -324,13 +340,30 @@ type sideResult struct {
 	patches      []crdreport.Patch
 }
 
+// failingRules are the "[policy/rule] enforcement" of findings written
+// "field [policy/rule] enforcement", once each and sorted.
+func failingRules(findings []string) []string {
+	var out []string
+	for _, f := range findings {
+		out = append(out, f[strings.Index(f, " [")+1:])
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // compiledRules are the rules each policy's compiled form enforces.
 func (c *vapParityCase) compiledRules(t *testing.T) (map[string]bool, []*vap.Compiled) {
+	t.Helper()
+	return c.compile(t, vap.Findings)
+}
+
+// compile compiles the case's policies with the messages given.
+func (c *vapParityCase) compile(t *testing.T, messages vap.Messages) (map[string]bool, []*vap.Compiled) {
 	t.Helper()
 	inVAP := map[string]bool{}
 	var out []*vap.Compiled
 	for _, gp := range c.policies {
-		compiled, err := vap.Compile(gp, nil)
+		compiled, err := vap.Compile(gp, nil, messages)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -525,7 +558,8 @@ func (c *vapParityCase) serverSide(t *testing.T, index int, patches []crdreport.
 	ctx := t.Context()
 	stored := c.storeOld(t)
 	_, compiled := c.compiledRules(t)
-	c.install(t, index, compiled)
+	_, summarized := c.compile(t, vap.Summaries)
+	c.install(t, index, append(compiled, renamed(summarized)...))
 
 	w := &warningCollector{}
 	user := dynamicClient(t, w, rest.ImpersonationConfig{UserName: c.user, Groups: c.groups})
@@ -557,6 +591,16 @@ func (c *vapParityCase) serverSide(t *testing.T, index int, patches []crdreport.
 		}
 		enforcement := enforcements[m[1][strings.LastIndex(m[1], "-"):]]
 		findings, ok := vapmessage.Parse(m[2])
+		if strings.HasPrefix(m[1], vapSummaryPrefix) {
+			if !ok {
+				res.summaryErrors++
+				continue
+			}
+			for _, f := range findings {
+				res.summaryRules = append(res.summaryRules, fmt.Sprintf("[%s/%s] %s", f.Policy, f.Rule, enforcement))
+			}
+			continue
+		}
 		if !ok {
 			res.errors++
 			res.errorMessages = append(res.errorMessages, m[2])
@@ -567,7 +611,26 @@ func (c *vapParityCase) serverSide(t *testing.T, index int, patches []crdreport.
 		}
 	}
 	slices.Sort(res.findings)
+	slices.Sort(res.summaryRules)
+	res.summaryRules = slices.Compact(res.summaryRules)
 	return res
+}
+
+// renamed are copies of compiled's policies and bindings named
+// vapSummaryPrefix..., to install beside the originals.
+func renamed(compiled []*vap.Compiled) []*vap.Compiled {
+	var out []*vap.Compiled
+	for _, c := range compiled {
+		copied := &vap.Compiled{Policy: c.Policy}
+		for i, p := range c.Policies {
+			p, b := p.DeepCopy(), c.Bindings[i].DeepCopy()
+			p.Name = vapSummaryPrefix + strings.TrimPrefix(p.Name, "crdguard-")
+			b.Name, b.Spec.PolicyName = p.Name, p.Name
+			copied.Policies, copied.Bindings = append(copied.Policies, p), append(copied.Bindings, b)
+		}
+		out = append(out, copied)
+	}
+	return out
 }
 
 // storeOld creates the case's namespace, with its labels, and stores its

@@ -25,10 +25,14 @@ const (
 	vapJSON = "json"
 )
 
+// vapMessages are the values of vap --messages.
+var vapMessages = map[string]vap.Messages{"summary": vap.Summaries, "findings": vap.Findings}
+
 type vapOptions struct {
 	crds     []string
 	policies []string
 	output   string
+	messages string
 	check    bool
 	// webhookPolicies is where to write the GuardPolicies the webhook
 	// keeps in vap mode; "" writes none.
@@ -36,16 +40,19 @@ type vapOptions struct {
 }
 
 func newVAPCommand(streams Streams) *cobra.Command {
-	o := &vapOptions{output: vapYAML}
+	o := &vapOptions{output: vapYAML, messages: "summary"}
 	cmd := &cobra.Command{
 		Use:   "vap --policies PATH [flags]",
 		Short: "Compile GuardPolicies to Validating- and MutatingAdmissionPolicies",
 		Long: `Compile GuardPolicies to admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies
 and bindings that kube-apiserver enforces without the webhook: one policy and one
-binding per enforcement (Deny, Warn, Audit) a GuardPolicy's rules use, one named
-variable per check, each validation's message naming the field path and numbers
-as crdguard validate does. Approvals compile with their rules: an approver's
-approval, written in the request, lifts the findings of the rules it names.
+binding per enforcement (Deny, Warn, Audit) a GuardPolicy's rules use. Each
+check is one validation whose message names the rule, the field and what is
+allowed. With --messages findings, each check is also one named variable that
+lists its findings, with their field paths and values as crdguard validate
+prints them, in policies about twice the size. Approvals compile with their
+rules: an approver's approval, written in the request, lifts the findings of
+the rules it names.
 Defaults compile to a MutatingAdmissionPolicy and its binding that set the limits
 the mutating webhook sets.
 
@@ -65,6 +72,7 @@ Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable)")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable), for list-map keys")
 	f.StringVarP(&o.output, "output", "o", o.output, `output format: "yaml" or "json" (a v1 List)`)
+	f.StringVar(&o.messages, "messages", o.messages, `what a failing validation says: "summary" (the rule, the field and what is allowed) or "findings" (each finding with its values)`)
 	f.BoolVar(&o.check, "check", false, "print which rules compile and which need the webhook, instead of the objects")
 	f.StringVar(&o.webhookPolicies, "webhook-policies", "", "also write to this file the GuardPolicies reduced to the rules that need the webhook (enforcement mode vap)")
 	return cmd
@@ -73,6 +81,10 @@ Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 	if o.output != vapYAML && o.output != vapJSON {
 		return usageError("-o must be %q or %q, not %q", vapYAML, vapJSON, o.output)
+	}
+	messages, ok := vapMessages[o.messages]
+	if !ok {
+		return usageError("--messages must be %q or %q, not %q", "summary", "findings", o.messages)
 	}
 	if len(o.policies) == 0 {
 		return usageError("--policies is required")
@@ -87,7 +99,7 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 	slices.SortFunc(guardPolicies, func(a, b *v1alpha1.GuardPolicy) int { return strings.Compare(a.Name, b.Name) })
 	var compiled []*vap.Compiled
 	for _, gp := range guardPolicies {
-		c, err := vap.Compile(gp, registry)
+		c, err := vap.Compile(gp, registry, messages)
 		if err != nil {
 			return inputError(err)
 		}

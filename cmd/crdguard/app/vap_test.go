@@ -85,8 +85,11 @@ func TestVAPYAML(t *testing.T) {
 	}
 }
 
-func TestVAPJSON(t *testing.T) {
-	r := crdguard(t, "", "vap", "--policies", ratioPolicy, "-o", "json")
+// vapList runs crdguard vap with args and -o json, and reads the first
+// ValidatingAdmissionPolicy of its output.
+func vapList(t *testing.T, args ...string) admissionregistrationv1.ValidatingAdmissionPolicy {
+	t.Helper()
+	r := crdguard(t, "", append(append([]string{"vap"}, args...), "-o", "json")...)
 	if r.code != ExitOK {
 		t.Fatalf("exit code = %d; stderr: %s", r.code, r.stder)
 	}
@@ -106,16 +109,43 @@ func TestVAPJSON(t *testing.T) {
 	if vap.Spec.FailurePolicy == nil || *vap.Spec.FailurePolicy != admissionregistrationv1.Fail || len(vap.Spec.Validations) != 4 {
 		t.Errorf("policy spec = failurePolicy %v, %d validations; want Fail and two per rule", vap.Spec.FailurePolicy, len(vap.Spec.Validations))
 	}
-	// The validation tests the rule's boolean form; the message reads the
-	// findings from the check's variable, after the policy/rule prefix,
-	// only when it fails. The preset's walks are too large to write out
-	// in a gate (see TestVAPGate): the policy has none.
-	v := vap.Spec.Validations[0]
+	if conditions := vap.Spec.MatchConditions; len(conditions) != 1 || conditions[0].Name != "kinds" {
+		t.Errorf("match conditions = %v; want kinds only", conditions)
+	}
+	return vap
+}
+
+// TestVAPJSON checks both messages: a static one, the rule, the field and
+// what is allowed, by default; and with --messages findings, each
+// finding, read from the check's variable only when the validation fails.
+func TestVAPJSON(t *testing.T) {
+	v := vapList(t, "--policies", ratioPolicy).Spec.Validations[0]
+	if want := "[pod-resources/ratio] <nil>: Invalid value: limits.cpu over requests.cpu allowed more than 1.5× and less than 4×; limits.memory over requests.memory allowed more than 1.5× and less than 4×, at every container's and init container's resources (the Workloads preset)"; v.Message != want || v.MessageExpression != "" {
+		t.Errorf("message = %q, messageExpression = %q; want %q alone", v.Message, v.MessageExpression, want)
+	}
+	if strings.Contains(v.Expression, "variables.ratio") {
+		t.Errorf("expression = %q; want the check's boolean form, without its findings", v.Expression)
+	}
+	// The preset's walks are too large to write out in a gate (see
+	// TestVAPGate): the policy has none, and the message tests the
+	// validation first.
+	v = vapList(t, "--policies", ratioPolicy, "--messages", "findings").Spec.Validations[0]
 	if want := "(" + v.Expression + `) ? "" : "[pod-resources/ratio] " + variables.ratio.join("; ")`; v.MessageExpression != want {
 		t.Errorf("message = %q; want the prefixed findings behind the validation %q", v.MessageExpression, v.Expression)
 	}
-	if conditions := vap.Spec.MatchConditions; len(conditions) != 1 || conditions[0].Name != "kinds" {
-		t.Errorf("match conditions = %v; want kinds only", conditions)
+}
+
+// TestVAPExampleSize keeps the example's compiled policies small enough
+// to review: under 32 KiB with the default messages, which is less than
+// half of what the findings take.
+func TestVAPExampleSize(t *testing.T) {
+	summary := crdguard(t, "", "vap", "--policies", examplePolicy)
+	findings := crdguard(t, "", "vap", "--policies", examplePolicy, "--messages", "findings")
+	if summary.code != ExitOK || findings.code != ExitOK {
+		t.Fatalf("exit codes %d and %d; stderr: %s%s", summary.code, findings.code, summary.stder, findings.stder)
+	}
+	if n := len(summary.stdout); n > 32<<10 || 2*n > len(findings.stdout) {
+		t.Errorf("output is %d bytes, and %d with --messages findings; want at most 32 KiB and less than half", n, len(findings.stdout))
 	}
 }
 
@@ -131,6 +161,7 @@ func TestVAPErrors(t *testing.T) {
 	}{
 		{"no policies", []string{"vap"}, "crdguard: --policies is required\n"},
 		{"bad output", []string{"vap", "--policies", examplePolicy, "-o", "table"}, "crdguard: -o must be \"yaml\" or \"json\", not \"table\"\n"},
+		{"bad messages", []string{"vap", "--policies", examplePolicy, "--messages", "values"}, "crdguard: --messages must be \"summary\" or \"findings\", not \"values\"\n"},
 		{"no GuardPolicy", []string{"vap", "--policies", exampleCRD}, "crdguard: " + exampleCRD + " holds no GuardPolicy\n"},
 		{"missing file", []string{"vap", "--policies", "nope.yaml"}, "nope.yaml"},
 		{"invalid policy", []string{"vap", "--policies", bad}, `GuardPolicy "bad" is invalid`},

@@ -46,7 +46,7 @@ func TestVAPExampleApprovals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := Compile(gps[0], nil)
+	compiled, err := Compile(gps[0], nil, Findings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestVAPExampleSize(t *testing.T) {
 		{"without approvers", open, 64 << 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			compiled, err := Compile(tc.gp, nil)
+			compiled, err := Compile(tc.gp, nil, Findings)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -95,8 +95,9 @@ type ruleCEL struct {
 	// check names the check within its rule, "" for a rule's only one:
 	// the rule's and its name make the variable that lists its findings.
 	check string
-	// summary is the static message: the field and what is allowed, which
-	// the API server prints when the findings are too long (over 5 KiB).
+	// summary is the static message: the field and what is allowed. It is
+	// the message with Summaries; with Findings, the API server prints it
+	// when the findings are too long (over 5 KiB).
 	summary string
 	// gate, when set, is a test without variables that implies the check
 	// passes, cheaper than its boolean form, for the policy's gate.
@@ -121,14 +122,29 @@ type compiler struct {
 	enforcement v1alpha1.Enforcement
 }
 
+// Messages is what a compiled validation says when it fails. Either
+// compiles the same rules, to policies of the same names and matches.
+type Messages int
+
+const (
+	// Summaries are each check's static message: the rule, the field and
+	// what is allowed. Each validation is its check's boolean form, and the
+	// policies are about half the size of Findings'.
+	Summaries Messages = iota
+	// Findings are the engine's findings, each with its field path and
+	// values. Every check is written twice, as a boolean that lets a passing
+	// request through and as the list of its findings.
+	Findings
+)
+
 // Compile compiles a GuardPolicy to ValidatingAdmissionPolicies and
 // their bindings (admissionregistration.k8s.io/v1) that reach the
-// engine's verdict on the requests the policy matches, with each finding's
-// field path and numbers in the message, and its defaults rules to a
-// MutatingAdmissionPolicy. Rules that need the webhook are listed in
-// Compiled.Rules with the reason. schemas may be nil; transitions
-// that match list items by the CRD's list-map keys need it.
-func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, error) {
+// engine's verdict on the requests the policy matches, with messages as
+// chosen, and its defaults rules to a MutatingAdmissionPolicy. Rules that
+// need the webhook are listed in Compiled.Rules with the reason. schemas
+// may be nil; transitions that match list items by the CRD's list-map
+// keys need it.
+func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry, messages Messages) (*Compiled, error) {
 	compiled, errs := rules.CompilePolicy(gp, schemas)
 	if len(errs) > 0 {
 		return nil, &policies.InvalidPolicyError{Name: gp.Name, Errs: errs}
@@ -173,7 +189,7 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Compiled, err
 			enforcement := rules.Weaker(check.enforcement, r.Enforcement)
 			b := builds[enforcement]
 			if b == nil {
-				b = &policyBuilder{}
+				b = &policyBuilder{messages: messages}
 				builds[enforcement] = b
 			}
 			if err := b.add(gp.Name, r, check); err != nil {
@@ -254,6 +270,7 @@ func withApprovals(a approvalCEL, r rules.Compiled, checks []ruleCEL) []ruleCEL 
 
 // policyBuilder collects the validations of one enforcement.
 type policyBuilder struct {
+	messages    Messages
 	variables   []admissionregistrationv1.Variable
 	validations []validation
 }
@@ -323,6 +340,9 @@ func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) erro
 		}
 		b.variables = append(b.variables, admissionregistrationv1.Variable{Name: h.Name, Expression: expression})
 	}
+	if b.messages == Summaries {
+		return b.addSummarized(prefix+check.summary, guard, check)
+	}
 	// One named variable per check holds its findings: its validation and
 	// message read them by name, and a reviewer finds each check once.
 	name := b.variableName(r.Name, check.check)
@@ -368,6 +388,34 @@ func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) erro
 	}
 	b.variables = append(b.variables, admissionregistrationv1.Variable{Name: name, Expression: findings})
 	b.validations = append(b.validations, v)
+	return nil
+}
+
+// addSummarized adds check as one validation: its boolean form, with the
+// static message that names it. Its helpers stay variables where the form
+// does not write them out. The validation reads an approval only when the
+// check fails. A variable per check would name it too, but kube-apiserver
+// spends about 3 µs on each variable a request reads.
+func (b *policyBuilder) addSummarized(message, guard string, check ruleCEL) error {
+	var passes string
+	var err error
+	if check.gate != "" {
+		// The gate's test first: it holds on nearly every request, and
+		// the check's own form reads the approval's variables.
+		passes, err = celrewrite.NoFindings(check.findings)
+		passes = fmt.Sprintf("%s || (%s)", check.gate, passes)
+	} else {
+		passes, _, err = passesForm(check)
+	}
+	if err != nil {
+		return err
+	}
+	reason := metav1.StatusReasonInvalid
+	expression := fmt.Sprintf("!(%s) || (%s)", guard, passes)
+	if check.lift != "" && check.lift != "false" {
+		expression += " || " + check.lift
+	}
+	b.validations = append(b.validations, validation{Validation: admissionregistrationv1.Validation{Expression: expression, Message: message, Reason: &reason}})
 	return nil
 }
 
@@ -428,7 +476,11 @@ const maxGate = 16 << 10
 // fail), or whose gate would be larger than maxGate, has none: its
 // validations are the boolean forms, and its messages test their
 // validation again, so that only a failing request builds the findings.
+// With Summaries, no message needs findings, and a policy has no gate.
 func (b *policyBuilder) gated() ([]admissionregistrationv1.Validation, *admissionregistrationv1.MatchCondition) {
+	if b.messages == Summaries {
+		return b.ungated(), nil
+	}
 	var passes []string
 	// quoted are the checks a cel rule's evaluation error would quote.
 	size, quoted := 0, 0
@@ -447,23 +499,61 @@ func (b *policyBuilder) gated() ([]admissionregistrationv1.Validation, *admissio
 			size += len(v.gate)
 		}
 	}
+	if passes == nil {
+		return b.ungated(), nil
+	}
 	out := make([]admissionregistrationv1.Validation, len(b.validations))
 	for i, v := range b.validations {
 		out[i] = v.Validation
 		out[i].MessageExpression = v.failed
-		switch {
-		case passes == nil:
-			out[i].MessageExpression = fmt.Sprintf(`(%s) ? "" : %s`, v.Expression, v.failed)
-		case v.findings != "":
+		if v.findings != "" {
 			// The gate holds the boolean form: written once more here
 			// it would double the policy's size.
 			out[i].Expression = fmt.Sprintf("size(variables.%s) == 0", v.findings)
 		}
 	}
-	if passes == nil {
-		return out, nil
-	}
 	return out, &admissionregistrationv1.MatchCondition{Name: gateCondition, Expression: "!((" + strings.Join(passes, ") && (") + "))"}
+}
+
+// ungated are the validations of a policy without a gate: a message
+// expression tests its validation again, so that only a failing request
+// evaluates it.
+func (b *policyBuilder) ungated() []admissionregistrationv1.Validation {
+	out := make([]admissionregistrationv1.Validation, len(b.validations))
+	for i, v := range b.validations {
+		out[i] = v.Validation
+		if v.failed != "" {
+			out[i].MessageExpression = fmt.Sprintf(`(%s) ? "" : %s`, v.Expression, v.failed)
+		}
+	}
+	return out
+}
+
+// usedVariables are the variables that the validations read, directly or
+// through other variables: a check's helpers that its boolean form inlines
+// are left out.
+func usedVariables(variables []admissionregistrationv1.Variable, validations []admissionregistrationv1.Validation) []admissionregistrationv1.Variable {
+	var readers []string
+	for _, v := range validations {
+		readers = append(readers, v.Expression, v.MessageExpression)
+	}
+	used := make([]bool, len(variables))
+	// A variable reads only those before it.
+	for i := len(variables) - 1; i >= 0; i-- {
+		ident := "variables." + variables[i].Name
+		reads := func(expr string) bool { return replaceIdent(expr, ident, "") != expr }
+		used[i] = slices.ContainsFunc(readers, reads)
+		if used[i] {
+			readers = append(readers, variables[i].Expression)
+		}
+	}
+	out := make([]admissionregistrationv1.Variable, 0, len(variables))
+	for i, v := range variables {
+		if used[i] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Name is the name of the ValidatingAdmissionPolicy (and binding) that
@@ -489,7 +579,7 @@ func (b *policyBuilder) objects(gp *v1alpha1.GuardPolicy, enforcement v1alpha1.E
 			FailurePolicy:    &fail,
 			MatchConstraints: constraints,
 			MatchConditions:  conditions,
-			Variables:        b.variables,
+			Variables:        usedVariables(b.variables, validations),
 			Validations:      validations,
 		},
 	}

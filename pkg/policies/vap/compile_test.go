@@ -2,6 +2,7 @@ package vap
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -126,7 +127,8 @@ func matchEvaluationErrors(t *testing.T, engine []enforcedFinding, errs []string
 // TestVAPParityGolden compiles the policy of every golden case and of the
 // example, evaluates it in-process with the API server's validating
 // admission policy code, and compares each finding (field path, message,
-// enforcement) with the engine's for the rules that compiled.
+// enforcement) with the engine's for the rules that compiled; with
+// static messages, which rules fail, and with what enforcement.
 func TestVAPParityGolden(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(goldenCases, "*", "*"))
 	if err != nil || len(dirs) == 0 {
@@ -147,32 +149,50 @@ func TestVAPParityGolden(t *testing.T) {
 				return
 			}
 			for _, gp := range c.policies {
-				compiled, err := Compile(gp, c.schemas)
-				if err != nil {
-					t.Fatal(err)
-				}
-				matched := slices.Contains(res.Policies, gp.Name)
-				if !matched && evalErr == nil {
+				if !slices.Contains(res.Policies, gp.Name) && evalErr == nil {
 					continue // matchConstraints decide: the e2e parity test covers them on kube-apiserver
 				}
-				got := evaluateVAP(t, t.Context(), compiled, ptr(c.admitted(t, res)))
-				if evalErr != nil {
-					if len(got.errors) == 0 {
-						t.Errorf("engine could not evaluate (%v), the compiled policy did", evalErr)
+				for _, form := range messageForms {
+					compiled, err := Compile(gp, c.schemas, form.messages)
+					if err != nil {
+						t.Fatal(err)
 					}
-					continue
-				}
-				want := sortedStrings(matchEvaluationErrors(t, engineFindings(res, compiled), got.errors))
-				have := sortedStrings(got.findings)
-				if known, ok := vapKnownDifferences[name]; ok {
-					want, have = compareKnown(t, want, have, known.engine, known.vap)
-				}
-				if !slices.Equal(want, have) {
-					t.Errorf("findings differ\n--- engine\n%s\n--- vap\n%s", strings.Join(want, "\n"), strings.Join(have, "\n"))
+					got := evaluateVAP(t, t.Context(), compiled, ptr(c.admitted(t, res)))
+					if evalErr != nil {
+						if len(got.errors) == 0 {
+							t.Errorf("%s: engine could not evaluate (%v), the compiled policy did", form.name, evalErr)
+						}
+						continue
+					}
+					engineSide := matchEvaluationErrors(t, engineFindings(res, compiled), got.errors)
+					if form.messages == Summaries {
+						if want, have := failingRules(engineSide), failingRules(got.findings); !slices.Equal(want, have) {
+							t.Errorf("%s: failing rules differ\n--- engine\n%s\n--- vap\n%s", form.name, strings.Join(want, "\n"), strings.Join(have, "\n"))
+						}
+						continue
+					}
+					want, have := sortedStrings(engineSide), sortedStrings(got.findings)
+					if known, ok := vapKnownDifferences[name]; ok {
+						want, have = compareKnown(t, want, have, known.engine, known.vap)
+					}
+					if !slices.Equal(want, have) {
+						t.Errorf("%s: findings differ\n--- engine\n%s\n--- vap\n%s", form.name, strings.Join(want, "\n"), strings.Join(have, "\n"))
+					}
 				}
 			}
 		})
 	}
+}
+
+// failingRules are the rules of findings, with their enforcement, once
+// each and sorted: what a static message tells.
+func failingRules(findings []enforcedFinding) []string {
+	var out []string
+	for _, f := range findings {
+		out = append(out, fmt.Sprintf("[%s/%s] %s", f.Policy, f.Rule, f.enforcement))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // compareKnown checks that each side has exactly its documented findings
@@ -211,7 +231,7 @@ func TestVAPGate(t *testing.T) {
 		}
 		return ""
 	}
-	example := compileExample(t, example)
+	example := compileExample(t, example, Findings)
 	deny, warn := example.Policies[0], example.Policies[1]
 	if g := gate(deny); g == "" || strings.Contains(g, "variables.") || strings.Count(g, nothingWritten) != 1 {
 		t.Errorf("%s: gate %q; want the written-out boolean forms, and the approval checks' test once", deny.Name, g)
@@ -244,11 +264,11 @@ spec:
 `), mixed); err != nil {
 		t.Fatal(err)
 	}
-	compiledMixed, err := Compile(mixed, nil)
+	compiledMixed, err := Compile(mixed, nil, Findings)
 	if err != nil {
 		t.Fatal(err)
 	}
-	preset := compileExample(t, goldenCases+"/resources/ratio-boundaries").Policies[0]
+	preset := compileExample(t, goldenCases+"/resources/ratio-boundaries", Findings).Policies[0]
 	for _, vap := range []*admissionregistrationv1.ValidatingAdmissionPolicy{compiledMixed.Policies[0], preset} {
 		if g := gate(vap); g != "" {
 			t.Errorf("%s: gate %q; want none", vap.Name, g)
@@ -264,12 +284,12 @@ spec:
 	}
 }
 
-// TestVAPExampleMessages checks the example's compiled checks: one
-// variable each, named after the rule and the check, and static messages,
-// which the API server prints when the findings are over 5 KiB, that name
-// the field and what is allowed.
+// TestVAPExampleMessages checks the example's compiled checks: static
+// messages that name the field and what is allowed, alone by default;
+// with findings, one variable each, named after the rule and the check,
+// whose static message the API server prints when the findings are over
+// 5 KiB.
 func TestVAPExampleMessages(t *testing.T) {
-	deny := compileExample(t, example).Policies[0]
 	want := []struct{ variable, message string }{
 		{"resources", "[mysql-safety/resources] spec.resources: Invalid value: requests required for cpu, memory; limits required for memory; limits.cpu over requests.cpu allowed more than 1.5× and less than 4×; limits.memory over requests.memory allowed more than 1.5× and less than 4×"},
 		{"image_version", "[mysql-safety/image-version] spec.image: Invalid value: the image tag must match spec.version (compare: TagPrefix)"},
@@ -290,23 +310,30 @@ func TestVAPExampleMessages(t *testing.T) {
 		want = slices.Insert(want, i+1, struct{ variable, message string }{celIdentifier(rule) + "_approval",
 			"[mysql-safety/" + rule + "] metadata.annotations[crdguard.dev/approve]: Forbidden: only an approver may approve mysql-safety/" + rule + ", and only crdguard writes its crdguard.dev/last-approval record, for that approver"})
 	}
-	if len(deny.Spec.Validations) != len(want) {
-		t.Fatalf("%d validations, want %d", len(deny.Spec.Validations), len(want))
-	}
-	variables := map[string]bool{}
-	for _, v := range deny.Spec.Variables {
-		variables[v.Name] = true
-	}
-	for i, w := range want {
-		v := deny.Spec.Validations[i]
-		if !variables[w.variable] || !strings.Contains(v.Expression, "variables."+w.variable+")") {
-			t.Errorf("validations[%d] = %q; want it to read variable %s", i, v.Expression, w.variable)
+	for _, form := range messageForms {
+		messages := form.messages
+		deny := compileExample(t, example, messages).Policies[0]
+		if len(deny.Spec.Validations) != len(want) {
+			t.Fatalf("%s: %d validations, want %d", form.name, len(deny.Spec.Validations), len(want))
 		}
-		if v.Message != w.message {
-			t.Errorf("validations[%d].message = %q\nwant %q", i, v.Message, w.message)
+		variables := map[string]bool{}
+		for _, v := range deny.Spec.Variables {
+			variables[v.Name] = true
 		}
-		if _, ok := vapmessage.Parse(v.Message); !ok {
-			t.Errorf("validations[%d].message %q is not in the compiled findings' form", i, v.Message)
+		for i, w := range want {
+			v := deny.Spec.Validations[i]
+			switch reads := variables[w.variable] && strings.Contains(v.Expression, "variables."+w.variable+")"); {
+			case messages == Findings && !reads:
+				t.Errorf("validations[%d] = %q; want it to read variable %s", i, v.Expression, w.variable)
+			case messages == Summaries && (variables[w.variable] || v.MessageExpression != ""):
+				t.Errorf("validations[%d] = %q, message %q; want the check's boolean form and the static message alone", i, v.Expression, v.MessageExpression)
+			}
+			if v.Message != w.message {
+				t.Errorf("validations[%d].message = %q\nwant %q", i, v.Message, w.message)
+			}
+			if _, ok := vapmessage.Parse(v.Message); !ok {
+				t.Errorf("validations[%d].message %q is not in the compiled findings' form", i, v.Message)
+			}
 		}
 	}
 }

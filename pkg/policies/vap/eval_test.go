@@ -68,6 +68,9 @@ func checkVAPCompiles(t testing.TB, vap *admissionregistrationv1.ValidatingAdmis
 		if res := compiler.CompileCELExpression(&validating.ValidationCondition{Expression: v.Expression}, opts, environment.NewExpressions); res.Error != nil {
 			t.Fatalf("%s: validations[%d].expression does not compile: %v\n%s", vap.Name, i, res.Error, v.Expression)
 		}
+		if v.MessageExpression == "" {
+			continue
+		}
 		if res := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, plugincel.OptionalVariableDeclarations{}, environment.NewExpressions); res.Error != nil {
 			t.Fatalf("%s: validations[%d].messageExpression does not compile: %v\n%s", vap.Name, i, res.Error, v.MessageExpression)
 		}
@@ -231,12 +234,16 @@ func TestVAPRuntimeCost(t *testing.T) {
 	for _, dir := range []string{"resources/ratio-boundaries", "resources/any-of-node-sets", "resources/exclude-containers", "imageVersion/workload-sidecar-excluded", "transitions/list-default-name-key", "transitions/no-removal-map-and-set"} {
 		t.Run(dir, func(t *testing.T) {
 			c := loadVAPCase(t, filepath.Join(goldenCases, dir))
-			compiled, err := Compile(c.policies[0], c.schemas)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(compiled.Policies) == 0 {
-				t.Fatal("nothing compiled")
+			var vaps []*admissionregistrationv1.ValidatingAdmissionPolicy
+			for _, form := range messageForms {
+				compiled, err := Compile(c.policies[0], c.schemas, form.messages)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(compiled.Policies) == 0 {
+					t.Fatal("nothing compiled")
+				}
+				vaps = append(vaps, compiled.Policies...)
 			}
 			req := c.req
 			subject := requestSubject(&req)
@@ -252,7 +259,7 @@ func TestVAPRuntimeCost(t *testing.T) {
 			attr := admission.NewAttributesRecord(obj, old, gvk, req.Namespace, subject.GetName(), gvr, "", admission.Operation(req.Operation), nil, false, &user.DefaultInfo{})
 			versioned := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
 			request := plugincel.CreateAdmissionRequest(attr, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk))
-			for _, vap := range compiled.Policies {
+			for _, vap := range vaps {
 				compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 				if err != nil {
 					t.Fatal(err)
@@ -282,10 +289,17 @@ func TestVAPRuntimeCost(t *testing.T) {
 	}
 }
 
+// messageForms are the compiled messages, named as crdguard vap --messages
+// names them.
+var messageForms = []struct {
+	name     string
+	messages Messages
+}{{"summary", Summaries}, {"findings", Findings}}
+
 // compileExample compiles the GuardPolicy in dir/policy.yaml, without its
 // approvers (with them the example's deletion rule stays with the
 // webhook), against the example's CRD.
-func compileExample(t testing.TB, dir string) *Compiled {
+func compileExample(t testing.TB, dir string, messages Messages) *Compiled {
 	t.Helper()
 	schemas, err := schema.RegistryFromFiles(t.Context(), example+"/crd.yaml")
 	if err != nil {
@@ -296,7 +310,7 @@ func compileExample(t testing.TB, dir string) *Compiled {
 		t.Fatal(err)
 	}
 	gps[0].Spec.Approvers = nil
-	compiled, err := Compile(gps[0], schemas)
+	compiled, err := Compile(gps[0], schemas, messages)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,20 +320,22 @@ func compileExample(t testing.TB, dir string) *Compiled {
 // BenchmarkCompiledVAP is the example GuardPolicy, without its approvers,
 // compiled to ValidatingAdmissionPolicies and run by the API server's
 // validating admission policy plugin on a CREATE of the example cluster:
-// what kube-apiserver spends on it per request, next to BenchmarkEvaluate.
+// what kube-apiserver spends on it per request, next to BenchmarkEvaluate,
+// with either messages.
 func BenchmarkCompiledVAP(b *testing.B) {
-	compiled := compileExample(b, example)
-	runner := newVAPRunner(b, compiled)
-	for _, name := range []string{"good", "bad"} {
-		b.Run(name, func(b *testing.B) {
-			req := policies.Request{Operation: v1alpha1.Create, Namespace: "shop", Object: goldencase.Documents(b, example+"/"+name+".yaml")[0].Object}
-			if out := runner.run(b, b.Context(), &req); len(out.errors) > 0 || (name == "good") != (len(out.findings) == 0) {
-				b.Fatalf("%s: findings %v, errors %v", name, out.findings, out.errors)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				runner.run(b, b.Context(), &req)
-			}
-		})
+	for _, form := range messageForms {
+		runner := newVAPRunner(b, compileExample(b, example, form.messages))
+		for _, name := range []string{"good", "bad"} {
+			b.Run(form.name+"/"+name, func(b *testing.B) {
+				req := policies.Request{Operation: v1alpha1.Create, Namespace: "shop", Object: goldencase.Documents(b, example+"/"+name+".yaml")[0].Object}
+				if out := runner.run(b, b.Context(), &req); len(out.errors) > 0 || (name == "good") != (len(out.findings) == 0) {
+					b.Fatalf("%s: findings %v, errors %v", name, out.findings, out.errors)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					runner.run(b, b.Context(), &req)
+				}
+			})
+		}
 	}
 }

@@ -31,7 +31,7 @@ func assertVAPParity(t *testing.T, policyYAML string, differences [][2]string, r
 	if err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := Compile(gp, nil)
+	compiled, err := Compile(gp, nil, Findings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestVAPRuleListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := Compile(gps[0], nil)
+	compiled, err := Compile(gps[0], nil, Findings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestVAPWebhookPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	gp := gps[0]
-	compiled, err := Compile(gp, nil)
+	compiled, err := Compile(gp, nil, Findings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestVAPWebhookPolicy(t *testing.T) {
 	}
 	gp.Spec.Approvers = nil
 	gp.Spec.Rules = slices.DeleteFunc(gp.Spec.Rules, func(r v1alpha1.Rule) bool { return r.Defaults != nil })
-	if compiled, err = Compile(gp, nil); err != nil {
+	if compiled, err = Compile(gp, nil, Findings); err != nil {
 		t.Fatal(err)
 	}
 	if p := compiled.WebhookPolicy(gp); p != nil {
@@ -542,7 +542,7 @@ spec:
 `), gp); err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := Compile(gp, nil)
+	compiled, err := Compile(gp, nil, Findings)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,11 @@ import (
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
-// This file writes each compiled check's static message: what kube-apiserver
-// prints when the findings cannot be (a messageExpression over 5 KiB or one
-// that fails). It names the field and what is allowed, in the "path: type:
-// detail" form of a finding, so that the message still says where to look.
+// This file writes each compiled check's static message: its message with
+// Summaries, and with Findings what kube-apiserver prints when the findings
+// cannot be (a messageExpression over 5 KiB or one that fails). It names
+// the field and what is allowed, in the "path: type: detail" form of a
+// finding, so that the message still says where to look.
 
 // summary is "path: type: allowed" for the first path a check looks at,
 // naming the others after it: one path first, as a finding has it.
@@ -59,7 +60,12 @@ func resourcesSummary(r *rules.Resources) string {
 	}
 	paths := r.Paths
 	if r.Preset != "" {
-		paths = append(paths[:len(paths):len(paths)], rules.ObjectPath{Raw: "the " + string(r.Preset) + " preset's paths"})
+		// The preset's paths depend on the kind: the summary describes them.
+		places := "every container's and init container's resources (the " + string(r.Preset) + " preset)"
+		if len(paths) == 0 {
+			return summary(nil, "Invalid value", strings.Join(allowed, "; ")+", at "+places)
+		}
+		paths = append(paths[:len(paths):len(paths)], rules.ObjectPath{Raw: places})
 	}
 	return summary(paths, "Invalid value", strings.Join(allowed, "; "))
 }

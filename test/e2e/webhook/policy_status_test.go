@@ -163,7 +163,7 @@ func TestPolicyStatusCompiled(t *testing.T) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(next.Object, gp); err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := vap.Compile(gp, nil)
+	compiled, err := vap.Compile(gp, nil, vap.Findings)
 	if err != nil {
 		t.Fatal(err)
 	}
