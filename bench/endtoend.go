@@ -31,7 +31,8 @@ import (
 // namespaces that each select one way of admitting it: none; the same
 // checks written by hand as ValidatingAdmissionPolicies, the floor of
 // in-process CEL; crdguard compiled by `crdguard vap` to
-// ValidatingAdmissionPolicies; crdguard as a validating webhook; and a
+// ValidatingAdmissionPolicies, with either messages; crdguard as a
+// validating webhook; and a
 // no-op controller-runtime webhook, the floor of any webhook.
 type endToEndFamily struct {
 	env   *environment
@@ -51,18 +52,21 @@ type endToEndCase struct {
 
 // The admission modes, each a namespace labelled benchLabel=mode.
 const (
-	modeNone     = "no admission"
-	modeHandVAP  = "hand-written ValidatingAdmissionPolicy"
-	modeVAP      = "crdguard as ValidatingAdmissionPolicy"
-	modeNoop     = "controller-runtime no-op webhook"
-	modeCrdguard = "crdguard as webhook"
-	benchLabel   = "crdguard.dev/bench"
+	modeNone    = "no admission"
+	modeHandVAP = "hand-written ValidatingAdmissionPolicy"
+	modeVAP     = "crdguard as ValidatingAdmissionPolicy"
+	// modeVAPFindings is modeVAP compiled with --messages findings.
+	modeVAPFindings = "crdguard as ValidatingAdmissionPolicy with findings"
+	modeNoop        = "controller-runtime no-op webhook"
+	modeCrdguard    = "crdguard as webhook"
+	benchLabel      = "crdguard.dev/bench"
 )
 
 var endToEndModes = []struct{ mode, namespace string }{
 	{modeNone, "bench-none"},
 	{modeHandVAP, "bench-hand"},
 	{modeVAP, "bench-vap"},
+	{modeVAPFindings, "bench-vap-findings"},
 	{modeNoop, "bench-noop"},
 	{modeCrdguard, "bench-crdguard"},
 }
@@ -99,12 +103,24 @@ func (f *endToEndFamily) setup(ctx context.Context, env *environment) error {
 			return err
 		}
 	}
-	compiled, err := f.compileVAP(ctx)
-	if err != nil {
-		return err
-	}
-	if err := bindVAPs(ctx, c, compiled, "bench-vap"); err != nil {
-		return err
+	for _, m := range []struct{ messages, namespace, prefix string }{
+		{"summary", "bench-vap", "crdguard-"},
+		// The same policies with findings, under names of their own.
+		{"findings", "bench-vap-findings", "crdguard-findings-"},
+	} {
+		compiled, err := f.compileVAP(ctx, m.messages)
+		if err != nil {
+			return err
+		}
+		for _, item := range compiled {
+			item.SetName(m.prefix + strings.TrimPrefix(item.GetName(), "crdguard-"))
+			if policy, ok, _ := unstructured.NestedString(item.Object, "spec", "policyName"); ok {
+				_ = unstructured.SetNestedField(item.Object, m.prefix+strings.TrimPrefix(policy, "crdguard-"), "spec", "policyName")
+			}
+		}
+		if err := bindVAPs(ctx, c, compiled, m.namespace); err != nil {
+			return err
+		}
 	}
 	handWritten, err := manifest.ReadFile(filepath.Join(env.root, "bench", "testdata", "hand-written-vap.yaml"))
 	if err != nil {
@@ -160,11 +176,11 @@ func (f *endToEndFamily) setup(ctx context.Context, env *environment) error {
 	return nil
 }
 
-// compileVAP compiles the example GuardPolicy with `crdguard vap`. The
-// example's approvers are left out so that every rule compiles: with
-// them, protect-data, whose deletions are approved with a stored record,
-// stays with the webhook.
-func (f *endToEndFamily) compileVAP(ctx context.Context) ([]unstructured.Unstructured, error) {
+// compileVAP compiles the example GuardPolicy with `crdguard vap
+// --messages messages`. The example's approvers are left out so that
+// every rule compiles: with them, protect-data, whose deletions are
+// approved with a stored record, stays with the webhook.
+func (f *endToEndFamily) compileVAP(ctx context.Context, messages string) ([]unstructured.Unstructured, error) {
 	examples := filepath.Join(f.env.root, "examples", "mysql")
 	data, err := os.ReadFile(filepath.Join(examples, "policy.yaml"))
 	if err != nil {
@@ -188,7 +204,7 @@ func (f *endToEndFamily) compileVAP(ctx context.Context) ([]unstructured.Unstruc
 		return nil, err
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "vap", "--policies", policyFile, "--crds", filepath.Join(examples, "crd.yaml"), "-o", "json")
+	cmd := exec.CommandContext(ctx, bin, "vap", "--policies", policyFile, "--crds", filepath.Join(examples, "crd.yaml"), "--messages", messages, "-o", "json")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("crdguard vap: %v\n%s", err, stderr.String())
@@ -254,6 +270,7 @@ func (f *endToEndFamily) waitActive(ctx context.Context, dyn dynamic.Interface, 
 		{"bench-none", wrongImage, ""},
 		{"bench-hand", wrongImage, "the image tag must match spec.version"},
 		{"bench-vap", wrongImage, "[mysql-safety/image-version]"},
+		{"bench-vap-findings", wrongImage, "[mysql-safety/image-version] spec.image: Invalid value: \"mysql:8.4.0\""},
 		{"bench-crdguard", wrongImage, "does not match spec.version"},
 		{"bench-noop", probe, "deny-probe is denied"},
 	} {
@@ -339,6 +356,9 @@ func (f *endToEndFamily) rows() []*row {
 			switch c.mode {
 			case modeVAP:
 				c.row.vs += fmt.Sprintf("; target ≤ 1.10×; %s hand-written VAP", ratio(float64(m.p50), float64(byMode[modeHandVAP].median().p50)))
+			case modeVAPFindings:
+				vap := byMode[modeVAP]
+				c.row.vs += fmt.Sprintf("; %s with static messages (%s)", ratio(float64(m.p50), float64(vap.median().p50)), roundRatios(c.row, vap, p50))
 			case modeCrdguard:
 				noop := byMode[modeNoop]
 				c.row.vs += fmt.Sprintf("; %s VAP, %s no-op webhook (%s)", ratio(float64(m.p50), float64(byMode[modeVAP].median().p50)),
@@ -353,7 +373,7 @@ func (f *endToEndFamily) rows() []*row {
 func (f *endToEndFamily) notes() []string {
 	return []string{"endtoend: server-side dry-run CREATEs of examples/mysql/good.yaml with client-go through kube-apiserver " +
 		"(envtest, etcd on the same machine), one namespace per way of admitting it. The hand-written VAP is bench/testdata/hand-written-vap.yaml: " +
-		"the same checks on a CREATE as a cluster administrator would write them, trusting the CRD's schema, with static messages. crdguard's VAP is `crdguard vap` of examples/mysql/policy.yaml " +
+		"the same checks on a CREATE as a cluster administrator would write them, trusting the CRD's schema, with static messages. crdguard's VAP is `crdguard vap` of examples/mysql/policy.yaml, with static messages (the default) or --messages findings, " +
 		"without its approvers (with them the deletion rule, approved with a stored record, stays with the webhook), without the MutatingAdmissionPolicy of its defaults rule, as the hand-written VAP has no defaults. " +
 		"The webhooks are validating only, HTTP/2 (crdguard with --enable-http2), failurePolicy Fail. CPU per op is the webhook process's CPU per request."}
 }
