@@ -11,6 +11,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
@@ -152,8 +153,9 @@ func evaluateVAP(t *testing.T, ctx context.Context, compiled *Compiled, req *pol
 	return newVAPRunner(t, compiled).run(t, ctx, req)
 }
 
-func (r *vapRunner) run(t testing.TB, ctx context.Context, req *policies.Request) vapOutcome {
-	t.Helper()
+// admissionAttributes are req as the admission plugins see it, with the
+// resource named after its kind.
+func admissionAttributes(req *policies.Request) (runtimeschema.GroupVersionResource, *admission.VersionedAttributes) {
 	subject := requestSubject(req)
 	gvk := subject.GroupVersionKind()
 	gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
@@ -166,7 +168,12 @@ func (r *vapRunner) run(t testing.TB, ctx context.Context, req *policies.Request
 	}
 	attr := admission.NewAttributesRecord(obj, old, gvk, req.Namespace, subject.GetName(), gvr, "", admission.Operation(req.Operation), nil, req.DryRun,
 		&user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups})
-	versioned := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
+	return gvr, &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
+}
+
+func (r *vapRunner) run(t testing.TB, ctx context.Context, req *policies.Request) vapOutcome {
+	t.Helper()
+	gvr, versioned := admissionAttributes(req)
 
 	var out vapOutcome
 	for i, vap := range r.compiled.Policies {
@@ -245,20 +252,8 @@ func TestVAPRuntimeCost(t *testing.T) {
 				}
 				vaps = append(vaps, compiled.Policies...)
 			}
-			req := c.req
-			subject := requestSubject(&req)
-			gvk := subject.GroupVersionKind()
-			gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
-			var obj, old runtime.Object
-			if req.Object != nil {
-				obj = req.Object
-			}
-			if req.OldObject != nil {
-				old = req.OldObject
-			}
-			attr := admission.NewAttributesRecord(obj, old, gvk, req.Namespace, subject.GetName(), gvr, "", admission.Operation(req.Operation), nil, false, &user.DefaultInfo{})
-			versioned := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
-			request := plugincel.CreateAdmissionRequest(attr, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk))
+			gvr, versioned := admissionAttributes(&c.req)
+			request := plugincel.CreateAdmissionRequest(versioned.Attributes, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(versioned.VersionedKind))
 			for _, vap := range vaps {
 				compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 				if err != nil {
