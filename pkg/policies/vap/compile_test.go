@@ -388,3 +388,40 @@ func TestVAPMatch(t *testing.T) {
 		})
 	}
 }
+
+// TestVAPSummaryVariables checks that a policy compiled with static
+// messages keeps only the variables its validations read: the approval's,
+// which every check reads when it fails. The messages' own variables
+// (what an approval could not lift) and the walks the checks write out
+// are left out.
+func TestVAPSummaryVariables(t *testing.T) {
+	schemas, err := schema.RegistryFromFiles(t.Context(), example+"/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gps, err := policies.PoliciesFromDocuments(t.Context(), goldencase.Documents(t, example+"/policy.yaml"), schemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range messageForms {
+		compiled, err := Compile(gps[0], schemas, form.messages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range compiled.Policies[0].Spec.Variables {
+			got = append(got, v.Name)
+		}
+		want := []string{"approval_by_approver", "approval_names", "approval_record", "resources_approved", "image_version_approved", "safe_updates_approved"}
+		if form.messages == Findings {
+			// The findings' variables, and what they read, stay.
+			if !slices.Contains(got, "resources_not_approved") || !slices.Contains(got, "safe_updates_users_no_removal") {
+				t.Errorf("%s: variables %q; want the findings and their notes", form.name, got)
+			}
+			continue
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: variables %q, want %q", form.name, got, want)
+		}
+	}
+}
