@@ -32,8 +32,8 @@ import (
 // checks written by hand as ValidatingAdmissionPolicies, the floor of
 // in-process CEL; crdguard compiled by `crdguard vap` to
 // ValidatingAdmissionPolicies, with either messages; crdguard as a
-// validating webhook; and a
-// no-op controller-runtime webhook, the floor of any webhook.
+// validating webhook; and a no-op controller-runtime webhook, the floor of
+// any webhook.
 type endToEndFamily struct {
 	env   *environment
 	cases []*endToEndCase
@@ -115,7 +115,9 @@ func (f *endToEndFamily) setup(ctx context.Context, env *environment) error {
 		for _, item := range compiled {
 			item.SetName(m.prefix + strings.TrimPrefix(item.GetName(), "crdguard-"))
 			if policy, ok, _ := unstructured.NestedString(item.Object, "spec", "policyName"); ok {
-				_ = unstructured.SetNestedField(item.Object, m.prefix+strings.TrimPrefix(policy, "crdguard-"), "spec", "policyName")
+				if err := unstructured.SetNestedField(item.Object, m.prefix+strings.TrimPrefix(policy, "crdguard-"), "spec", "policyName"); err != nil {
+					return err
+				}
 			}
 		}
 		if err := bindVAPs(ctx, c, compiled, m.namespace); err != nil {
