@@ -394,8 +394,8 @@ func (b *policyBuilder) add(policy string, r rules.Compiled, check ruleCEL) erro
 // addSummarized adds check as one validation: its boolean form, with the
 // static message that names it. Its helpers stay variables where the form
 // does not write them out. The validation reads an approval only when the
-// check fails. A variable per check would name it too, but kube-apiserver
-// spends about 3 µs on each variable a request reads.
+// check fails. The message names the check: a variable per check would
+// too, but kube-apiserver spends microseconds on each variable it reads.
 func (b *policyBuilder) addSummarized(message, guard string, check ruleCEL) error {
 	var passes string
 	var err error
