@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -595,12 +596,13 @@ func TestCRDGuardReplaySlots(t *testing.T) {
 	old := widget(t)
 	store := storedWidgets(storedWidget("a", 3))
 	listing, unblock := make(chan struct{}), make(chan struct{})
-	// The first list call holds its slot until unblocked.
+	// The first list call holds its slot until unblocked. It waits to
+	// be seen: the test may not be receiving yet when it starts.
+	var lists atomic.Int32
 	store.PrependReactor("list", "widgets", func(k8stesting.Action) (bool, runtime.Object, error) {
-		select {
-		case listing <- struct{}{}:
+		if lists.Add(1) == 1 {
+			listing <- struct{}{}
 			<-unblock
-		default:
 		}
 		return false, nil, nil
 	})
