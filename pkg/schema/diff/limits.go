@@ -52,15 +52,7 @@ func compareBounds(n *Node, upper bool, bounds []bound) []Change {
 // compareExclusive reports an exclusive flag turned on (the bound itself is
 // no longer allowed) as breaking.
 func compareExclusive(n *Node, keyword string, get func(*apiextensionsv1.JSONSchemaProps) bool) []Change {
-	o, nw := get(n.Old), get(n.New)
-	if o == nw {
-		return nil
-	}
-	ch := Change{Impact: Info, Path: n.Path.Child(keyword).String(), Old: boolText(o), New: boolText(nw),
-		Message: "the bound itself is now allowed"}
-	if nw {
-		ch.Impact = Breaking
-		ch.Message = "stored values equal to the bound are rejected on their next update unless left unchanged (ratcheting)"
-	}
-	return []Change{ch}
+	return compareToggle(n, keyword, get(n.Old), get(n.New),
+		Change{Impact: Breaking, Message: "stored values equal to the bound are rejected on their next update unless left unchanged (ratcheting)"},
+		Change{Impact: Info, Message: "the bound itself is now allowed"})
 }

@@ -14,12 +14,8 @@ var preserveUnknownFieldsChanged = Check{
 			}
 			return nil
 		}
-		ch := Change{Impact: Info, Path: n.Path.Child("x-kubernetes-preserve-unknown-fields").String(), Old: boolText(o), New: boolText(nw),
-			Message: "fields the schema does not declare are now kept instead of pruned"}
-		if !nw {
-			ch.Impact = Breaking
-			ch.Message = "stored data in fields the schema does not declare is pruned on the next write of each object"
-		}
-		return []Change{ch}
+		return compareToggle(n, "x-kubernetes-preserve-unknown-fields", o, nw,
+			Change{Impact: Info, Message: "fields the schema does not declare are now kept instead of pruned"},
+			Change{Impact: Breaking, Message: "stored data in fields the schema does not declare is pruned on the next write of each object"})
 	},
 }
