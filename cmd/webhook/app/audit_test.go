@@ -28,11 +28,7 @@ func TestAuditOptions(t *testing.T) {
 }
 
 func TestAuditOptionsInvalid(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{{
+	checkOptionsErrors(t, nil, []optionsError{{
 		name: "policies from files",
 		args: []string{"--audit", "--policies", examplePolicy},
 		want: `audit: Invalid value: true: --audit audits the cluster's GuardPolicies; it cannot be used with --policies`,
@@ -45,20 +41,5 @@ func TestAuditOptionsInvalid(t *testing.T) {
 		// Without --audit the values are unused and not checked.
 		name: "audit off",
 		args: []string{"--policies", examplePolicy, "--audit-interval", "0s"},
-	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := parse(t, tt.args...)
-			if got := errString(err); got != tt.want {
-				t.Errorf("error:\n got %s\nwant %s", got, tt.want)
-			}
-		})
-	}
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
+	}})
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,6 +17,34 @@ var (
 	examplePolicy = filepath.Join("..", "..", "..", "examples", "mysql", "policy.yaml")
 	exampleCRD    = filepath.Join("..", "..", "..", "examples", "mysql", "crd.yaml")
 )
+
+// optionsError is a command line and the error it must get; "" for none.
+type optionsError struct {
+	name string
+	args []string
+	want string
+}
+
+// checkOptionsErrors parses each case's command line, after the flags
+// every case shares, and compares the error with the case's.
+func checkOptionsErrors(t *testing.T, shared []string, tests []optionsError) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, append(slices.Clone(shared), tt.args...)...)
+			if got := errString(err); got != tt.want {
+				t.Errorf("error:\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
 
 // parse runs the command with args and a run function that records the
 // options instead of serving.
@@ -100,11 +129,7 @@ func TestCommandOptions(t *testing.T) {
 }
 
 func TestCommandInvalid(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{{
+	checkOptionsErrors(t, nil, []optionsError{{
 		name: "every invalid option at once",
 		args: []string{
 			"--policies", "does-not-exist.yaml", "--crds", exampleCRD, "--crds", "missing-crds/",
@@ -144,15 +169,7 @@ func TestCommandInvalid(t *testing.T) {
 		name: "unknown flag",
 		args: []string{"--policies", examplePolicy, "--insecure"},
 		want: "unknown flag: --insecure",
-	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := parse(t, tt.args...)
-			if err == nil || err.Error() != tt.want {
-				t.Errorf("error:\n got %v\nwant %s", err, tt.want)
-			}
-		})
-	}
+	}})
 }
 
 // TestCommandRunError: the run function's error is the command's.
