@@ -130,7 +130,7 @@ func TestLineIndexJSONAndFallbacks(t *testing.T) {
 // reread: NEW from standard input still gets per-node lines, and a removed
 // CRD points into the old file.
 func TestDiffLinesFromStdinAndRemovedCRDs(t *testing.T) {
-	r := crdguard(t, mustRead(t, diffFile("new-safe.yaml")), "diff", "-o", "json", diffFile("old.yaml"), "-")
+	r := crdguard(t, readFile(t, diffFile("new-safe.yaml")), "diff", "-o", "json", diffFile("old.yaml"), "-")
 	if r.code != ExitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stder)
 	}

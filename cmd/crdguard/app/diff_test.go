@@ -31,7 +31,7 @@ func TestDiffExitCodes(t *testing.T) {
 		{name: "breaking", args: []string{diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitViolations},
 		{name: "safe", args: []string{diffFile("old.yaml"), diffFile("new-safe.yaml")}, code: ExitOK},
 		{name: "identical", args: []string{diffFile("old.yaml"), diffFile("old.yaml")}, code: ExitOK},
-		{name: "new from stdin", args: []string{diffFile("old.yaml"), "-"}, stdin: mustRead(t, diffFile("new-breaking.yaml")), code: ExitViolations},
+		{name: "new from stdin", args: []string{diffFile("old.yaml"), "-"}, stdin: readFile(t, diffFile("new-breaking.yaml")), code: ExitViolations},
 		{name: "waived", args: []string{"--config", diffFile("config-waive.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitOK},
 		{name: "expired waiver", args: []string{"--config", diffFile("config-expired.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitViolations},
 		{name: "one argument", args: []string{diffFile("old.yaml")}, code: ExitUsage, stderr: "accepts 2 arg(s), received 1"},
@@ -60,15 +60,6 @@ func TestDiffExitCodes(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 func TestDiffText(t *testing.T) {
@@ -159,7 +150,7 @@ func TestDiffTextReplay(t *testing.T) {
 // in the text and in the JSON message alike.
 func TestDiffTextWordDiff(t *testing.T) {
 	dir := t.TempDir()
-	oldCRD := mustRead(t, diffFile("old.yaml"))
+	oldCRD := readFile(t, diffFile("old.yaml"))
 	const opening = "Replicas is how many widgets run side by side in one cluster. "
 	withDescription := func(text string) string {
 		return strings.Replace(oldCRD, "replicas: {type: integer, maximum: 10}", `replicas: {type: integer, maximum: 10, description: "`+opening+text+`"}`, 1)
@@ -386,7 +377,7 @@ func TestDiffMarkdown(t *testing.T) {
 // counted, breaking ones listed first.
 func TestDiffMarkdownIsCapped(t *testing.T) {
 	dir := t.TempDir()
-	oldCRD := mustRead(t, diffFile("old.yaml"))
+	oldCRD := readFile(t, diffFile("old.yaml"))
 	var props strings.Builder
 	for i := range maxMarkdownFindings + 10 {
 		fmt.Fprintf(&props, "              extra%02d: {type: string}\n", i)
@@ -423,7 +414,7 @@ func TestDiffGit(t *testing.T) {
 		}
 		return p
 	}
-	oldCRD, breaking, safe := mustRead(t, abs("old.yaml")), abs("new-breaking.yaml"), mustRead(t, abs("new-safe.yaml"))
+	oldCRD, breaking, safe := readFile(t, abs("old.yaml")), abs("new-breaking.yaml"), readFile(t, abs("new-safe.yaml"))
 	repo := t.TempDir()
 	t.Chdir(repo)
 	gitRun := func(args ...string) {
