@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/crdguard/crdguard/internal/localcluster"
@@ -20,12 +19,11 @@ import (
 // A server under test runs as a child process, so its CPU time and memory
 // are its own and not the load generator's.
 type server struct {
+	proc *localcluster.Process
 	name string
-	cmd  *exec.Cmd
 	url  string // https://127.0.0.1:port
 	// startup is the time from exec to ready.
 	startup time.Duration
-	done    chan error
 }
 
 // The servers the webhook families compare.
@@ -129,22 +127,16 @@ func (env *environment) start(ctx context.Context, name string, port int, bin st
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	s := &server{name: name, cmd: cmd, url: fmt.Sprintf("https://127.0.0.1:%d", port), done: make(chan error, 1)}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
+	p, err := localcluster.StartProcess(cmd)
+	logFile.Close() // the process writes to its own copy of the descriptor
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	go func() {
-		s.done <- cmd.Wait()
-		logFile.Close()
-	}()
+	s := &server{proc: p, name: name, url: fmt.Sprintf("https://127.0.0.1:%d", port)}
 	err = wait(ctx, 3*time.Minute, func() (bool, error) {
-		select {
-		case err := <-s.done:
-			s.done <- err
-			return false, fmt.Errorf("exited: %v", err)
-		default:
+		if !p.Running() {
+			return false, fmt.Errorf("exited: %v", p.Cmd.ProcessState)
 		}
 		return ready()
 	})
@@ -156,29 +148,16 @@ func (env *environment) start(ctx context.Context, name string, port int, bin st
 	return s, nil
 }
 
-// stop ends the server gracefully and waits for it.
-func (s *server) stop() {
-	if s.cmd.Process == nil {
-		return
-	}
-	// How a server stopped on purpose exited says nothing about the run,
-	// so its errors are dropped (errcheck is told on the receives, where
-	// staticcheck's S1005 refuses a `_ =`).
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done: //nolint:errcheck // the exit of a stopped server
-	case <-time.After(20 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done //nolint:errcheck // the exit of a killed server
-	}
-}
+// stop ends the server gracefully and waits for it. How a server stopped
+// on purpose exited says nothing about the run.
+func (s *server) stop() { _ = s.proc.Stop(20 * time.Second) }
 
 // cpu is the server's CPU time so far (user and system).
 func (s *server) cpu() (time.Duration, error) {
-	return processCPU(s.cmd.Process.Pid)
+	return processCPU(s.proc.Cmd.Process.Pid)
 }
 
 // rss is the server's resident memory now.
 func (s *server) rss() (int64, error) {
-	return processRSS(s.cmd.Process.Pid)
+	return processRSS(s.proc.Cmd.Process.Pid)
 }

@@ -276,6 +276,8 @@ func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM 
 	if err != nil {
 		return "", nil, nil, err
 	}
+	// The process writes to its own copy of the descriptor.
+	defer logFile.Close()
 	// Not CommandContext: the process must be stopped after the steps
 	// that use it, gracefully, not killed when ctx is cancelled.
 	cmd := exec.Command(bin, args...)
@@ -283,33 +285,22 @@ func (d *demo) startWebhook(ctx context.Context, bin string) (url string, caPEM 
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = childProcAttr()
 	fmt.Fprintf(d.out, "$ %s\n", shellJoin(append([]string{"crdguard-webhook"}, args...)))
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
+	p, err := localcluster.StartProcess(cmd)
+	if err != nil {
 		return "", nil, nil, err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait(); logFile.Close() }()
 	// How the webhook stopped on purpose exited says nothing about the
-	// demo, so its errors are dropped (errcheck is told on the receives,
-	// where staticcheck's S1005 refuses a `_ =`).
-	stop = func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited: //nolint:errcheck // the exit of a stopped webhook
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited //nolint:errcheck // the exit of a killed webhook
-		}
-	}
+	// demo.
+	stop = func() { _ = p.Stop(15 * time.Second) }
 	start := time.Now()
-	if err := localcluster.WaitReady(ctx, probe, exited); err != nil {
+	if err := p.WaitReady(ctx, probe); err != nil {
 		err = fmt.Errorf("crdguard-webhook: %w", err)
 		if log, _ := os.ReadFile(logPath); len(log) > 0 {
 			fmt.Fprintf(d.out, "crdguard-webhook's log:\n%s", indent(string(log)))
 		}
 		return "", nil, stop, err
 	}
-	fmt.Fprintf(d.out, "ready in %s (pid %d; TLS on 127.0.0.1:%d)\n", time.Since(start).Round(100*time.Millisecond), cmd.Process.Pid, ports[0])
+	fmt.Fprintf(d.out, "ready in %s (pid %d; TLS on 127.0.0.1:%d)\n", time.Since(start).Round(100*time.Millisecond), p.Cmd.Process.Pid, ports[0])
 	return "https://127.0.0.1:" + strconv.Itoa(ports[0]), ca.PEM, stop, nil
 }
 

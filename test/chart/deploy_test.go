@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -573,39 +572,22 @@ func loopbackArgs(t *testing.T, args []string, set map[string]string) []string {
 // returns a function reading the logs so far.
 func startWebhook(t *testing.T, bin string, args []string, probe string) (logs func() string) {
 	t.Helper()
-	logFile := filepath.Join(t.TempDir(), "webhook.log")
-	f, err := os.Create(logFile)
+	out := &localcluster.Output{}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	p, err := localcluster.StartProcess(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	logs = func() string {
-		b, _ := os.ReadFile(logFile)
-		return string(b)
-	}
 	t.Cleanup(func() {
-		defer f.Close()
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("crdguard-webhook exited with %v after SIGTERM:\n%s", err, logs())
-			}
-		case <-time.After(time.Minute):
-			_ = cmd.Process.Kill()
-			t.Errorf("crdguard-webhook did not stop within a minute of SIGTERM")
+		if err := p.Stop(time.Minute); err != nil {
+			t.Errorf("crdguard-webhook, stopped with SIGTERM: %v\n%s", err, out)
 		}
 	})
-	if err := localcluster.WaitReady(t.Context(), probe, exited); err != nil {
-		t.Fatalf("crdguard-webhook %s never became ready: %v\n%s", strings.Join(args, " "), err, logs())
+	if err := p.WaitReady(t.Context(), probe); err != nil {
+		t.Fatalf("crdguard-webhook %s never became ready: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return logs
+	return out.String
 }
 
 // registerWebhooks creates the rendered webhook configurations with every

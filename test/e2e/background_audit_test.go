@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -251,10 +249,9 @@ func labelledNamespace(t *testing.T, namespace, value string) {
 // webhookReplica is one crdguard-webhook process with --audit, as the
 // chart runs it, against the test cluster.
 type webhookReplica struct {
+	proc       *localcluster.Process
 	metricsURL string
-	cmd        *exec.Cmd
-	output     *syncBuffer
-	exited     chan struct{}
+	output     *localcluster.Output
 }
 
 // startWebhookReplica starts crdguard-webhook --audit with its Lease in
@@ -270,47 +267,32 @@ func startWebhookReplica(t *testing.T, leaseNamespace string) *webhookReplica {
 	health := "127.0.0.1:" + strconv.Itoa(ports[1])
 	r := &webhookReplica{
 		metricsURL: "http://127.0.0.1:" + strconv.Itoa(ports[2]) + "/metrics",
-		output:     &syncBuffer{},
-		exited:     make(chan struct{}),
+		output:     &localcluster.Output{},
 	}
-	r.cmd = exec.Command(binary,
+	cmd := exec.Command(binary,
 		"--kubeconfig="+cluster.kubeconfig, "--cert-dir="+certDir,
 		"--bind-address=127.0.0.1", "--port="+strconv.Itoa(ports[0]),
 		"--health-probe-bind-address="+health, "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(ports[2]),
 		"--source-debounce=200ms", "--shutdown-timeout=5s",
 		"--audit", "--audit-interval=2s", "--leader-election-namespace="+leaseNamespace,
 	)
-	r.cmd.Stdout, r.cmd.Stderr = r.output, r.output
-	if err := r.cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = r.output, r.output
+	if r.proc, err = localcluster.StartProcess(cmd); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		_ = r.cmd.Wait()
-		close(r.exited)
-	}()
 	t.Cleanup(func() { r.stop(t) })
-	err = localcluster.WaitReady(t.Context(), health, r.exited)
-	if err != nil {
+	if err := r.proc.WaitReady(t.Context(), health); err != nil {
 		t.Fatalf("crdguard-webhook --audit never became ready: %v\n%s", err, r.logs())
 	}
 	return r
 }
 
-// stop ends the replica as the kubelet does, with SIGTERM, and waits.
+// stop ends the replica as the kubelet does, with SIGTERM, and waits for
+// its clean exit.
 func (r *webhookReplica) stop(t *testing.T) {
 	t.Helper()
-	select {
-	case <-r.exited:
-		return
-	default:
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.exited:
-	case <-time.After(30 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exited
-		t.Errorf("crdguard-webhook did not stop within 30s of SIGTERM\n%s", r.logs())
+	if err := r.proc.Stop(30 * time.Second); err != nil {
+		t.Errorf("crdguard-webhook: %v\n%s", err, r.logs())
 	}
 }
 
@@ -366,24 +348,6 @@ var built struct {
 	once            sync.Once
 	binary, certDir string
 	err             error
-}
-
-// syncBuffer collects a process's output for the failure message.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // restConfig is the admin's client configuration, with a rate limit high

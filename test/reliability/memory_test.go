@@ -70,7 +70,7 @@ func TestBodiesWithinMemory(t *testing.T) {
 	for f := range failures {
 		t.Error(f)
 	}
-	peak := peakRSS(t, p.cmd.Process.Pid)
+	peak := peakRSS(t, p.Cmd.Process.Pid)
 	t.Logf("peak RSS %d MiB with 100 slow and 48 large bodies", peak>>20)
 	if peak >= chartMemoryLimit {
 		t.Errorf("peak RSS %d MiB, want under the chart's %d MiB limit", peak>>20, chartMemoryLimit>>20)

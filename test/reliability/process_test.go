@@ -1,14 +1,12 @@
 package reliability
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,13 +17,11 @@ import (
 // webhookProcess is crdguard-webhook running as its own process, as the
 // kubelet runs it: signals and stderr are the real ones.
 type webhookProcess struct {
-	cmd   *exec.Cmd
+	*localcluster.Process
 	addr  string // the webhook server's host:port
 	probe string // the health probes' host:port
 	// stderr is everything it logged.
-	stderr *lockedBuffer
-	// exited is closed once it has exited; then cmd.ProcessState is set.
-	exited chan struct{}
+	stderr *localcluster.Output
 }
 
 // startWebhook runs the built binary with the example policy and CRD from
@@ -45,10 +41,10 @@ func startWebhookWithEnv(t *testing.T, env []string, args ...string) *webhookPro
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &webhookProcess{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &webhookProcess{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])), stderr: &localcluster.Output{}}
 	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
 	p.probe = probe
-	p.cmd = exec.Command(cluster.binary, append([]string{
+	cmd := exec.Command(cluster.binary, append([]string{
 		"--policies", filepath.Join(cluster.examples, "policy.yaml"),
 		"--crds", filepath.Join(cluster.examples, "crd.yaml"),
 		"--kubeconfig", cluster.kubeconfig,
@@ -57,23 +53,17 @@ func startWebhookWithEnv(t *testing.T, env []string, args ...string) *webhookPro
 		"--health-probe-bind-address", probe,
 		"--metrics-bind-address", "0",
 	}, args...)...)
-	p.cmd.Stderr, p.cmd.Env = p.stderr, env
-	if err := p.cmd.Start(); err != nil {
+	cmd.Stderr, cmd.Env = p.stderr, env
+	if p.Process, err = localcluster.StartProcess(cmd); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.exited)
-	}()
 	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.exited
+		if p.Running() {
+			_ = p.Cmd.Process.Kill()
+			<-p.Exited()
 		}
 	})
-	if err := localcluster.WaitReady(t.Context(), probe, p.exited); err != nil {
+	if err := p.WaitReady(t.Context(), probe); err != nil {
 		t.Fatalf("%v\n%s", err, p.stderr)
 	}
 	return p
@@ -82,18 +72,8 @@ func startWebhookWithEnv(t *testing.T, env []string, args ...string) *webhookPro
 // signal sends sig to the process.
 func (p *webhookProcess) signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
+	if err := p.Cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// running tells whether the process has not exited yet.
-func (p *webhookProcess) running() bool {
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
 	}
 }
 
@@ -102,8 +82,8 @@ func (p *webhookProcess) running() bool {
 func (p *webhookProcess) wait(t *testing.T, limit time.Duration) int {
 	t.Helper()
 	select {
-	case <-p.exited:
-		return p.cmd.ProcessState.ExitCode()
+	case <-p.Exited():
+		return p.Cmd.ProcessState.ExitCode()
 	case <-time.After(limit):
 		t.Fatalf("still running %s after the signal\n%s", limit, p.stderr)
 		return 0
@@ -131,22 +111,4 @@ func (p *webhookProcess) refusesConnections(ctx context.Context) error {
 func isRefused(err error) bool {
 	var errno syscall.Errno
 	return errors.As(err, &errno) && errno == syscall.ECONNREFUSED
-}
-
-// lockedBuffer collects a process's output while tests read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

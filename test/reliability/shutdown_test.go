@@ -52,7 +52,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if err := p.refusesConnections(ctx); err != nil {
 		t.Fatalf("new connections still accepted after SIGTERM: %v\n%s", err, p.stderr)
 	}
-	if !p.running() {
+	if !p.Running() {
 		t.Fatalf("exited with requests in flight\n%s", p.stderr)
 	}
 

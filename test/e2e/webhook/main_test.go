@@ -236,23 +236,21 @@ func startSecondWebhook(t *testing.T, what string, ports []int, flags ...string)
 		"--kubeconfig=" + cluster.configs["admin"], "--source-debounce=200ms",
 	}, flags...)
 	cmd := exec.Command(cluster.webhookBinary, args...)
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
+	logs := &localcluster.Output{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	p, err := localcluster.StartProcess(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		if err := <-exited; err != nil {
-			t.Errorf("%s exited: %v", what, err)
+		if err := p.Stop(time.Minute); err != nil {
+			t.Errorf("%s: %v", what, err)
 		}
 		if t.Failed() {
-			t.Logf("%s's log:\n%s", what, logs.String())
+			t.Logf("%s's log:\n%s", what, logs)
 		}
 	})
-	if err := localcluster.WaitReady(t.Context(), probe, exited); err != nil {
+	if err := p.WaitReady(t.Context(), probe); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
