@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/hacktools"
 )
 
 // cliFamily compares the throughput of `crdguard validate` with
@@ -81,13 +82,9 @@ func (f *cliFamily) setup(ctx context.Context, env *environment) error {
 	}
 	kubeconformBin := o.kubeconform
 	if kubeconformBin == "" {
-		cmd := command(env.root, "sh", "hack/tools/install.sh", "kubeconform")
-		cmd.Stdout = nil // the path
-		path, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("building kubeconform: %w", err)
+		if kubeconformBin, err = hacktools.Path(ctx, "kubeconform", os.Stderr); err != nil {
+			return err
 		}
-		kubeconformBin = strings.TrimSpace(string(path))
 	}
 
 	schemaDir := filepath.Join(env.work, "schemas")

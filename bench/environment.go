@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/hacktools"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
 )
@@ -84,13 +83,10 @@ func (env *environment) cluster() (*rest.Config, error) {
 	}
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
-		cmd := exec.Command("sh", "hack/tools/install.sh", "envtest")
-		cmd.Dir, cmd.Stderr = env.root, os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("building kube-apiserver and etcd: %w", err)
+		var err error
+		if assets, err = hacktools.Path(context.Background(), "envtest", os.Stderr); err != nil {
+			return nil, err
 		}
-		assets = strings.TrimSpace(string(out))
 	}
 	env.scheme = runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {

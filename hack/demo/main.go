@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/hacktools"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
 )
@@ -232,16 +233,9 @@ func (d *demo) command(ctx context.Context, name string, args ...string) *exec.C
 }
 
 // buildTools builds (or finds, cached by version) kube-apiserver, etcd
-// and kubectl and returns their directory. install.sh prints progress on
-// stderr and the directory on stdout.
+// and kubectl and returns their directory, showing install.sh's progress.
 func (d *demo) buildTools(ctx context.Context) (string, error) {
-	cmd := d.command(ctx, "sh", "hack/tools/install.sh", "envtest")
-	cmd.Stdout = nil
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("sh hack/tools/install.sh envtest: %w", err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return hacktools.Path(ctx, "envtest", d.out)
 }
 
 // startWebhook starts the webhook binary on free local ports and waits

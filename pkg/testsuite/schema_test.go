@@ -3,7 +3,6 @@ package testsuite
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/hacktools"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
@@ -170,12 +170,7 @@ func TestSchemaValidatesSuites(t *testing.T) {
 		}
 		return path
 	}
-	validate := func(files ...string) (string, error) {
-		cmd := exec.Command("go", append([]string{"run", "./jsonschema-validate", schema}, files...)...)
-		cmd.Dir = filepath.Join(root, "hack", "tools")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	validate := func(files ...string) (string, error) { return hacktools.ValidateJSON(schema, files...) }
 
 	suite := header + "cases:\n" + goodCase
 	for _, tc := range []struct{ name, suite, want string }{

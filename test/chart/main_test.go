@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/hacktools"
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/localsuite"
 )
@@ -57,11 +58,11 @@ func setup(s *localsuite.Setup) error {
 	env.cacheDir = filepath.Join(s.Tmp, "kube-cache")
 
 	// helm is cached in bin/ by `make tools`; install.sh only prints its path then.
-	out, err := exec.CommandContext(ctx, "sh", filepath.Join(env.root, "hack", "tools", "install.sh"), "helm").Output()
+	helm, err := hacktools.Path(ctx, "helm", nil)
 	if err != nil {
-		return fmt.Errorf("hack/tools/install.sh helm: %w", err)
+		return err
 	}
-	env.helm = strings.TrimSpace(string(out))
+	env.helm = helm
 
 	env.crdguard = s.Build("crdguard", "./cmd/crdguard")
 

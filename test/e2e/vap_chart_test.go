@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/hacktools"
 )
 
 // TestVAPChart renders the chart's enforcement modes with what crdguard
@@ -13,11 +15,10 @@ import (
 // (--dry-run=server); manifests the chart must not install are refused.
 func TestVAPChart(t *testing.T) {
 	ctx := t.Context()
-	out, err := exec.CommandContext(ctx, "sh", filepath.Join(cluster.root, "hack", "tools", "install.sh"), "helm").Output()
+	helmBin, err := hacktools.Path(ctx, "helm", nil)
 	if err != nil {
-		t.Fatalf("hack/tools/install.sh helm: %v", err)
+		t.Fatal(err)
 	}
-	helmBin := strings.TrimSpace(string(out))
 	home := t.TempDir()
 	helm := func(args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, helmBin, args...)

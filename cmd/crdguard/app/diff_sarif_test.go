@@ -3,12 +3,11 @@ package app
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/internal/hacktools"
 )
 
 // validateSARIFSchema validates SARIF logs against the SARIF 2.1.0 JSON
@@ -20,23 +19,11 @@ import (
 // that accepts everything cannot pass for one that works.
 func validateSARIFSchema(t *testing.T, files ...string) {
 	t.Helper()
-	root := corpus.RepositoryRoot()
-	install := exec.Command("sh", filepath.Join(root, "hack", "tools", "install.sh"), "sarif-schema")
-	out, err := install.Output()
+	schema, err := hacktools.Path(t.Context(), "sarif-schema", nil)
 	if err != nil {
-		var stderr []byte
-		if exit, ok := err.(*exec.ExitError); ok {
-			stderr = exit.Stderr
-		}
-		t.Fatalf("install.sh sarif-schema: %v\n%s", err, stderr)
+		t.Fatal(err)
 	}
-	schema := strings.TrimSpace(string(out))
-	validate := func(files ...string) (string, error) {
-		cmd := exec.Command("go", append([]string{"run", "./jsonschema-validate", schema}, files...)...)
-		cmd.Dir = filepath.Join(root, "hack", "tools")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	validate := func(files ...string) (string, error) { return hacktools.ValidateJSON(schema, files...) }
 
 	broken := filepath.Join(t.TempDir(), "no-driver-name.sarif")
 	if err := os.WriteFile(broken, []byte(`{"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]}`), 0o644); err != nil {
