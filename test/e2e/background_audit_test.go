@@ -259,7 +259,10 @@ type webhookReplica struct {
 // stopped, gracefully, when the test ends.
 func startWebhookReplica(t *testing.T, leaseNamespace string) *webhookReplica {
 	t.Helper()
-	binary, certDir := webhookBinary(t)
+	certDir := t.TempDir()
+	if _, err := localca.NewServing("crdguard-e2e-audit", certDir); err != nil {
+		t.Fatal(err)
+	}
 	ports, err := localcluster.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +272,7 @@ func startWebhookReplica(t *testing.T, leaseNamespace string) *webhookReplica {
 		metricsURL: "http://127.0.0.1:" + strconv.Itoa(ports[2]) + "/metrics",
 		output:     &localcluster.Output{},
 	}
-	cmd := exec.Command(binary,
+	cmd := exec.Command(cluster.webhook,
 		"--kubeconfig="+cluster.kubeconfig, "--cert-dir="+certDir,
 		"--bind-address=127.0.0.1", "--port="+strconv.Itoa(ports[0]),
 		"--health-probe-bind-address="+health, "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(ports[2]),
@@ -321,33 +324,6 @@ func (r *webhookReplica) metric(t *testing.T, series string) float64 {
 		}
 	}
 	return -1
-}
-
-// webhookBinary builds crdguard-webhook and a serving certificate for
-// 127.0.0.1 once for the package.
-func webhookBinary(t *testing.T) (binary, certDir string) {
-	t.Helper()
-	built.once.Do(func() {
-		built.binary = filepath.Join(cluster.tmp, "crdguard-webhook")
-		cmd := exec.Command("go", "build", "-o", built.binary, "./cmd/webhook")
-		cmd.Dir = cluster.root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build ./cmd/webhook: %v\n%s", err, out)
-			return
-		}
-		built.certDir = filepath.Join(cluster.tmp, "audit-certs")
-		_, built.err = localca.NewServing("crdguard-e2e-audit", built.certDir)
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.binary, built.certDir
-}
-
-var built struct {
-	once            sync.Once
-	binary, certDir string
-	err             error
 }
 
 // restConfig is the admin's client configuration, with a rate limit high

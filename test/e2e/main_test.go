@@ -47,6 +47,7 @@ var cluster struct {
 	kubeconfig string                           // kubeconfig for kubectl
 	cacheDir   string                           // kubectl's discovery cache, shared by all calls
 	crdguard   string                           // the crdguard binary under test
+	webhook    string                           // crdguard-webhook, for the background audit
 	pluginDir  string                           // holds only kubectl-crdguard, for kubectl's PATH
 	tmp        string                           // scratch files
 }
@@ -60,7 +61,7 @@ var suite = localsuite.Suite{
 func TestMain(m *testing.M) { suite.Main(m, setup) }
 
 // setup starts the control plane with every CRD set installed and builds
-// crdguard meanwhile.
+// crdguard, crdguard-webhook and the kubectl plugin meanwhile.
 func setup(s *localsuite.Setup) error {
 	cluster.tmp = s.Tmp
 	cluster.root = s.Root
@@ -71,6 +72,7 @@ func setup(s *localsuite.Setup) error {
 		return fmt.Errorf("KUBEBUILDER_ASSETS=%s has no kubectl (run `make test`): %w", s.Assets, err)
 	}
 	cluster.crdguard = s.Build("crdguard", "./cmd/crdguard")
+	cluster.webhook = s.Build("crdguard-webhook", "./cmd/webhook")
 	cluster.pluginDir = filepath.Join(s.Tmp, "plugins")
 	if err := os.Mkdir(cluster.pluginDir, 0o755); err != nil {
 		return err
