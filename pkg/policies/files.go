@@ -42,49 +42,71 @@ func (e *EmptyPathError) Error() string {
 // validated against it. No CRDs make an empty registry: objects are then
 // checked against policies only.
 func (f Files) Load(ctx context.Context) (*schema.Registry, []*v1alpha1.GuardPolicy, error) {
-	var located []schema.LocatedCRD
-	for _, path := range f.CRDs {
-		docs, err := f.read(path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading CRDs: %w", err)
-		}
-		found, err := schema.LocateCRDs(ctx, docs)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(found) == 0 && !f.AllowEmpty {
-			return nil, nil, &EmptyPathError{Path: path, Kind: "CustomResourceDefinition"}
-		}
-		located = append(located, found...)
-	}
-	// Across paths too, a CRD given twice is named by both its files.
-	if err := schema.RefuseDuplicateCRDs(located); err != nil {
+	crds, err := f.LoadCRDs(ctx)
+	if err != nil {
 		return nil, nil, err
-	}
-	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(located))
-	for i, c := range located {
-		crds[i] = c.CRD
 	}
 	registry, err := schema.NewRegistry(crds...)
 	if err != nil {
 		return nil, nil, err
 	}
+	guardPolicies, err := f.LoadPolicies(ctx, registry)
+	if err != nil {
+		return nil, nil, err
+	}
+	return registry, guardPolicies, nil
+}
+
+// LoadCRDs reads the CRDs alone, for a caller that needs them rather than
+// a registry (crdguard lint and audit, the webhook's background audit), by
+// Load's rules: a path that holds no CRD is an *EmptyPathError unless
+// AllowEmpty, and a CRD given twice is refused, naming both its files.
+func (f Files) LoadCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	var located []schema.LocatedCRD
+	for _, path := range f.CRDs {
+		docs, err := f.read(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading CRDs: %w", err)
+		}
+		found, err := schema.LocateCRDs(ctx, docs)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 && !f.AllowEmpty {
+			return nil, &EmptyPathError{Path: path, Kind: "CustomResourceDefinition"}
+		}
+		located = append(located, found...)
+	}
+	if err := schema.RefuseDuplicateCRDs(located); err != nil {
+		return nil, err
+	}
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(located))
+	for i, c := range located {
+		crds[i] = c.CRD
+	}
+	return crds, nil
+}
+
+// LoadPolicies reads the GuardPolicies alone, validated against registry,
+// by Load's rules: a path that holds no GuardPolicy is an *EmptyPathError
+// unless AllowEmpty.
+func (f Files) LoadPolicies(ctx context.Context, registry *schema.Registry) ([]*v1alpha1.GuardPolicy, error) {
 	var guardPolicies []*v1alpha1.GuardPolicy
 	for _, path := range f.Policies {
 		docs, err := f.read(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading GuardPolicies: %w", err)
+			return nil, fmt.Errorf("reading GuardPolicies: %w", err)
 		}
 		found, err := PoliciesFromDocuments(ctx, docs, registry)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if len(found) == 0 && !f.AllowEmpty {
-			return nil, nil, &EmptyPathError{Path: path, Kind: "GuardPolicy"}
+			return nil, &EmptyPathError{Path: path, Kind: "GuardPolicy"}
 		}
 		guardPolicies = append(guardPolicies, found...)
 	}
-	return registry, guardPolicies, nil
+	return guardPolicies, nil
 }
 
 // Engine builds the engine of the files: the one way `crdguard validate`

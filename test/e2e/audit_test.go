@@ -45,6 +45,15 @@ func TestAudit(t *testing.T) {
 			t.Errorf("object %d: audit findings differ from validate's\n audit:    %q\n validate: %q", i, got, want)
 		}
 	}
+	// Fail closed: a wrong file must not audit with no schemas or no
+	// policies.
+	good := filepath.Join(cluster.root, "examples", "mysql", "good.yaml")
+	for flag, kind := range map[string]string{"--crds": "CustomResourceDefinition", "--policies": "GuardPolicy"} {
+		cmd := exec.CommandContext(t.Context(), cluster.crdguard, "audit", "--kubeconfig", cluster.kubeconfig, "-n", namespace, flag, good)
+		if code, _, stderr, err := runCommand(cmd); err != nil || code != 2 || stderr != "crdguard: "+good+" holds no "+kind+"\n" {
+			t.Errorf("audit %s good.yaml: exit %d, %v, stderr %q; want exit 2, naming the file", flag, code, err, stderr)
+		}
+	}
 	unsafe := findingSet(auditResult(t, audit, "analytics"))
 	for _, want := range []string{"spec.resources.limits.memory mysql-safety/resources Deny", "spec.image mysql-safety/image-version Deny"} {
 		if !slices.Contains(unsafe, want) {

@@ -138,11 +138,8 @@ func (o *auditOptions) run(ctx context.Context, streams Streams) error {
 func (o *auditOptions) loadSchemas(ctx context.Context, streams Streams, client dynamic.Interface) ([]*apiextensionsv1.CustomResourceDefinition, *schema.Registry, error) {
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	if len(o.crds) > 0 {
-		docs, err := manifest.ReadPaths(streams.In, o.crds...)
-		if err != nil {
-			return nil, nil, inputError(err)
-		}
-		if crds, err = schema.CRDsFromDocuments(ctx, docs); err != nil {
+		var err error
+		if crds, err = (policies.Files{CRDs: o.crds, Stdin: streams.In}).LoadCRDs(ctx); err != nil {
 			return nil, nil, inputError(err)
 		}
 	} else {
@@ -168,20 +165,20 @@ func (o *auditOptions) loadSchemas(ctx context.Context, streams Streams, client 
 // loadPolicies reads GuardPolicies from files or, by default, from the
 // cluster; either way they are validated and compiled the same way.
 func (o *auditOptions) loadPolicies(ctx context.Context, streams Streams, client dynamic.Interface, registry *schema.Registry) ([]*v1alpha1.GuardPolicy, error) {
-	var docs []manifest.Document
 	if len(o.policies) > 0 {
-		var err error
-		if docs, err = manifest.ReadPaths(streams.In, o.policies...); err != nil {
+		guardPolicies, err := policies.Files{Policies: o.policies, Stdin: streams.In}.LoadPolicies(ctx, registry)
+		if err != nil {
 			return nil, inputError(err)
 		}
-	} else {
-		list, err := client.Resource(v1alpha1.GroupVersion.WithResource("guardpolicies")).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, &exitError{code: ExitInternal, err: fmt.Errorf("listing GuardPolicies (is the GuardPolicy CRD installed? --policies reads files instead): %w", err)}
-		}
-		for i := range list.Items {
-			docs = append(docs, manifest.Document{Source: "cluster", Index: i, Object: &list.Items[i]})
-		}
+		return guardPolicies, nil
+	}
+	list, err := client.Resource(v1alpha1.GroupVersion.WithResource("guardpolicies")).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, &exitError{code: ExitInternal, err: fmt.Errorf("listing GuardPolicies (is the GuardPolicy CRD installed? --policies reads files instead): %w", err)}
+	}
+	docs := make([]manifest.Document, len(list.Items))
+	for i := range list.Items {
+		docs[i] = manifest.Document{Source: "cluster", Index: i, Object: &list.Items[i]}
 	}
 	guardPolicies, err := policies.PoliciesFromDocuments(ctx, docs, registry)
 	if err != nil {

@@ -11,9 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
-	"github.com/crdguard/crdguard/pkg/manifest"
+	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/report"
-	"github.com/crdguard/crdguard/pkg/schema"
 	"github.com/crdguard/crdguard/pkg/schema/gotypes"
 )
 
@@ -81,15 +80,11 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 	if !ok {
 		return usageError("--fail-on %q: want error, warning or info", o.failOn)
 	}
-	if len(o.crds) > 0 {
-		docs, err := manifest.ReadPaths(streams.In, o.crds...)
-		if err != nil {
-			return inputError(err)
-		}
-		if opts.CRDs, err = schema.CRDsFromDocuments(ctx, docs); err != nil {
-			return inputError(err)
-		}
+	crds, err := policies.Files{CRDs: o.crds, Stdin: streams.In}.LoadCRDs(ctx)
+	if err != nil {
+		return inputError(err)
 	}
+	opts.CRDs = crds
 	kinds, err := gotypes.Load(ctx, "", patterns...)
 	if err != nil {
 		return inputError(err)

@@ -132,6 +132,8 @@ func TestLintUsageErrors(t *testing.T) {
 		{"bad fail-on", []string{"lint", "--fail-on", "off", lintPkg("clean")}, "crdguard: --fail-on \"off\": want error, warning or info\n"},
 		{"malformed severity", []string{"lint", "--severity", "pruned-field", lintPkg("clean")}, "crdguard: --severity \"pruned-field\": want CHECK=LEVEL\n"},
 		{"no root types", []string{"lint", "../../../pkg/report"}, "crdguard: no CRD root types (+kubebuilder:object:root=true, or embedded TypeMeta and ObjectMeta) in ../../../pkg/report\n"},
+		// Fail closed: a wrong file must not lint against no schemas.
+		{"no CRD in --crds", []string{"lint", "--crds", exampleDir + "good.yaml", lintPkg("clean")}, "crdguard: " + exampleDir + "good.yaml holds no CustomResourceDefinition\n"},
 		{"invalid CRD", []string{"lint", "--crds", "testdata/invalid-crd.yaml", lintPkg("clean")}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
 	}
 	for _, tt := range tests {

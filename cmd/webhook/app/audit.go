@@ -1,9 +1,7 @@
 package app
 
 import (
-	"context"
 	"fmt"
-	"strings"
 
 	"github.com/go-logr/logr"
 	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
@@ -19,8 +17,6 @@ import (
 	"github.com/crdguard/crdguard/internal/auditor"
 	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/audit"
-	"github.com/crdguard/crdguard/pkg/manifest"
-	crdschema "github.com/crdguard/crdguard/pkg/schema"
 )
 
 // auditLeaseName is the Lease the replicas elect the auditor with.
@@ -28,10 +24,11 @@ const auditLeaseName = "crdguard-audit"
 
 // addAuditor adds the background auditor (--audit) to mgr. It evaluates
 // with the engine the webhook serves with, reads GuardPolicies and CRDs
-// from the manager's cache (the webhook's source runs those informers),
-// and lists objects and writes reports through clients of its own that
-// share one --audit-qps budget, apart from the webhook's.
-func (o *Options) addAuditor(ctx context.Context, mgr manager.Manager, cfg *rest.Config, engines *webhook.EngineHolder, log logr.Logger) error {
+// from the manager's cache (the webhook's source runs those informers)
+// unless crds, read from --crds, are given, and lists objects and writes
+// reports through clients of its own that share one --audit-qps budget,
+// apart from the webhook's.
+func (o *Options) addAuditor(mgr manager.Manager, cfg *rest.Config, engines *webhook.EngineHolder, crds []*apiextensionsv1.CustomResourceDefinition, log logr.Logger) error {
 	cfg = rest.CopyConfig(cfg)
 	burst := max(1, int(o.AuditQPS))
 	cfg.QPS, cfg.Burst = o.AuditQPS, burst
@@ -47,16 +44,6 @@ func (o *Options) addAuditor(ctx context.Context, mgr manager.Manager, cfg *rest
 	writer, err := client.New(cfg, client.Options{Scheme: scheme, Mapper: mgr.GetRESTMapper()})
 	if err != nil {
 		return fmt.Errorf("creating the audit's client: %w", err)
-	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	if len(o.CRDs) > 0 {
-		docs, err := manifest.ReadPaths(strings.NewReader(""), o.CRDs...)
-		if err != nil {
-			return fmt.Errorf("reading CRDs: %w", err)
-		}
-		if crds, err = crdschema.CRDsFromDocuments(ctx, docs); err != nil {
-			return fmt.Errorf("loading CRDs: %w", err)
-		}
 	}
 	metrics := auditor.NewMetrics()
 	if err := metrics.Register(ctrlmetrics.Registry); err != nil {

@@ -37,6 +37,7 @@ import (
 	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // Run serves the webhooks until ctx is done, then shuts down gracefully:
@@ -67,6 +68,9 @@ func Run(ctx context.Context, o *Options) error {
 	audited := engines
 	mode := webhook.Mode(o.Mode)
 	var source *webhook.ClusterSource
+	// With policies from the cluster, --crds are read once, for the
+	// source's schemas and the background audit's.
+	var fileCRDs []*apiextensionsv1.CustomResourceDefinition
 	if len(o.Policies) > 0 {
 		engine, stats, err := webhook.EngineFromFiles(ctx, o.CRDs, o.Policies, mode)
 		if err != nil {
@@ -82,7 +86,10 @@ func Run(ctx context.Context, o *Options) error {
 			source.AllRules = audited
 		}
 		if len(o.CRDs) > 0 {
-			if source.Schemas, _, err = (policies.Files{CRDs: o.CRDs}).Load(ctx); err != nil {
+			if fileCRDs, err = (policies.Files{CRDs: o.CRDs}).LoadCRDs(ctx); err != nil {
+				return fmt.Errorf("loading CRDs: %w", err)
+			}
+			if source.Schemas, err = schema.NewRegistry(fileCRDs...); err != nil {
 				return fmt.Errorf("loading CRDs: %w", err)
 			}
 		}
@@ -169,7 +176,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	if o.Audit {
-		if err := o.addAuditor(ctx, mgr, cfg, audited, log); err != nil {
+		if err := o.addAuditor(mgr, cfg, audited, fileCRDs, log); err != nil {
 			return err
 		}
 	}
