@@ -153,31 +153,16 @@ func (a *Auditor) Run(ctx context.Context, engine *policies.Engine) (Stats, erro
 			audited = append(audited, p.Name)
 		}
 	}
-	// Namespaces are listed only when a policy selects them by label, so
-	// the auditor needs no access to namespaces otherwise.
-	var namespaceLabels map[string]map[string]string
-	if engine.UsesNamespaceSelector() {
-		if namespaceLabels, err = a.Lister.NamespaceLabels(ctx); err != nil {
-			return Stats{}, fmt.Errorf("listing namespaces: %w", err)
-		}
-	}
-
 	found := newFindings(cmp.Or(a.MaxResultsPerReport, DefaultMaxResultsPerReport))
 	now := metav1.Timestamp{Seconds: start.Unix()}
 	var stats Stats
-	for _, t := range targets {
-		err := a.Lister.List(ctx, t, "", func(obj *unstructured.Unstructured) error {
-			res, err := audit.Evaluate(ctx, engine, obj, namespaceLabels)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			stats.Objects++
-			found.add(obj, res, err, now)
-			return nil
-		})
-		if err != nil {
-			return stats, fmt.Errorf("listing %s: %w", t.Resource, err)
-		}
+	err = a.Lister.Audit(ctx, engine, targets, "", func(_ audit.Target, obj *unstructured.Unstructured, res policies.Result, err error) error {
+		stats.Objects++
+		found.add(obj, res, err, now)
+		return nil
+	})
+	if err != nil {
+		return stats, err
 	}
 	for _, results := range found.byNamespace {
 		stats.Results += len(results)

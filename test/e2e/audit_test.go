@@ -9,6 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	crdreport "github.com/crdguard/crdguard/pkg/report"
 )
 
@@ -53,6 +58,14 @@ func TestAudit(t *testing.T) {
 		if code, _, stderr, err := runCommand(cmd); err != nil || code != 2 || stderr != "crdguard: "+good+" holds no "+kind+"\n" {
 			t.Errorf("audit %s good.yaml: exit %d, %v, stderr %q; want exit 2, naming the file", flag, code, err, stderr)
 		}
+	}
+	// A policy without a namespaceSelector needs no access to namespaces:
+	// listing the kind in the audited namespace is enough.
+	grantList(t, namespace, "db.example.io", "mysqlclusters")
+	crd := filepath.Join(cluster.root, "examples", "mysql", "crd.yaml")
+	cmd := exec.CommandContext(t.Context(), cluster.crdguard, "audit", "--kubeconfig", cluster.unprivileged, "-n", namespace, "--crds", crd, "--policies", policy, "-q")
+	if code, _, stderr, err := runCommand(cmd); err != nil || code != 1 || stderr != "" {
+		t.Errorf("audit by a user who may list only mysqlclusters in %s: exit %d, %v, stderr %q; want 1, the unsafe object", namespace, code, err, stderr)
 	}
 	unsafe := findingSet(auditResult(t, audit, "analytics"))
 	for _, want := range []string{"spec.resources.limits.memory mysql-safety/resources Deny", "spec.image mysql-safety/image-version Deny"} {
@@ -100,4 +113,24 @@ func runReport(t *testing.T, binary string, args ...string) crdreport.Report {
 		t.Fatalf("crdguard %s: %v\n%s", strings.Join(args, " "), err, stdout)
 	}
 	return rep
+}
+
+// grantList lets the unprivileged user list resource of group in
+// namespace, and nothing else.
+func grantList(t *testing.T, namespace, group, resource string) {
+	t.Helper()
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "list-" + resource},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"list"}}},
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: role.ObjectMeta,
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: unprivilegedUser}},
+	}
+	for _, obj := range []client.Object{role, binding} {
+		if err := cluster.client.Create(t.Context(), obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
 }

@@ -36,20 +36,24 @@ const (
 	setGadgets     = "gadgets"
 )
 
+// unprivilegedUser has no roles but those a test grants it.
+const unprivilegedUser = "unprivileged"
+
 // cluster is the one environment every test in the package shares.
 var cluster struct {
-	root       string                           // repository root
-	crds       map[string]string                // CRD set -> file or directory
-	served     map[schema.GroupVersionKind]bool // served kinds -> namespaced
-	client     client.Client                    // admin client for setup (namespaces, CRD updates, stored objects)
-	config     *rest.Config                     // admin config, for clients that impersonate or collect warnings
-	kubectl    string                           // the real kubectl from KUBEBUILDER_ASSETS
-	kubeconfig string                           // kubeconfig for kubectl
-	cacheDir   string                           // kubectl's discovery cache, shared by all calls
-	crdguard   string                           // the crdguard binary under test
-	webhook    string                           // crdguard-webhook, for the background audit
-	pluginDir  string                           // holds only kubectl-crdguard, for kubectl's PATH
-	tmp        string                           // scratch files
+	root         string                           // repository root
+	crds         map[string]string                // CRD set -> file or directory
+	served       map[schema.GroupVersionKind]bool // served kinds -> namespaced
+	client       client.Client                    // admin client for setup (namespaces, CRD updates, stored objects)
+	config       *rest.Config                     // admin config, for clients that impersonate or collect warnings
+	kubectl      string                           // the real kubectl from KUBEBUILDER_ASSETS
+	kubeconfig   string                           // kubeconfig for kubectl
+	unprivileged string                           // kubeconfig of unprivilegedUser
+	cacheDir     string                           // kubectl's discovery cache, shared by all calls
+	crdguard     string                           // the crdguard binary under test
+	webhook      string                           // crdguard-webhook, for the background audit
+	pluginDir    string                           // holds only kubectl-crdguard, for kubectl's PATH
+	tmp          string                           // scratch files
 }
 
 var suite = localsuite.Suite{
@@ -124,6 +128,10 @@ func setup(s *localsuite.Setup) error {
 
 	if err := localcluster.WriteKubeconfig(env, cluster.kubeconfig, "crdguard-e2e", "system:masters"); err != nil {
 		return fmt.Errorf("adding the kubectl user: %w", err)
+	}
+	cluster.unprivileged = filepath.Join(s.Tmp, "unprivileged.kubeconfig")
+	if err := localcluster.WriteKubeconfig(env, cluster.unprivileged, unprivilegedUser); err != nil {
+		return fmt.Errorf("adding the unprivileged user: %w", err)
 	}
 	// Fill kubectl's discovery cache once, so the many kubectl calls that
 	// follow do not each fetch discovery.

@@ -106,30 +106,20 @@ func (o *auditOptions) run(ctx context.Context, streams Streams) error {
 	for _, s := range skipped {
 		fmt.Fprintf(streams.Err, "crdguard: warning: %s\n", s)
 	}
+	var results []report.Result
 	lister := &audit.Lister{Client: client}
-	namespaceLabels, err := lister.NamespaceLabels(ctx)
+	err = lister.Audit(ctx, engine, targets, namespace, func(t audit.Target, obj *unstructured.Unstructured, out policies.Result, err error) error {
+		results = append(results, auditResult(t, obj, out, err))
+		return nil
+	})
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
-	}
-
-	var results []report.Result
-	for _, t := range targets {
-		err := lister.List(ctx, t, namespace, func(obj *unstructured.Unstructured) error {
-			results = append(results, auditObject(ctx, engine, t, obj, namespaceLabels))
-			return nil
-		})
-		if err != nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("listing %s: %w", t.Resource, err)}
-		}
 	}
 	rep := report.New(results)
 	if err := o.writeReport(streams, "audit", rep); err != nil {
 		return err
 	}
-	if rep.Summary.Denied > 0 || rep.Summary.Errors > 0 {
-		return exitCode(ExitViolations)
-	}
-	return nil
+	return verdictExit(rep.Summary)
 }
 
 // loadSchemas reads CRDs from files or, by default, from the cluster. The
@@ -187,25 +177,19 @@ func (o *auditOptions) loadPolicies(ctx context.Context, streams Streams, client
 	return guardPolicies, nil
 }
 
-// auditObject evaluates a stored object as the background auditor does and
-// turns the outcome into a report result.
-func auditObject(ctx context.Context, engine *policies.Engine, t audit.Target, obj *unstructured.Unstructured, namespaceLabels map[string]map[string]string) report.Result {
+// auditResult is the report result of a stored object, audited as an
+// UPDATE of itself.
+func auditResult(t audit.Target, obj *unstructured.Unstructured, out policies.Result, err error) report.Result {
 	res := report.Result{
 		Source:     "cluster:" + t.Resource.Resource + "." + t.Resource.Group,
 		APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
 		Operation: string(v1alpha1.Update),
 		NotStream: true,
 	}
-	out, err := audit.Evaluate(ctx, engine, obj, namespaceLabels)
 	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
-	for _, v := range out.Violations {
-		res.Violations = append(res.Violations, report.Finding{
-			Field: v.Field, Type: v.Type, Message: v.Message, Policy: v.Policy, Rule: v.Rule, Enforcement: v1alpha1.Enforcement(v.Enforcement),
-		})
-	}
-	res.Warnings = out.Warnings
+	res.Violations, res.Warnings = out.Violations, out.Warnings
 	return res
 }
