@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
@@ -130,6 +131,12 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 			res.Policies = append(res.Policies, p.Name)
 		}
 	}
+	// The server's warnings of a request it decodes and validates itself
+	// are recorded in ctx, in its order.
+	var recorded *schema.WarningRecorder
+	if e.schemas != nil && !req.Admitted {
+		ctx, recorded = schema.RecordWarnings(ctx)
+	}
 	view, err := e.validateSchema(ctx, req, len(matched) > 0, &res)
 	if err != nil {
 		return res, err
@@ -144,7 +151,26 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 		return res, err
 	}
 	applyApproval(&view, guarding, &res)
+	if recorded != nil {
+		e.addStrategyWarnings(ctx, req, &res)
+		res.ServerWarnings = recorded.Warnings()
+	}
 	return res, nil
+}
+
+// addStrategyWarnings records the warnings the server adds to a request it
+// accepts, such as finalizer names that are not domain-qualified.
+func (e *Engine) addStrategyWarnings(ctx context.Context, req Request, res *Result) {
+	if !res.SchemaValidated || !res.Allowed() {
+		return
+	}
+	validator, err := e.schemas.Validator(req.Object.GroupVersionKind())
+	if err != nil {
+		return
+	}
+	for _, w := range validator.Warnings(ctx, req.Object, req.OldObject) {
+		warning.AddWarning(ctx, "", w)
+	}
 }
 
 // validateSchema validates the object against its CRD, if one is loaded,
@@ -157,6 +183,13 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 		return view, nil
 	}
 	if req.Operation != v1alpha1.Delete {
+		// The CRD handler warns of a deprecated version first, whatever
+		// the verdict; validation then of its ratcheted CEL rules.
+		if validator, err := e.schemas.Validator(req.Object.GroupVersionKind()); err == nil {
+			for _, w := range validator.DeprecationWarnings() {
+				warning.AddWarning(ctx, "", w)
+			}
+		}
 		stored, errs, err := e.schemas.DryRun(ctx, req.Object, req.OldObject, schema.ValidateOptions{FieldValidation: req.FieldValidation})
 		var noSchema *schema.NoSchemaError
 		switch {

@@ -71,6 +71,12 @@ type Result struct {
 	// did not know); Warn findings are in Violations. AdmissionWarnings
 	// has both.
 	Warnings []string
+	// ServerWarnings are the warnings kube-apiserver sends with its answer,
+	// in its order and within its limits: a deprecated version's, whatever
+	// the verdict; ratcheted CEL rules'; and, for a request it accepts,
+	// its strategy's. None when the request was Admitted: the server sent
+	// them already.
+	ServerWarnings []string
 	// Approval is the approval this request wrote, when crdguard admitted
 	// it; nil otherwise.
 	Approval *Approval

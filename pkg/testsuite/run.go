@@ -98,18 +98,11 @@ func (s *Suite) runCase(ctx context.Context, i int) CaseResult {
 		res.Err = fmt.Errorf("no CRD defines %s and no policy matches the request: the case checks nothing", subject.GroupVersionKind())
 		return res
 	}
-	warnings := out.AdmissionWarnings()
-	// The server adds its own warnings only to a request it accepts.
-	if out.SchemaValidated && out.Allowed() {
-		if v, err := registry.Validator(subject.GroupVersionKind()); err == nil {
-			warnings = append(warnings, v.Warnings(ctx, req.Object, req.OldObject)...)
-		}
-	}
 	got := Allowed
 	switch {
 	case !out.Allowed():
 		got = Denied
-	case len(warnings) > 0:
+	case len(out.ServerWarnings) > 0 || len(out.AdmissionWarnings()) > 0:
 		got = Warned
 	}
 	res.Checks, res.Unexpected = s.compare(c.Expect, got, out.Violations)

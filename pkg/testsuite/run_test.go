@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/filetree"
 )
 
 // unsafeCase is examples/mysql/unsafe.yaml with expect.
@@ -191,5 +193,51 @@ func copyExample(t *testing.T, dir, name string) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunServerWarnings: a case's result counts the warnings kube-apiserver
+// itself sends, as crdguard validate prints them: a deprecated version's
+// makes an accepted object warned.
+func TestRunServerWarnings(t *testing.T) {
+	crd, err := os.ReadFile(filepath.Join("..", "schema", "testdata", "gadgets-crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filetree.Write(t, map[string]string{
+		"gadgets-crd.yaml": string(crd),
+		"gadgets.yaml": `apiVersion: test.crdguard.dev/v1beta1
+kind: Gadget
+metadata: {name: old, namespace: shop}
+spec: {size: 1}
+---
+apiVersion: test.crdguard.dev/v1
+kind: Gadget
+metadata: {name: current, namespace: shop}
+spec: {size: 1}
+`,
+		FileName: `apiVersion: cli.crdguard.dev/v1alpha1
+kind: TestSuite
+metadata: {name: gadgets}
+crds: [gadgets-crd.yaml]
+cases:
+- name: deprecated version
+  operation: CREATE
+  object: {file: gadgets.yaml, name: old}
+  expect: {result: warned}
+- name: current version
+  operation: CREATE
+  object: {file: gadgets.yaml, name: current}
+  expect: {result: allowed}
+`,
+	})
+	s, err := Load(t.Context(), filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range s.Run(t.Context()) {
+		if !got.Passed() {
+			t.Errorf("%s", outcome(got))
+		}
 	}
 }

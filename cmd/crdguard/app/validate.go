@@ -391,16 +391,6 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	}
 	res.Operation = string(req.Operation)
 
-	// The server records a request's warnings in its context, whatever the
-	// verdict: the CRD handler a deprecated version's first, then
-	// validation its ratcheted CEL rules.
-	ctx, recorded := schema.RecordWarnings(ctx)
-	validator, _ := run.registry.Validator(obj.GroupVersionKind())
-	if validator != nil && req.Operation != v1alpha1.Delete {
-		for _, w := range validator.DeprecationWarnings() {
-			recorded.AddWarning("", w)
-		}
-	}
 	out, err := run.engine.Evaluate(ctx, req)
 	if err != nil {
 		res.Error = err.Error()
@@ -422,14 +412,8 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	}
 	res.Violations = append(res.Violations, out.Violations...)
 	locateFindings(doc, res.Violations)
-	// The strategy's warnings come with an accepted request only.
-	if validator != nil && out.SchemaValidated && out.Allowed() {
-		for _, w := range validator.Warnings(ctx, req.Object, req.OldObject) {
-			recorded.AddWarning("", w)
-		}
-	}
 	// crdguard's own notes follow the server's.
-	res.Warnings = append(recorded.Warnings(), out.Warnings...)
+	res.Warnings = append(out.ServerWarnings, out.Warnings...)
 	if o.warningsAsErrors {
 		res.Violations = append(res.Violations, warningFindings(res.Warnings)...)
 		res.Warnings = nil
