@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
@@ -106,7 +106,10 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 		compiled = append(compiled, c)
 	}
 	if o.check {
-		return printVAPCheck(streams.Out, compiled)
+		if err := printVAPCheck(streams.Out, compiled); err != nil {
+			return outputError(err)
+		}
+		return nil
 	}
 	for _, c := range compiled {
 		for _, r := range c.Rules {
@@ -121,36 +124,45 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 	}
 	if o.webhookPolicies != "" {
 		if err := writeWebhookPolicies(o.webhookPolicies, guardPolicies, compiled); err != nil {
-			return inputError(err)
+			return err
 		}
 	}
-	return writeVAPItems(streams.Out, o.output, items)
+	if o.output == vapJSON {
+		enc := json.NewEncoder(streams.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}); err != nil {
+			return outputError(err)
+		}
+		return nil
+	}
+	return writeYAML(streams.Out, items...)
 }
 
 // writeWebhookPolicies writes, as YAML, each GuardPolicy without the rules
 // its compiled policies enforce; policies left with no rule are left out.
 func writeWebhookPolicies(path string, gps []*v1alpha1.GuardPolicy, compiled []*vap.Compiled) error {
-	var docs []string
+	var docs []any
 	for i, gp := range gps {
 		kept := compiled[i].WebhookPolicy(gp)
 		if kept == nil {
 			continue
 		}
 		kept.APIVersion, kept.Kind = v1alpha1.GroupVersion.String(), "GuardPolicy"
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(kept)
+		m, err := plainObject(kept)
 		if err != nil {
-			return err
+			return &exitError{code: ExitInternal, err: err}
 		}
-		if meta, ok := m["metadata"].(map[string]any); ok {
-			delete(meta, "creationTimestamp")
-		}
-		data, err := yaml.Marshal(m)
-		if err != nil {
-			return err
-		}
-		docs = append(docs, string(data))
+		docs = append(docs, m)
 	}
-	return os.WriteFile(path, []byte(strings.Join(docs, "---\n")), 0o644)
+	var buf bytes.Buffer
+	if err := writeYAML(&buf, docs...); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return inputError(fmt.Errorf("--webhook-policies: %w", err))
+	}
+	return nil
 }
 
 // printVAPCheck prints, per GuardPolicy, where each rule runs.
@@ -185,8 +197,8 @@ func printVAPCheck(out io.Writer, compiled []*vap.Compiled) error {
 // first (admission mutates before it validates), each policy before its
 // binding, without the empty creationTimestamp and status a typed object
 // would print.
-func vapItems(compiled []*vap.Compiled) ([]map[string]any, error) {
-	var items []map[string]any
+func vapItems(compiled []*vap.Compiled) ([]any, error) {
+	var items []any
 	for _, c := range compiled {
 		var objs []runtime.Object
 		if c.Mutating != nil {
@@ -196,38 +208,12 @@ func vapItems(compiled []*vap.Compiled) ([]map[string]any, error) {
 			objs = append(objs, c.Policies[i], c.Bindings[i])
 		}
 		for _, obj := range objs {
-			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+			m, err := plainObject(obj)
 			if err != nil {
 				return nil, err
-			}
-			delete(m, "status")
-			if meta, ok := m["metadata"].(map[string]any); ok {
-				delete(meta, "creationTimestamp")
 			}
 			items = append(items, m)
 		}
 	}
 	return items, nil
-}
-
-func writeVAPItems(out io.Writer, format string, items []map[string]any) error {
-	if format == vapJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
-	}
-	for i, item := range items {
-		data, err := yaml.Marshal(item)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			fmt.Fprintln(out, "---")
-		}
-		if _, err := out.Write(data); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -2,12 +2,9 @@ package app
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/webhookrules"
@@ -113,21 +110,4 @@ func kustomizePatch(name string, rules webhookrules.Rules) []any {
 		configuration("ValidatingWebhookConfiguration", validateWebhook, rules.Validate),
 		configuration("MutatingWebhookConfiguration", mutateWebhook, rules.Mutate),
 	}
-}
-
-// writeYAML writes docs as YAML documents.
-func writeYAML(out io.Writer, docs ...any) error {
-	for i, doc := range docs {
-		data, err := yaml.Marshal(doc)
-		if err != nil {
-			return &exitError{code: ExitInternal, err: err}
-		}
-		if i > 0 {
-			data = append([]byte("---\n"), data...)
-		}
-		if _, err := out.Write(data); err != nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("writing the output: %w", err)}
-		}
-	}
-	return nil
 }
