@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -20,7 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // A body is an AdmissionReview v1 the load generator POSTs.
@@ -31,15 +31,11 @@ type body struct {
 
 // exampleObject reads examples/mysql/good.yaml, the example CR.
 func exampleObject(root string) (map[string]any, error) {
-	data, err := os.ReadFile(filepath.Join(root, "examples", "mysql", "good.yaml"))
+	obj, err := localcluster.ReadObject(filepath.Join(root, "examples", "mysql", "good.yaml"), "")
 	if err != nil {
 		return nil, err
 	}
-	var obj map[string]any
-	if err := yaml.Unmarshal(data, &obj); err != nil {
-		return nil, fmt.Errorf("examples/mysql/good.yaml: %w", err)
-	}
-	return obj, nil
+	return obj.Object, nil
 }
 
 // largeObject is the example CR grown the ways real objects grow, still

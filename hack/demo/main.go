@@ -38,7 +38,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/hacktools"
 	"github.com/crdguard/crdguard/internal/localca"
@@ -359,7 +358,7 @@ func (d *demo) setupCluster(ctx context.Context) error {
 	// until it has, a request would pass unchecked. Dry-run unsafe.yaml
 	// (schema-valid, so only the webhook can make it Invalid) until the
 	// webhook denies it.
-	unsafe, err := readObject(filepath.Join(d.root, d.example("unsafe.yaml")))
+	unsafe, err := localcluster.ReadObject(filepath.Join(d.root, d.example("unsafe.yaml")), "")
 	if err != nil {
 		return err
 	}
@@ -375,19 +374,6 @@ func (d *demo) setupCluster(ctx context.Context) error {
 	}
 	fmt.Fprintln(d.out, "the API server calls the webhook")
 	return nil
-}
-
-// readObject reads a one-document YAML manifest.
-func readObject(path string) (*unstructured.Unstructured, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	obj := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return obj, nil
 }
 
 // kubectlResult is what a kubectl run printed and whether it exited 0.

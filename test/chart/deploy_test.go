@@ -638,19 +638,14 @@ func waitForWebhook(t *testing.T, c client.Client, probe *unstructured.Unstructu
 	}
 }
 
-// readExample reads one object of examples/mysql.
+// readExample reads a file of examples/mysql that holds one object.
 func readExample(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	path := filepath.Join(env.root, "examples", "mysql", name)
-	b, err := os.ReadFile(path)
+	obj, err := localcluster.ReadObject(filepath.Join(env.root, "examples", "mysql", name), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := decodeRendered(t, path, string(b))
-	if len(r.objs) != 1 {
-		t.Fatalf("%s has %d objects, want 1", path, len(r.objs))
-	}
-	return r.objs[0]
+	return obj
 }
 
 // servedSerial is the serial of the certificate the webhook serves now,

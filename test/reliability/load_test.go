@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,8 @@ import (
 	"go.uber.org/goleak"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // The load: requests in total, and how many are in flight at once (each
@@ -34,7 +37,10 @@ const (
 func TestLoad(t *testing.T) {
 	good := example(t, "good.yaml")
 	unsafe := example(t, "unsafe.yaml")
-	bad := example(t, "bad.yaml")
+	bad, err := localcluster.ReadObject(filepath.Join(cluster.examples, "bad.yaml"), "staging")
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Allowed, denied by the policy, denied by the schema.
 	bodies := [][]byte{review("load", admissionv1.Create, good, nil), review("load", admissionv1.Create, unsafe, nil), review("load", admissionv1.Create, bad, nil)}
 

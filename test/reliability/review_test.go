@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,20 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // readExample reads examples/mysql/name, a single object.
 func readExample(name string) (*unstructured.Unstructured, error) {
-	data, err := os.ReadFile(filepath.Join(cluster.examples, name))
-	if err != nil {
-		return nil, err
-	}
-	obj := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return obj, nil
+	return localcluster.ReadObject(filepath.Join(cluster.examples, name), "")
 }
 
 // example is readExample for a test: a file that cannot be read fails it.

@@ -24,7 +24,6 @@ import (
 	"github.com/crdguard/crdguard/cmd/webhook/app"
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/selfsigned"
-	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/test/localwebhook"
 )
 
@@ -181,16 +180,14 @@ func deniedByWebhook(ctx context.Context, unsafe *unstructured.Unstructured) err
 	return fmt.Errorf("unsafe.yaml: %v, want the webhook's denial", err)
 }
 
+// readExample reads a file of examples/mysql that holds one object, moved
+// into namespace ns.
 func readExample(t *testing.T, name, ns string) *unstructured.Unstructured {
 	t.Helper()
-	docs, err := manifest.ReadFile(filepath.Join(cluster.examples, name))
+	obj, err := localcluster.ReadObject(filepath.Join(cluster.examples, name), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) != 1 || docs[0].Err != nil {
-		t.Fatalf("%s: want one object, got %d (%v)", name, len(docs), docs[0].Err)
-	}
-	obj := docs[0].Object.DeepCopy()
 	obj.SetNamespace(ns)
 	return obj
 }

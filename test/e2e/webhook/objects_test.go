@@ -40,16 +40,15 @@ func readExamples(name, ns string) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// readExample reads a file of examples/mysql that holds one object.
+// readExample reads a file of examples/mysql that holds one object, moved
+// into namespace ns.
 func readExample(name, ns string) (*unstructured.Unstructured, error) {
-	objs, err := readExamples(name, ns)
+	obj, err := localcluster.ReadObject(filepath.Join(cluster.examples, name), "")
 	if err != nil {
 		return nil, err
 	}
-	if len(objs) != 1 {
-		return nil, fmt.Errorf("%s holds %d objects, want 1", name, len(objs))
-	}
-	return objs[0], nil
+	obj.SetNamespace(ns)
+	return obj, nil
 }
 
 // example is readExample for tests.
