@@ -147,6 +147,8 @@ func TestPropertyChecks(t *testing.T) {
 			[]string{"info required-changed v1 " + specPath + ".required <none> → a"}},
 		{"required removed", `{type: object, required: [a], properties: {a: {type: string}}}`, `{type: object, properties: {a: {type: string}}}`,
 			[]string{"info required-changed v1 " + specPath + ".required a → <none>"}},
+		{"required reordered", `{type: object, required: [a, b], properties: {a: {type: string}, b: {type: string}}}`, `{type: object, required: [b, a], properties: {a: {type: string}, b: {type: string}}}`,
+			[]string{`info required-changed v1 ` + specPath + `.required ["a","b"] → ["b","a"]`}},
 		{"default added", `{type: integer}`, `{type: integer, default: 1}`,
 			[]string{"warning default-changed v1 " + specPath + ".default <none> → 1"}},
 		{"default changed", `{type: integer, default: 1}`, `{type: integer, default: 2}`,

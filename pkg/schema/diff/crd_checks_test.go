@@ -62,6 +62,16 @@ func TestCRDChecks(t *testing.T) {
 			c.Spec.Versions[1].SelectableFields = []apiextensionsv1.SelectableField{{JSONPath: ".spec.color"}}
 		},
 			want: []string{"info selectable-fields-changed v1 spec.versions[1].selectableFields <none> → .spec.color"}},
+		// Each version is judged on its own: v1beta1 losing a field does not
+		// hide that v1 only reordered its fields.
+		{name: "selectable field removed in one version, reordered in another", old: func(c *crd) {
+			c.Spec.Versions[0].SelectableFields = []apiextensionsv1.SelectableField{{JSONPath: ".spec.color"}}
+			c.Spec.Versions[1].SelectableFields = []apiextensionsv1.SelectableField{{JSONPath: ".spec.color"}, {JSONPath: ".spec.size"}}
+		}, new: func(c *crd) {
+			c.Spec.Versions[1].SelectableFields = []apiextensionsv1.SelectableField{{JSONPath: ".spec.size"}, {JSONPath: ".spec.color"}}
+		},
+			want: []string{"breaking selectable-fields-changed v1beta1 spec.versions[0].selectableFields .spec.color → <none>",
+				`info selectable-fields-changed v1 spec.versions[1].selectableFields [".spec.color",".spec.size"] → [".spec.size",".spec.color"]`}},
 		{name: "deprecated", new: func(c *crd) {
 			c.Spec.Versions[0].Deprecated, c.Spec.Versions[0].DeprecationWarning = true, new("use v1")
 		},

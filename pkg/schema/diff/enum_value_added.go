@@ -1,7 +1,5 @@
 package diff
 
-import "slices"
-
 var enumValueAdded = Check{
 	Name: "enum-value-added",
 	Doc:  "an enum gained a value (Config.EnumValueAdded sets how much that matters)",
@@ -13,17 +11,17 @@ var enumValueAdded = Check{
 			return nil // enum-introduced
 		}
 		var out []Change
-		old := enumSet(n.Old)
-		for _, v := range enumValues(n.New) {
-			if !old[v] {
-				out = append(out, Change{Impact: Warning, Path: n.Path.Child("enum").String(), New: v,
-					Message: "clients and controllers written against the old values may not handle the new one"})
-			}
+		oldValues, newValues := enumValues(n.Old), enumValues(n.New)
+		// Removed values are enum-value-removed's.
+		_, added, reordered := compareLists(oldValues, newValues)
+		for _, v := range added {
+			out = append(out, Change{Impact: Warning, Path: n.Path.Child("enum").String(), New: v,
+				Message: "clients and controllers written against the old values may not handle the new one"})
 		}
-		if len(out) == 0 && !slices.Equal(enumValues(n.Old), enumValues(n.New)) && len(enumSet(n.Old)) == len(enumSet(n.New)) {
+		if reordered {
 			// Same values, another order or repeats: nothing changes, but
 			// every difference is reported.
-			out = append(out, Change{Impact: Info, Path: n.Path.Child("enum").String(), Old: render(enumValues(n.Old), true), New: render(enumValues(n.New), true),
+			out = append(out, Change{Impact: Info, Path: n.Path.Child("enum").String(), Old: render(oldValues, true), New: render(newValues, true),
 				Message: "the same values in a different order"})
 		}
 		return out

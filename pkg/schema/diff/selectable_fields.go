@@ -1,7 +1,5 @@
 package diff
 
-import "slices"
-
 var selectableFieldsChanged = Check{
 	Name:   "selectable-fields-changed",
 	Doc:    "selectableFields changed (breaking when one disappears)",
@@ -16,23 +14,17 @@ var selectableFieldsChanged = Check{
 			for _, f := range v.New.SelectableFields {
 				newPaths = append(newPaths, f.JSONPath)
 			}
-			if slices.Equal(oldPaths, newPaths) {
-				continue
-			}
 			path := v.Path.Child("selectableFields").String()
-			for _, f := range oldPaths {
-				if !slices.Contains(newPaths, f) {
-					out = append(out, Change{Impact: Breaking, Version: v.Name, Path: path, Old: f,
-						Message: "list and watch requests selecting on this field now fail"})
-				}
+			removed, added, reordered := compareLists(oldPaths, newPaths)
+			for _, f := range removed {
+				out = append(out, Change{Impact: Breaking, Version: v.Name, Path: path, Old: f,
+					Message: "list and watch requests selecting on this field now fail"})
 			}
-			for _, f := range newPaths {
-				if !slices.Contains(oldPaths, f) {
-					out = append(out, Change{Impact: Info, Version: v.Name, Path: path, New: f,
-						Message: "clients can now select on this field"})
-				}
+			for _, f := range added {
+				out = append(out, Change{Impact: Info, Version: v.Name, Path: path, New: f,
+					Message: "clients can now select on this field"})
 			}
-			if len(out) == 0 { // only the order changed
+			if reordered {
 				out = append(out, Change{Impact: Info, Version: v.Name, Path: path, Old: render(oldPaths, true), New: render(newPaths, true),
 					Message: "the same fields in a different order"})
 			}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -52,4 +53,30 @@ func enumSet(s *apiextensionsv1.JSONSchemaProps) map[string]bool {
 		set[v] = true
 	}
 	return set
+}
+
+// compareLists says how the list new differs from old: the entries only
+// old has (removed) and only new has (added), each in list order, and
+// whether, with none of either, the lists still differ: the same entries
+// in another order or repeated.
+func compareLists(old, new []string) (removed, added []string, reordered bool) {
+	inOld, inNew := make(map[string]bool, len(old)), make(map[string]bool, len(new))
+	for _, s := range old {
+		inOld[s] = true
+	}
+	for _, s := range new {
+		inNew[s] = true
+	}
+	for _, s := range old {
+		if !inNew[s] {
+			removed = append(removed, s)
+		}
+	}
+	for _, s := range new {
+		if !inOld[s] {
+			added = append(added, s)
+		}
+	}
+	reordered = len(removed) == 0 && len(added) == 0 && !slices.Equal(old, new)
+	return removed, added, reordered
 }
