@@ -3,6 +3,6 @@
 // webhook and chart tests: a kubeconfig file for a user, free local ports,
 // the objects of YAML files created, crdguard's webhook registrations, a
 // server process started and stopped as a kubelet would, a wait for a
-// server's /readyz, a poll for what a change should bring, and namespace
-// names made from test names.
+// server's /readyz, its metrics scraped, a poll for what a change should
+// bring, and namespace names made from test names.
 package localcluster

@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -305,23 +303,12 @@ func (r *webhookReplica) logs() string { return r.output.String() }
 // /metrics prints them), or -1 when there is none.
 func (r *webhookReplica) metric(t *testing.T, series string) float64 {
 	t.Helper()
-	resp, err := http.Get(r.metricsURL)
-	if err != nil {
-		t.Fatalf("GET %s: %v", r.metricsURL, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := localcluster.ScrapeMetrics(t.Context(), r.metricsURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.Lines(string(body)) {
-		if value, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
-			v, err := strconv.ParseFloat(value, 64)
-			if err != nil {
-				t.Fatalf("%s: %q: %v", r.metricsURL, line, err)
-			}
-			return v
-		}
+	if v, ok := localcluster.MetricSample(body, series); ok {
+		return v
 	}
 	return -1
 }

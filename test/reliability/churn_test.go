@@ -1,7 +1,6 @@
 package reliability
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -252,20 +251,13 @@ func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool,
 // scrapeSample reads one sample, by its name and labels as the exposition
 // format prints them, from the in-process webhook's /metrics.
 func scrapeSample(ctx context.Context, series string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cluster.metrics, nil)
+	body, err := localcluster.ScrapeMetrics(ctx, cluster.metrics)
 	if err != nil {
 		return 0, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
+	v, ok := localcluster.MetricSample(body, series)
+	if !ok {
+		return 0, fmt.Errorf("no sample %s", series)
 	}
-	defer resp.Body.Close()
-	lines := bufio.NewScanner(resp.Body)
-	for lines.Scan() {
-		if value, ok := strings.CutPrefix(lines.Text(), series+" "); ok {
-			return strconv.ParseFloat(value, 64)
-		}
-	}
-	return 0, fmt.Errorf("no sample %s", series)
+	return v, nil
 }

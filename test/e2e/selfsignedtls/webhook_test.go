@@ -4,11 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -224,21 +220,12 @@ func registerMySQL(ctx context.Context, ns, url string) error {
 // expiry.
 func expectExpiryMetric(t *testing.T, metricsURL string, served *x509.Certificate) {
 	t.Helper()
-	resp, err := http.Get(metricsURL)
+	body, err := localcluster.ScrapeMetrics(t.Context(), metricsURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^crdguard_serving_certificate_expiry_timestamp_seconds (\S+)$`).FindSubmatch(body)
-	if m == nil {
-		t.Fatal("no crdguard_serving_certificate_expiry_timestamp_seconds")
-	}
-	if got, err := strconv.ParseFloat(string(m[1]), 64); err != nil || int64(got) != served.NotAfter.Unix() {
-		t.Errorf("expiry metric %s, want the served certificate's %d", m[1], served.NotAfter.Unix())
+	if got, ok := localcluster.MetricSample(body, "crdguard_serving_certificate_expiry_timestamp_seconds"); !ok || int64(got) != served.NotAfter.Unix() {
+		t.Errorf("expiry metric %v (present %v), want the served certificate's %d", got, ok, served.NotAfter.Unix())
 	}
 }
 

@@ -2,11 +2,9 @@ package webhook
 
 import (
 	"crypto/tls"
-	"io"
-	"net/http"
-	"regexp"
-	"strconv"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
 )
 
 // TestMetricsEndpoint: the manager serves the webhook's metrics, and they
@@ -39,32 +37,18 @@ func TestMetricsEndpoint(t *testing.T) {
 
 func scrape(t *testing.T) string {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, cluster.metrics, nil)
+	body, err := localcluster.ScrapeMetrics(t.Context(), cluster.metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %v %v", cluster.metrics, resp.Status, err)
-	}
-	return string(body)
+	return body
 }
 
 // sample reads one series' value from the text exposition format; -1 when
 // it is absent.
 func sample(body, series string) float64 {
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(body)
-	if m == nil {
-		return -1
+	if v, ok := localcluster.MetricSample(body, series); ok {
+		return v
 	}
-	v, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return -1
-	}
-	return v
+	return -1
 }
