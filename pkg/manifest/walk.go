@@ -42,6 +42,12 @@ type WalkOptions struct {
 	// skipped instead of reading them. Default: false, every manifest file
 	// is read.
 	SkipRepositoryFiles bool
+	// Match says by its base name whether a file found in a directory is
+	// listed. Default: a manifest, by its ending (Extensions).
+	Match func(name string) bool
+	// SkipHiddenDirectories leaves out, silently, the directories below a
+	// walked one whose name starts with "." (.git). Default: false.
+	SkipHiddenDirectories bool
 }
 
 // ValidateExclude checks that pattern is a valid Exclude pattern.
@@ -53,14 +59,17 @@ func ValidateExclude(pattern string) error {
 }
 
 // Walk lists the sources paths stand for, in order: each file as is,
-// each directory's manifests (Extensions) in lexical order, "-" as is. A
-// path that does not exist is an error; a file that cannot be read is
-// listed, for the read to say why.
+// each directory's manifests (Extensions, or what opts.Match matches) in
+// lexical order, "-" as is. A path that does not exist is an error; a file
+// that cannot be read is listed, for the read to say why.
 func Walk(paths []string, opts WalkOptions) ([]Source, error) {
 	for _, p := range opts.Exclude {
 		if err := ValidateExclude(p); err != nil {
 			return nil, err
 		}
+	}
+	if opts.Match == nil {
+		opts.Match = hasManifestExtension
 	}
 	w := walker{opts: opts, charts: map[string]bool{}}
 	for _, p := range paths {
@@ -129,13 +138,16 @@ func (w *walker) walk(arg string) error {
 			return nil
 		}
 		if d.IsDir() {
+			if w.opts.SkipHiddenDirectories && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
 			if w.opts.SkipRepositoryFiles && d.Name() == githubDir {
 				w.sources = append(w.sources, Source{Path: name, Skip: githubReason})
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !hasManifestExtension(p) {
+		if !w.opts.Match(d.Name()) {
 			return nil
 		}
 		if skip := notRegular(p); skip != "" {
@@ -217,8 +229,8 @@ func (w *walker) excluded(slashPath string) bool {
 	return false
 }
 
-func hasManifestExtension(p string) bool {
-	ext := strings.ToLower(filepath.Ext(p))
+func hasManifestExtension(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
 	for _, e := range Extensions {
 		if ext == e {
 			return true

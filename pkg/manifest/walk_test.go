@@ -144,6 +144,20 @@ func TestWalkExclude(t *testing.T) {
 	}
 }
 
+func TestWalkMatchAndHiddenDirectories(t *testing.T) {
+	dir := filetree.Write(t, map[string]string{
+		"a.yaml":       "",
+		"b.test":       "",
+		".hidden.test": "",
+		".git/c.test":  "",
+		"sub/d.test":   "",
+	})
+	opts := WalkOptions{Match: func(name string) bool { return strings.HasSuffix(name, ".test") }, SkipHiddenDirectories: true}
+	// Hidden files are listed, and so is a hidden directory given as a path.
+	assertWalk(t, dir, []string{dir}, opts, ".hidden.test", "b.test", "sub/d.test")
+	assertWalk(t, dir, []string{filepath.Join(dir, ".git")}, opts, ".git/c.test")
+}
+
 // A named pipe given explicitly is read, and the read returns when the
 // context is done, even with no writer ever opening the pipe.
 func TestReadFileContextReturnsOnCancel(t *testing.T) {

@@ -1,11 +1,12 @@
 package testsuite
 
 import (
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
 // FileName is the name of a suite file; NAME.crdguard-test.yaml is one too,
@@ -18,9 +19,10 @@ func IsSuiteFile(name string) bool {
 }
 
 // Find returns the suite files of paths, in path then lexical order. A file
-// is a suite whatever its name; a directory is walked for suite files,
-// leaving out hidden directories (.git). A directory without one is an
-// error, since running no suite would pass.
+// is a suite whatever its name; a directory is walked for suite files, as
+// manifest.Walk walks one (a symlinked directory too), leaving out hidden
+// directories (.git). A directory without one is an error, since running
+// no suite would pass.
 func Find(paths ...string) ([]string, error) {
 	var out []string
 	for _, path := range paths {
@@ -32,25 +34,39 @@ func Find(paths ...string) ([]string, error) {
 			out = append(out, path)
 			continue
 		}
-		found := 0
-		err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case d.IsDir() && p != path && strings.HasPrefix(d.Name(), "."):
-				return filepath.SkipDir
-			case !d.IsDir() && IsSuiteFile(d.Name()):
-				out = append(out, p)
-				found++
-			}
-			return nil
-		})
+		suites, err := findInDirectory(path)
 		if err != nil {
 			return nil, err
 		}
-		if found == 0 {
-			return nil, fmt.Errorf("%s: no test suite (%s or NAME.%s) in it", path, FileName, FileName)
-		}
+		out = append(out, suites...)
 	}
 	return out, nil
+}
+
+// findInDirectory returns the suite files under dir. A suite file the walk
+// does not read (a named pipe, a symlinked directory) and a directory it
+// cannot list are errors, not notes: a suite left out would pass the run.
+func findInDirectory(dir string) ([]string, error) {
+	arg := dir
+	if arg == "-" {
+		arg = "./-" // Walk takes "-" for standard input, not a directory
+	}
+	sources, err := manifest.Walk([]string{arg}, manifest.WalkOptions{Match: IsSuiteFile, SkipHiddenDirectories: true})
+	if err != nil {
+		return nil, err
+	}
+	var suites []string
+	for _, src := range sources {
+		switch {
+		case src.Err != nil:
+			return nil, src.Err
+		case src.Skip != "":
+			return nil, &manifest.SourceError{Source: src.Path, Err: errors.New(src.Skip)}
+		}
+		suites = append(suites, src.Path)
+	}
+	if len(suites) == 0 {
+		return nil, fmt.Errorf("%s: no test suite (%s or NAME.%s) in it", dir, FileName, FileName)
+	}
+	return suites, nil
 }
