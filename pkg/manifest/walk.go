@@ -43,7 +43,7 @@ type WalkOptions struct {
 	// is read.
 	SkipRepositoryFiles bool
 	// Match says by its base name whether a file found in a directory is
-	// listed. Default: a manifest, by its ending (Extensions).
+	// listed. Default: IsManifestFile.
 	Match func(name string) bool
 	// SkipHiddenDirectories leaves out, silently, the directories below a
 	// walked one whose name starts with "." (.git). Default: false.
@@ -69,7 +69,7 @@ func Walk(paths []string, opts WalkOptions) ([]Source, error) {
 		}
 	}
 	if opts.Match == nil {
-		opts.Match = hasManifestExtension
+		opts.Match = IsManifestFile
 	}
 	w := walker{opts: opts, charts: map[string]bool{}}
 	for _, p := range paths {
@@ -229,7 +229,10 @@ func (w *walker) excluded(slashPath string) bool {
 	return false
 }
 
-func hasManifestExtension(name string) bool {
+// IsManifestFile tells whether a file's name or path ends in one of
+// Extensions, in any case: the files a walk reads by default, and those
+// crdguard diff reads from a git tree.
+func IsManifestFile(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
 	for _, e := range Extensions {
 		if ext == e {

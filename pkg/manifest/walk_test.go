@@ -158,6 +158,21 @@ func TestWalkMatchAndHiddenDirectories(t *testing.T) {
 	assertWalk(t, dir, []string{filepath.Join(dir, ".git")}, opts, ".git/c.test")
 }
 
+func TestIsManifestFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"a.yaml":             true,
+		"deploy/b.YML":       true,
+		"c.Json":             true,
+		"d.yaml.bak":         false,
+		"Kustomization":      false,
+		"dir.yaml/README.md": false,
+	} {
+		if got := IsManifestFile(name); got != want {
+			t.Errorf("IsManifestFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 // A named pipe given explicitly is read, and the read returns when the
 // context is done, even with no writer ever opening the pipe.
 func TestReadFileContextReturnsOnCancel(t *testing.T) {

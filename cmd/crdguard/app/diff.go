@@ -199,7 +199,7 @@ func readGit(ctx context.Context, arg string) ([]manifest.Document, error) {
 	}
 	var docs []manifest.Document
 	for name := range strings.SplitSeq(strings.TrimSuffix(string(list), "\x00"), "\x00") {
-		if name == "" || !hasManifestExtension(name) {
+		if name == "" || !manifest.IsManifestFile(name) {
 			continue
 		}
 		file := path.Join(p, name)
@@ -219,15 +219,6 @@ func readGit(ctx context.Context, arg string) ([]manifest.Document, error) {
 		docs = append(docs, d...)
 	}
 	return docs, nil
-}
-
-func hasManifestExtension(name string) bool {
-	for _, ext := range manifest.Extensions {
-		if strings.EqualFold(path.Ext(name), ext) {
-			return true
-		}
-	}
-	return false
 }
 
 // git runs a git command and returns its standard output; a failure carries
