@@ -8,6 +8,9 @@ import (
 
 func TestImageVersion(t *testing.T) { runCases(t, "imageVersion") }
 
+// notContainerName is the message of a name that is not a DNS-1123 label.
+const notContainerName = "is not a container name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+
 // TestImageVersionCompileErrors checks that a misconfigured rule rejects
 // the policy, every mistake at its exact field.
 func TestImageVersionCompileErrors(t *testing.T) {
@@ -38,6 +41,26 @@ func TestImageVersionCompileErrors(t *testing.T) {
 		name: "container selection without containers",
 		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.version", ImagePaths: []string{"spec.image"}, ContainerName: "mysql", ExcludeContainers: []string{"exporter"}},
 		want: []string{
+			`spec.rules[0].imageVersion.containerName: Forbidden: may only be set with containersPath`,
+			`spec.rules[0].imageVersion.excludeContainers: Forbidden: may only be set with containersPath`,
+		},
+	}, {
+		// As resources.excludeContainers: a name no container can have
+		// would select or skip nothing.
+		name: "bad container names",
+		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.version", ContainersPath: "spec.containers", ContainerName: "Side_Car", ExcludeContainers: []string{"Exporter", "file_beat", "ok", "ok"}},
+		want: []string{
+			`spec.rules[0].imageVersion.containerName: Invalid value: "Side_Car": ` + notContainerName,
+			`spec.rules[0].imageVersion.excludeContainers[0]: Invalid value: "Exporter": ` + notContainerName,
+			`spec.rules[0].imageVersion.excludeContainers[1]: Invalid value: "file_beat": ` + notContainerName,
+			`spec.rules[0].imageVersion.excludeContainers[3]: Duplicate value: "ok"`,
+		},
+	}, {
+		name: "bad container names without containers",
+		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.version", ImagePaths: []string{"spec.image"}, ContainerName: "Side_Car", ExcludeContainers: []string{"side-car_"}},
+		want: []string{
+			`spec.rules[0].imageVersion.containerName: Invalid value: "Side_Car": ` + notContainerName,
+			`spec.rules[0].imageVersion.excludeContainers[0]: Invalid value: "side-car_": ` + notContainerName,
 			`spec.rules[0].imageVersion.containerName: Forbidden: may only be set with containersPath`,
 			`spec.rules[0].imageVersion.excludeContainers: Forbidden: may only be set with containersPath`,
 		},

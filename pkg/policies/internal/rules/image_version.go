@@ -95,6 +95,10 @@ func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (
 	if len(cfg.ImagePaths) == 0 && cfg.ContainersPath == "" {
 		errs = append(errs, field.Required(path.Child("imagePaths"), "imagePaths or containersPath is required"))
 	}
+	if cfg.ContainerName != "" {
+		errs = append(errs, validateContainerName(cfg.ContainerName, path.Child("containerName"))...)
+	}
+	errs = append(errs, validateContainerNames(cfg.ExcludeContainers, path.Child("excludeContainers"))...)
 	if cfg.ContainersPath == "" {
 		if cfg.ContainerName != "" {
 			errs = append(errs, field.Forbidden(path.Child("containerName"), "may only be set with containersPath"))
@@ -189,7 +193,7 @@ func (r *ImageVersion) checkContainers(path *field.Path, value any, declared *de
 		if !ok {
 			continue // not a container; the schema reports that
 		}
-		name, _ := c["name"].(string)
+		name, _ := itemName(c)
 		names = append(names, strconv.Quote(name))
 		if r.ContainerName != "" && name != r.ContainerName || slices.Contains(r.Exclude, name) {
 			continue

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -142,8 +141,7 @@ func printedCopy(q *resource.Quantity) *resource.Quantity {
 	return &c
 }
 
-// validateExcludeContainers checks excludeContainers: container names
-// (DNS-1123 labels, as the API server requires of a container's name),
+// validateExcludeContainers checks excludeContainers: container names,
 // and a place to apply them. With the CRDs loaded, the items each path's
 // last "[*]" reaches must have a name: a list of nameless items could
 // never skip one, and the exclusion would pass for working when it does
@@ -177,22 +175,6 @@ func validateExcludeContainers(cfg *v1alpha1.ResourcesRule, paths []ObjectPath, 
 	return errs
 }
 
-// validateContainerNames checks a list of container names.
-func validateContainerNames(names []string, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[string]bool{}
-	for i, name := range names {
-		if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-			errs = append(errs, field.Invalid(path.Index(i), name, "is not a container name: "+strings.Join(msgs, "; ")))
-		}
-		if seen[name] {
-			errs = append(errs, field.Duplicate(path.Index(i), name))
-		}
-		seen[name] = true
-	}
-	return errs
-}
-
 func (r *Resources) Operations() []v1alpha1.Operation { return createUpdate }
 
 func (r *Resources) Check(_ context.Context, req *Request) ([]Finding, error) {
@@ -218,11 +200,7 @@ func (r *Resources) excluded(item any) bool {
 	if len(r.Exclude) == 0 {
 		return false
 	}
-	m, ok := item.(map[string]any)
-	if !ok {
-		return false
-	}
-	name, ok := m["name"].(string)
+	name, ok := itemName(item)
 	return ok && slices.Contains(r.Exclude, name)
 }
 

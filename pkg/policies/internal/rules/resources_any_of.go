@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -86,9 +85,7 @@ func compileAnyOf(cfg *v1alpha1.ResourcesAnyOf, path *field.Path) (AnyOf, field.
 			seenKeys[k] = true
 		}
 		if pc.ContainerName != "" {
-			if msgs := validation.IsDNS1123Label(pc.ContainerName); len(msgs) > 0 {
-				errs = append(errs, field.Invalid(at.Child("containerName"), pc.ContainerName, "is not a container name: "+strings.Join(msgs, "; ")))
-			}
+			errs = append(errs, validateContainerName(pc.ContainerName, at.Child("containerName"))...)
 		}
 		g.Places = append(g.Places, AnyOfPlace{Path: p, ContainerName: pc.ContainerName})
 	}
@@ -272,8 +269,7 @@ func (pl AnyOfPlace) selects(item any) bool {
 	if pl.ContainerName == "" {
 		return true
 	}
-	m, _ := item.(map[string]any)
-	name, _ := m["name"].(string)
+	name, _ := itemName(item)
 	return name == pl.ContainerName
 }
 
