@@ -55,7 +55,9 @@ func (p *policy) route() Route {
 			}
 		}
 	}
-	if hasApprovers(p.Spec.Approvers) {
+	// Without approvers no approval is ever admitted, so /mutate never
+	// records one.
+	if rules.HasApprovers(p.Spec.Approvers) {
 		mutate = append(mutate, v1alpha1.Create, v1alpha1.Update)
 	}
 	return Route{
@@ -64,12 +66,6 @@ func (p *policy) route() Route {
 		Validate:  sortedOperations(validate),
 		Mutate:    sortedOperations(mutate),
 	}
-}
-
-// hasApprovers tells whether anyone may approve: without approvers no
-// approval is ever admitted, so /mutate never records one.
-func hasApprovers(a *v1alpha1.Approvers) bool {
-	return a != nil && len(a.Users)+len(a.Groups)+len(a.ServiceAccounts) > 0
 }
 
 // sortedOperations are ops without repeats, in CREATE, UPDATE, DELETE

@@ -12,6 +12,7 @@ import (
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
+	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
 // This file writes the webhook's approvals (pkg/policies/approval.go) in
@@ -67,7 +68,7 @@ func celWritten(key string) string {
 // approvers: a listed user, a member of a listed group, or a listed
 // service account, whose username is system:serviceaccount:<ns>:<name>.
 func (a approvalCEL) approver() string {
-	if a.approvers == nil {
+	if !rules.HasApprovers(a.approvers) {
 		return "false"
 	}
 	users := slices.Clone(a.approvers.Users)

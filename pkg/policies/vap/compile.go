@@ -180,7 +180,7 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry, messages Messag
 		case err != nil:
 			return nil, fmt.Errorf("GuardPolicy %q, rule %s: %w", gp.Name, r.Name, err)
 		}
-		entry.Approvals = gp.Spec.Approvers != nil && r.Enforcement == v1alpha1.Deny
+		entry.Approvals = rules.HasApprovers(gp.Spec.Approvers) && r.Enforcement == v1alpha1.Deny
 		out.Rules = append(out.Rules, entry)
 		// Without approvers, writing an approval is still refused, and a
 		// finding it names says so, as in the engine.
@@ -213,7 +213,7 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry, messages Messag
 // with a stored record, and a kind without a compiled form needs the
 // engine. Defaults compile apart, to a mutation (see mutationBuilder).
 func compileRule(kind string, r rules.Compiled, gp *v1alpha1.GuardPolicy, c *compiler) ([]ruleCEL, error) {
-	if gp.Spec.Approvers != nil && r.Enforcement == v1alpha1.Deny && slices.Contains(r.Operations(), v1alpha1.Delete) {
+	if rules.HasApprovers(gp.Spec.Approvers) && r.Enforcement == v1alpha1.Deny && slices.Contains(r.Operations(), v1alpha1.Delete) {
 		// A DELETE has no new object to write an approval in: it may use
 		// the stored one, with the record the mutating webhook wrote, and
 		// only the webhook keeps that record honest.
@@ -251,7 +251,7 @@ func withApprovals(a approvalCEL, r rules.Compiled, checks []ruleCEL) []ruleCEL 
 			notApproved := a.notApprovedVariable(r.Name)
 			helpers := append(a.shared(), notApproved)
 			check.lift, check.notApproved = "false", "variables."+notApproved.Name
-			if a.approvers != nil {
+			if rules.HasApprovers(a.approvers) {
 				check.lift = "variables." + lift.Name
 				helpers = append(helpers, lift)
 			}

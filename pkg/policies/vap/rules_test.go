@@ -425,6 +425,53 @@ func TestVAPWebhookPolicy(t *testing.T) {
 	}
 }
 
+// TestVAPEmptyApprovers: "approvers: {}" lists nobody, so as for the
+// engine and its routes the policy has no approvers, and it compiles what
+// it compiles without them, its Deny deletion rule included.
+func TestVAPEmptyApprovers(t *testing.T) {
+	gps, err := policies.PoliciesFromDocuments(t.Context(), goldencase.Documents(t, example+"/policy.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, empty := gps[0].DeepCopy(), gps[0].DeepCopy()
+	without.Spec.Approvers = nil
+	empty.Spec.Approvers = &v1alpha1.Approvers{}
+	want, err := Compile(without, nil, Findings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Compile(empty, nil, Findings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Rules, want.Rules) {
+		t.Errorf("rules\n got: %+v\nwant: %+v", got.Rules, want.Rules)
+	}
+	gotYAML, err := yaml.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantYAML, err := yaml.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotLines, wantLines := strings.Split(string(gotYAML), "\n"), strings.Split(string(wantYAML), "\n")
+	for i := range max(len(gotLines), len(wantLines)) {
+		if g, w := lineAt(gotLines, i), lineAt(wantLines, i); g != w {
+			t.Errorf("compiled objects differ at line %d of their YAML\n got: %s\nwant: %s", i+1, g, w)
+			break
+		}
+	}
+}
+
+// lineAt is lines[i], or "" past the end.
+func lineAt(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return ""
+}
+
 // TestVAPImageTagTransitions covers the version checks on image tags:
 // registry ports, digests, variants, "v" prefixes and references that
 // carry no version, on both sides of an update.

@@ -130,6 +130,13 @@ func Weaker(finding, rule v1alpha1.Enforcement) v1alpha1.Enforcement {
 	return rule
 }
 
+// HasApprovers tells whether anyone may approve the policy: a user, a
+// group or a service account. "approvers: {}" lists nobody, so it is no
+// approvers, for the engine and for the compiled policies alike.
+func HasApprovers(a *v1alpha1.Approvers) bool {
+	return a != nil && len(a.Users)+len(a.Groups)+len(a.ServiceAccounts) > 0
+}
+
 // ValidateServiceAccountApprovers checks that each service account approver
 // is "namespace/name": any other entry would never match a user, and
 // approve nothing without a word.
