@@ -196,10 +196,7 @@ func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admiss
 		"invalidObjects", objectStrings(invalid), "approvalProblem", approvalProblem)
 	causes := denialCauses(breaking, invalid, approvalProblem)
 	gk := apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition").GroupKind()
-	status := apierrors.NewInvalid(gk, crd.Name, causes).Status()
-	resp := admission.Response{}
-	resp.Allowed = false
-	resp.Result = &status
+	resp := denied(apierrors.NewInvalid(gk, crd.Name, causes).Status())
 	resp.Warnings = boundedWarnings(warnings)
 	return resp
 }

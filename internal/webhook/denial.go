@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
@@ -49,6 +51,13 @@ func denial(gk schema.GroupKind, name string, res *policies.Result) metav1.Statu
 		status.Message = fmt.Sprintf("%s %q is invalid: %v", gk.String(), name, agg)
 	}
 	return status
+}
+
+// denied is the response that denies a request with status, an Invalid
+// status that names every cause; admission.Denied would send a 403 with a
+// message only.
+func denied(status metav1.Status) admission.Response {
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
 }
 
 // denialError is a violation as a field error whose ErrorBody is the

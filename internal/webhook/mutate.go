@@ -35,23 +35,9 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
-	preq, _, err := toPolicyRequest(req)
-	if err != nil {
-		log.Error(err, "Cannot decode the admission request")
-		return admission.Errored(http.StatusBadRequest, err)
-	}
-	engine := m.Engines.Load()
-	if engine == nil {
-		return admission.Errored(http.StatusInternalServerError, errNotReady)
-	}
-	if err := addNamespaceLabels(ctx, m.NamespaceLabels, engine, &preq); err != nil {
-		log.Error(err, "Cannot evaluate the request")
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	res, err := evaluate(ctx, engine, preq)
-	if err != nil {
-		log.Error(err, "Cannot evaluate the request", "policies", res.Policies)
-		return admission.Errored(http.StatusInternalServerError, err)
+	_, res, resp, evaluated := prepare(ctx, req, m.Engines, m.NamespaceLabels, nil)
+	if !evaluated {
+		return resp
 	}
 	patches := res.Patches
 	if res.Approval != nil {

@@ -62,11 +62,7 @@ func (v *PolicyValidator) Handle(ctx context.Context, req admission.Request) adm
 	}
 	logf.FromContext(ctx).Info("Denied an invalid GuardPolicy", "policy", obj.GetName(), "causes", len(errs))
 	gk := v1alpha1.GroupVersion.WithKind("GuardPolicy").GroupKind()
-	status := apierrors.NewInvalid(gk, obj.GetName(), errs).Status()
-	resp := admission.Response{}
-	resp.Allowed = false
-	resp.Result = &status
-	return resp
+	return denied(apierrors.NewInvalid(gk, obj.GetName(), errs).Status())
 }
 
 // routingWarnings say what of the policy's match no webhook configuration

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -40,31 +39,10 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 // decide is Handle without the metrics; res is nil when nothing was
 // evaluated.
 func (v *Validator) decide(ctx context.Context, req admission.Request) (admission.Response, *policies.Result) {
-	log := logf.FromContext(ctx)
-	preq, ok, err := toPolicyRequest(req)
-	switch {
-	case err != nil:
-		log.Error(err, "Cannot decode the admission request")
-		return admission.Errored(http.StatusBadRequest, err), nil
-	case !ok:
-		return admission.Allowed(""), nil
+	preq, res, resp, evaluated := prepare(ctx, req, v.Engines, v.NamespaceLabels, restoreApproval)
+	if !evaluated {
+		return resp, nil
 	}
-	engine := v.Engines.Load()
-	if engine == nil {
-		return admission.Errored(http.StatusInternalServerError, errNotReady), nil
-	}
-	if err := addNamespaceLabels(ctx, v.NamespaceLabels, engine, &preq); err != nil {
-		log.Error(err, "Cannot evaluate the request")
-		return admission.Errored(http.StatusInternalServerError, err), nil
-	}
-	preq.Object = restoreApproval(preq.Object, preq.OldObject, req.UserInfo.Username)
-	res, err := evaluate(ctx, engine, preq)
-	if err != nil {
-		log.Error(err, "Cannot evaluate the request", "policies", res.Policies)
-		return admission.Errored(http.StatusInternalServerError, err), nil
-	}
-
-	var resp admission.Response
 	if res.Allowed() {
 		resp = admission.Allowed("")
 	} else {
@@ -72,16 +50,13 @@ func (v *Validator) decide(ctx context.Context, req admission.Request) (admissio
 		if subject == nil {
 			subject = preq.OldObject
 		}
-		status := denial(groupKind(req), objectName(req, subject), &res)
-		resp = admission.Response{}
-		resp.Allowed = false
-		resp.Result = &status
+		resp = denied(denial(groupKind(req), objectName(req, subject), &res))
 	}
 	resp.Warnings = res.AdmissionWarnings()
 	if annotations := res.AuditAnnotations(); len(annotations) > 0 {
 		resp.AuditAnnotations = annotations
 	}
-	logDecision(log, req, &res, resp)
+	logDecision(logf.FromContext(ctx), req, &res, resp)
 	return resp, &res
 }
 
