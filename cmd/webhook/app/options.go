@@ -427,15 +427,11 @@ func (o *Options) Validate() field.ErrorList {
 	if o.MaxInFlightRequestBytes < webhook.MinBodyBudget {
 		errs = append(errs, field.Invalid(field.NewPath("max-in-flight-request-bytes"), o.MaxInFlightRequestBytes, fmt.Sprintf("must be at least %d, twice the bound of one body", webhook.MinBodyBudget)))
 	}
-	if o.SourceDebounce <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("source-debounce"), o.SourceDebounce.String(), "must be positive"))
-	}
+	errs = append(errs, positive("source-debounce", o.SourceDebounce)...)
 	if o.ShutdownDelay < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("shutdown-delay"), o.ShutdownDelay.String(), "must not be negative"))
 	}
-	if o.ShutdownTimeout <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("shutdown-timeout"), o.ShutdownTimeout.String(), "must be positive"))
-	}
+	errs = append(errs, positive("shutdown-timeout", o.ShutdownTimeout)...)
 	errs = append(errs, o.validateCRDGuard()...)
 	errs = append(errs, o.validateTLSMode()...)
 	errs = append(errs, o.validateAudit()...)
@@ -444,6 +440,20 @@ func (o *Options) Validate() field.ErrorList {
 	// Validation runs over a map: sort so the message is the same each run.
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
 	return errs
+}
+
+// positive is the error of a flag that must be positive, none when v is.
+// A duration's value is given as written on the command line ("0s"), not
+// as a count of nanoseconds.
+func positive[T int | int64 | float32 | time.Duration](flag string, v T) field.ErrorList {
+	if v > 0 {
+		return nil
+	}
+	var value any = v
+	if d, ok := value.(time.Duration); ok {
+		value = d.String()
+	}
+	return field.ErrorList{field.Invalid(field.NewPath(flag), value, "must be positive")}
 }
 
 // pathError is an os error without the path it repeats.
@@ -477,24 +487,12 @@ func (o *Options) validateCRDGuard() field.ErrorList {
 		}
 	}
 	errs = append(errs, policies.ValidateServiceAccountApprovers(o.CRDApproverServiceAccounts, field.NewPath("crd-approvers-service-accounts"))...)
-	if o.CRDReplayMaxObjects <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("crd-replay-max-objects"), o.CRDReplayMaxObjects, "must be positive"))
-	}
-	if o.CRDReplayPageSize <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("crd-replay-page-size"), o.CRDReplayPageSize, "must be positive"))
-	}
-	if o.CRDReplayConcurrency <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("crd-replay-concurrency"), o.CRDReplayConcurrency, "must be positive"))
-	}
-	if o.CRDReplayQPS <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("crd-replay-qps"), o.CRDReplayQPS, "must be positive"))
-	}
-	if o.CRDReplayBurst <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("crd-replay-burst"), o.CRDReplayBurst, "must be positive"))
-	}
-	if o.CRDReplayTimeout <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("crd-replay-timeout"), o.CRDReplayTimeout.String(), "must be positive"))
-	}
+	errs = append(errs, positive("crd-replay-max-objects", o.CRDReplayMaxObjects)...)
+	errs = append(errs, positive("crd-replay-page-size", o.CRDReplayPageSize)...)
+	errs = append(errs, positive("crd-replay-concurrency", o.CRDReplayConcurrency)...)
+	errs = append(errs, positive("crd-replay-qps", o.CRDReplayQPS)...)
+	errs = append(errs, positive("crd-replay-burst", o.CRDReplayBurst)...)
+	errs = append(errs, positive("crd-replay-timeout", o.CRDReplayTimeout)...)
 	return errs
 }
 
@@ -509,15 +507,9 @@ func (o *Options) validateAudit() field.ErrorList {
 	if len(o.Policies) > 0 {
 		errs = append(errs, field.Invalid(field.NewPath("audit"), true, "--audit audits the cluster's GuardPolicies; it cannot be used with --policies"))
 	}
-	if o.AuditInterval <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("audit-interval"), o.AuditInterval.String(), "must be positive"))
-	}
-	if o.AuditQPS <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("audit-qps"), o.AuditQPS, "must be positive"))
-	}
-	if o.AuditPageSize <= 0 {
-		errs = append(errs, field.Invalid(field.NewPath("audit-page-size"), o.AuditPageSize, "must be positive"))
-	}
+	errs = append(errs, positive("audit-interval", o.AuditInterval)...)
+	errs = append(errs, positive("audit-qps", o.AuditQPS)...)
+	errs = append(errs, positive("audit-page-size", o.AuditPageSize)...)
 	return errs
 }
 

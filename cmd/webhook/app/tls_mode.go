@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -117,15 +116,9 @@ func (o *Options) validateTLSMode() field.ErrorList {
 			}
 		}
 	}
-	for flag, d := range map[string]time.Duration{
-		"self-signed-ca-duration": o.SelfSignedCADuration,
-		"self-signed-duration":    o.SelfSignedDuration,
-		"self-signed-ca-overlap":  o.SelfSignedCAOverlap,
-	} {
-		if d <= 0 {
-			errs = append(errs, field.Invalid(field.NewPath(flag), d.String(), "must be positive"))
-		}
-	}
+	errs = append(errs, positive("self-signed-ca-duration", o.SelfSignedCADuration)...)
+	errs = append(errs, positive("self-signed-duration", o.SelfSignedDuration)...)
+	errs = append(errs, positive("self-signed-ca-overlap", o.SelfSignedCAOverlap)...)
 	if limit := selfsigned.MaxOverlap(o.SelfSignedCADuration); o.SelfSignedCADuration > 0 && o.SelfSignedCAOverlap > limit {
 		errs = append(errs, field.Invalid(field.NewPath("self-signed-ca-overlap"), o.SelfSignedCAOverlap.String(),
 			fmt.Sprintf("must be at most a sixth of --self-signed-ca-duration, %s: the old CA, renewed with a third of its life left, must outlast both overlaps", limit)))
