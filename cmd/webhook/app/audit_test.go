@@ -1,27 +1,17 @@
 package app
 
 import (
-	"crypto/tls"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestAuditOptions(t *testing.T) {
-	got, err := parse(t, "--audit", "--audit-interval", "10m", "--audit-qps", "5", "--audit-page-size", "100",
-		"--leader-election-namespace", "crdguard-system")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := NewOptions()
-	want.tlsMinVersion = tls.VersionTLS12
-	want.Audit, want.AuditInterval, want.AuditQPS, want.AuditPageSize = true, 10*time.Minute, 5, 100
-	want.LeaderElectionNamespace = "crdguard-system"
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("options (-want +got):\n%s", diff)
-	}
+	checkOptions(t, []string{"--audit", "--audit-interval", "10m", "--audit-qps", "5", "--audit-page-size", "100",
+		"--leader-election-namespace", "crdguard-system",
+	}, func(o *Options) {
+		o.Audit, o.AuditInterval, o.AuditQPS, o.AuditPageSize = true, 10*time.Minute, 5, 100
+		o.LeaderElectionNamespace = "crdguard-system"
+	})
 	if off := NewOptions(); off.Audit || off.AuditInterval != time.Hour || off.AuditQPS != 20 || off.AuditPageSize != 250 {
 		t.Errorf("defaults: audit %v, interval %s, qps %v, page size %d; want off, 1h, 20, 250", off.Audit, off.AuditInterval, off.AuditQPS, off.AuditPageSize)
 	}

@@ -63,10 +63,25 @@ func parse(t *testing.T, args ...string) (*Options, error) {
 	return got, err
 }
 
+// checkOptions parses args and compares the options with the defaults,
+// as parsing completes them, changed by want. It returns the parsed
+// options for the checks that follow.
+func checkOptions(t *testing.T, args []string, want func(o *Options)) *Options {
+	t.Helper()
+	got, err := parse(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NewOptions()
+	o.tlsMinVersion = tls.VersionTLS12
+	want(o)
+	if diff := cmp.Diff(o, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+	return got
+}
+
 func TestCommandOptions(t *testing.T) {
-	defaults := NewOptions()
-	defaults.Policies = []string{examplePolicy}
-	defaults.tlsMinVersion = tls.VersionTLS12
 	tests := []struct {
 		name string
 		args []string
@@ -74,18 +89,16 @@ func TestCommandOptions(t *testing.T) {
 	}{{
 		name: "defaults",
 		args: []string{"--policies", examplePolicy},
-		want: func(*Options) {},
+		want: func(o *Options) { o.Policies = []string{examplePolicy} },
 	}, {
 		// No files: policies and CRDs are watched from the cluster.
 		name: "cluster sources",
 		args: nil,
-		want: func(o *Options) { o.Policies = nil },
+		want: func(*Options) {},
 	}, {
 		name: "policy status",
 		args: []string{"--policy-status", "--validating-configurations", "crdguard"},
-		want: func(o *Options) {
-			o.Policies, o.PolicyStatus, o.ValidatingConfigurations = nil, true, []string{"crdguard"}
-		},
+		want: func(o *Options) { o.PolicyStatus, o.ValidatingConfigurations = true, []string{"crdguard"} },
 	}, {
 		name: "every flag",
 		args: []string{
@@ -100,7 +113,7 @@ func TestCommandOptions(t *testing.T) {
 			"--client-ca-file", exampleCRD, "--client-allowed-names", "kube-apiserver,front-proxy",
 		},
 		want: func(o *Options) {
-			o.CRDs = []string{exampleCRD, exampleCRD}
+			o.Policies, o.CRDs = []string{examplePolicy}, []string{exampleCRD, exampleCRD}
 			o.Host, o.Port = "127.0.0.1", 10250
 			o.CertDir, o.CertName, o.KeyName = "/certs", "crt.pem", "key.pem"
 			o.TLSMinVersion, o.tlsMinVersion = "VersionTLS13", tls.VersionTLS13
@@ -114,17 +127,7 @@ func TestCommandOptions(t *testing.T) {
 		},
 	}}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parse(t, tt.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := *defaults
-			tt.want(&want)
-			if diff := cmp.Diff(&want, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("options (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkOptions(t, tt.args, tt.want) })
 	}
 }
 

@@ -1,12 +1,10 @@
 package app
 
 import (
-	"crypto/tls"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 
@@ -14,25 +12,19 @@ import (
 )
 
 func TestCRDGuardOptions(t *testing.T) {
-	got, err := parse(t, "--policies", examplePolicy,
+	got := checkOptions(t, []string{"--policies", examplePolicy,
 		"--guard-crds", "--guard-crds-selector", "crdguard.dev/guard=true,tier!=test",
 		"--guard-crd-names", "widgets.example.io,gadgets.example.io",
 		"--crd-approvers-users", "alice,bob", "--crd-approvers-groups", "platform", "--crd-approvers-service-accounts", "ci/releaser",
-		"--crd-replay-max-objects", "50", "--crd-replay-page-size", "10", "--crd-replay-timeout", "3s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := NewOptions()
-	want.Policies = []string{examplePolicy}
-	want.tlsMinVersion = tls.VersionTLS12
-	want.GuardCRDs, want.GuardCRDsSelector = true, "crdguard.dev/guard=true,tier!=test"
-	want.GuardCRDNames = []string{"widgets.example.io", "gadgets.example.io"}
-	want.CRDApproverUsers, want.CRDApproverGroups = []string{"alice", "bob"}, []string{"platform"}
-	want.CRDApproverServiceAccounts = []string{"ci/releaser"}
-	want.CRDReplayMaxObjects, want.CRDReplayPageSize, want.CRDReplayTimeout = 50, 10, 3*time.Second
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("options (-want +got):\n%s", diff)
-	}
+		"--crd-replay-max-objects", "50", "--crd-replay-page-size", "10", "--crd-replay-timeout", "3s",
+	}, func(o *Options) {
+		o.Policies = []string{examplePolicy}
+		o.GuardCRDs, o.GuardCRDsSelector = true, "crdguard.dev/guard=true,tier!=test"
+		o.GuardCRDNames = []string{"widgets.example.io", "gadgets.example.io"}
+		o.CRDApproverUsers, o.CRDApproverGroups = []string{"alice", "bob"}, []string{"platform"}
+		o.CRDApproverServiceAccounts = []string{"ci/releaser"}
+		o.CRDReplayMaxObjects, o.CRDReplayPageSize, o.CRDReplayTimeout = 50, 10, 3*time.Second
+	})
 
 	guard, err := got.crdGuard(&rest.Config{Host: "https://127.0.0.1:1"})
 	if err != nil {

@@ -1,38 +1,29 @@
 package app
 
 import (
-	"crypto/tls"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/client-go/rest"
 )
 
 func TestTLSModeOptions(t *testing.T) {
-	got, err := parse(t, "--policies", examplePolicy,
+	checkOptions(t, []string{"--policies", examplePolicy,
 		"--tls-mode", "self-signed", "--self-signed-secret", "crdguard-system/crdguard-tls",
 		"--self-signed-dns-names", "crdguard.crdguard-system.svc,crdguard.crdguard-system.svc.cluster.local",
 		"--self-signed-validating-configurations", "crdguard",
 		"--self-signed-mutating-configurations", "crdguard,crdguard-extra",
-		"--self-signed-ca-duration", "720h", "--self-signed-duration", "24h", "--self-signed-ca-overlap", "2h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := NewOptions()
-	want.Policies = []string{examplePolicy}
-	want.tlsMinVersion = tls.VersionTLS12
-	want.TLSMode, want.SelfSignedSecret = "self-signed", "crdguard-system/crdguard-tls"
-	want.SelfSignedDNSNames = []string{"crdguard.crdguard-system.svc", "crdguard.crdguard-system.svc.cluster.local"}
-	want.SelfSignedValidatingConfigurations = []string{"crdguard"}
-	want.SelfSignedMutatingConfigurations = []string{"crdguard", "crdguard-extra"}
-	want.SelfSignedCADuration, want.SelfSignedDuration, want.SelfSignedCAOverlap = 720*time.Hour, 24*time.Hour, 2*time.Hour
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Options{}), cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("options (-want +got):\n%s", diff)
-	}
+		"--self-signed-ca-duration", "720h", "--self-signed-duration", "24h", "--self-signed-ca-overlap", "2h",
+	}, func(o *Options) {
+		o.Policies = []string{examplePolicy}
+		o.TLSMode, o.SelfSignedSecret = "self-signed", "crdguard-system/crdguard-tls"
+		o.SelfSignedDNSNames = []string{"crdguard.crdguard-system.svc", "crdguard.crdguard-system.svc.cluster.local"}
+		o.SelfSignedValidatingConfigurations = []string{"crdguard"}
+		o.SelfSignedMutatingConfigurations = []string{"crdguard", "crdguard-extra"}
+		o.SelfSignedCADuration, o.SelfSignedDuration, o.SelfSignedCAOverlap = 720*time.Hour, 24*time.Hour, 2*time.Hour
+	})
 
 	// The default is today's: files, with a year's CA should the mode be
 	// switched.
