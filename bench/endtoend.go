@@ -13,7 +13,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -98,8 +97,7 @@ func (f *endToEndFamily) setup(ctx context.Context, env *environment) error {
 		return err
 	}
 	for _, m := range endToEndModes {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: m.namespace, Labels: map[string]string{benchLabel: m.namespace}}}
-		if err := c.Create(ctx, ns); err != nil {
+		if err := localcluster.EnsureNamespace(ctx, c, m.namespace, map[string]string{benchLabel: m.namespace}); err != nil {
 			return err
 		}
 	}

@@ -90,7 +90,7 @@ func TestDeployment(t *testing.T) {
 	t.Cleanup(func() {
 		cleanupKubectl(t, "delete", "--ignore-not-found", "-f", filepath.Join(examples, "policy.yaml"))
 	})
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := localcluster.EnsureNamespace(ctx, c, "shop", nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -218,12 +218,12 @@ func TestDeployment(t *testing.T) {
 			t.Fatalf("kubectl apply of GuardPolicy frozen-namespaces: %v\n%s", err, out)
 		}
 		t.Cleanup(func() { cleanupKubectl(t, "delete", "--ignore-not-found", "guardpolicy", "frozen-namespaces") })
-		frozen := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "frozen", Labels: map[string]string{"crdguard.dev/frozen": "true"}}}
-		if err := c.Create(ctx, frozen); err != nil && !apierrors.IsAlreadyExists(err) {
+		const frozen = "frozen"
+		if err := localcluster.EnsureNamespace(ctx, c, frozen, map[string]string{"crdguard.dev/frozen": "true"}); err != nil {
 			t.Fatal(err)
 		}
 		good := readExample(t, "good.yaml")
-		good.SetNamespace(frozen.Name)
+		good.SetNamespace(frozen)
 		var last error
 		if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 			last = c.Create(ctx, good.DeepCopy(), client.DryRunAll)

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdguard/crdguard/internal/corpus"
@@ -83,9 +81,8 @@ func setup(s *localsuite.Setup) error {
 	if err != nil {
 		return err
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: releaseNamespace}}
-	if err := c.Create(ctx, ns); err != nil {
-		return fmt.Errorf("creating namespace %s: %w", releaseNamespace, err)
+	if err := localcluster.EnsureNamespace(ctx, c, releaseNamespace, nil); err != nil {
+		return err
 	}
 	if err := localcluster.WriteKubeconfig(te, env.kubeconfig, "crdguard-chart", "system:masters"); err != nil {
 		return fmt.Errorf("adding the kubectl user: %w", err)

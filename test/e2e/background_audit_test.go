@@ -15,10 +15,8 @@ import (
 
 	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -238,9 +236,8 @@ var auditCRDs struct {
 // labelledNamespace creates namespace with auditLabel=value.
 func labelledNamespace(t *testing.T, namespace, value string) {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace, Labels: map[string]string{auditLabel: value}}}
-	if err := cluster.client.Create(t.Context(), ns); err != nil {
-		t.Fatalf("creating namespace %s: %v", namespace, err)
+	if err := localcluster.EnsureNamespace(t.Context(), cluster.client, namespace, map[string]string{auditLabel: value}); err != nil {
+		t.Fatal(err)
 	}
 }
 

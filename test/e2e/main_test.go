@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
@@ -190,9 +187,8 @@ func runCommand(cmd *exec.Cmd) (code int, stdout, stderr string, err error) {
 func ensureNamespaces(t *testing.T, names ...string) {
 	t.Helper()
 	for _, name := range names {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		if err := cluster.client.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("creating namespace %s: %v", name, err)
+		if err := localcluster.EnsureNamespace(t.Context(), cluster.client, name, nil); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

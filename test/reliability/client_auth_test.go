@@ -14,7 +14,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -66,8 +65,7 @@ users:
 // without a certificate is refused in the handshake.
 func TestClientCertificates(t *testing.T) {
 	ctx := t.Context()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clientAuthNamespace}}
-	if err := cluster.client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := localcluster.EnsureNamespace(ctx, cluster.client, clientAuthNamespace, nil); err != nil {
 		t.Fatal(err)
 	}
 	caFile := filepath.Join(t.TempDir(), "client-ca.crt")

@@ -108,7 +108,7 @@ func setup(s *localsuite.Setup) error {
 	if err := localcluster.WriteKubeconfig(cluster.env, cluster.kubeconfig, "admin", "system:masters"); err != nil {
 		return fmt.Errorf("adding the admin: %w", err)
 	}
-	if err := cluster.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shopNamespace}}); err != nil {
+	if err := localcluster.EnsureNamespace(ctx, cluster.client, shopNamespace, nil); err != nil {
 		return err
 	}
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -181,13 +180,13 @@ func register(ctx context.Context, url string, caBundle []byte) error {
 	if err := cluster.client.Create(ctx, mutating); err != nil {
 		return err
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "webhook-probe"}}
-	if err := cluster.client.Create(ctx, ns); err != nil {
+	const probeNamespace = "webhook-probe"
+	if err := localcluster.EnsureNamespace(ctx, cluster.client, probeNamespace, nil); err != nil {
 		return err
 	}
 	// The API server picks configurations up from an informer: probe with
 	// dry runs until the mutation shows and the denial comes from us.
-	probe, err := readExample("delete/ephemeral.yaml", ns.Name)
+	probe, err := readExample("delete/ephemeral.yaml", probeNamespace)
 	if err != nil {
 		return err
 	}
@@ -205,7 +204,7 @@ func register(ctx context.Context, url string, caBundle []byte) error {
 		if _, ok, _ := unstructuredString(obj, "spec", "resources", "limits", "cpu"); !ok {
 			return false, nil
 		}
-		unsafe, err := readExample("unsafe.yaml", ns.Name)
+		unsafe, err := readExample("unsafe.yaml", probeNamespace)
 		if err != nil {
 			return false, err
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,8 +101,7 @@ func TestManagedRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), crd) })
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "managed-rules"}}
-	if err := cluster.client.Create(ctx, ns); err != nil {
+	if err := localcluster.EnsureNamespace(ctx, cluster.client, "managed-rules", nil); err != nil {
 		t.Fatal(err)
 	}
 	big := fromYAML(t, "apiVersion: e2e.example.io/v1\nkind: Gadget\nmetadata: {name: big, namespace: managed-rules}\nspec: {size: 5}\n")

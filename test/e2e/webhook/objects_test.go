@@ -11,9 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -90,9 +88,8 @@ func writeObject(t *testing.T, obj *unstructured.Unstructured) string {
 func namespace(t *testing.T) string {
 	t.Helper()
 	name := localcluster.NamespaceName("wh-"+t.Name(), 63)
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if err := cluster.client.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating namespace %s: %v", name, err)
+	if err := localcluster.EnsureNamespace(t.Context(), cluster.client, name, nil); err != nil {
+		t.Fatal(err)
 	}
 	return name
 }

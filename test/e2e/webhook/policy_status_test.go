@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -49,11 +48,10 @@ func statusPolicy(name, group, kind string) *unstructured.Unstructured {
 // was, and kubectl shows the conditions in its columns.
 func TestPolicyStatus(t *testing.T) {
 	ctx := t.Context()
-	leases := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "policy-status"}}
-	if err := cluster.client.Create(ctx, leases); err != nil {
+	const leases = "policy-status"
+	if err := localcluster.EnsureNamespace(ctx, cluster.client, leases, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), leases) })
 
 	routed := statusPolicy("status-routed", "db.example.io", "MySQLCluster")
 	unrouted := statusPolicy("status-unrouted", "", "ConfigMap")
@@ -67,7 +65,7 @@ func TestPolicyStatus(t *testing.T) {
 			}
 		})
 	}
-	startStatusWebhook(t, leases.Name)
+	startStatusWebhook(t, leases)
 
 	waitConditions(t, "status-routed", map[string]metav1.Condition{
 		v1alpha1.ConditionReady:    {Status: metav1.ConditionTrue, Reason: "Compiled", ObservedGeneration: 1, Message: "crdguard compiled generation 1 and enforces it"},
@@ -134,17 +132,16 @@ func TestPolicyStatus(t *testing.T) {
 // before.
 func TestPolicyStatusCompiled(t *testing.T) {
 	ctx := t.Context()
-	leases := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "policy-status-vap"}}
-	if err := cluster.client.Create(ctx, leases); err != nil {
+	const leases = "policy-status-vap"
+	if err := localcluster.EnsureNamespace(ctx, cluster.client, leases, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), leases) })
 	policy := statusPolicy("status-compiled", "", "ConfigMap")
 	if err := cluster.client.Create(ctx, policy); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), policy) })
-	startStatusWebhook(t, leases.Name, "--enforcement=vap")
+	startStatusWebhook(t, leases, "--enforcement=vap")
 	waitConditions(t, "status-compiled", map[string]metav1.Condition{
 		v1alpha1.ConditionEnforced: {Status: metav1.ConditionFalse, Reason: "CompiledPoliciesMissing", ObservedGeneration: 1,
 			Message: "rule small is left to compiled ValidatingAdmissionPolicies (--enforcement=vap), and ValidatingAdmissionPolicy crdguard-status-compiled-deny is not installed"},
