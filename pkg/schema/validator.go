@@ -44,27 +44,16 @@ type Validator struct {
 // already be valid (see ValidateCRD).
 func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
-	v1Validation, err := apihelpers.GetSchemaForVersion(crd, version)
+	openAPISchema, structural, err := versionSchema(crd, version)
 	if err != nil {
 		return nil, err
-	}
-	if v1Validation == nil || v1Validation.OpenAPIV3Schema == nil {
-		return nil, fmt.Errorf("CustomResourceDefinition %q version %s has no schema", crd.Name, version)
-	}
-	validation := &apiextensions.CustomResourceValidation{}
-	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v1Validation, validation, nil); err != nil {
-		return nil, err
-	}
-	structural, err := structuralschema.NewStructural(validation.OpenAPIV3Schema)
-	if err != nil {
-		return nil, fmt.Errorf("CustomResourceDefinition %q version %s: %w", crd.Name, version, err)
 	}
 	// Like the server, prune defaults of unknown fields once so defaulting
 	// can never add what pruning would remove.
 	if err := structuraldefaulting.PruneDefaults(structural); err != nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %q version %s: %w", crd.Name, version, err)
 	}
-	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(validation.OpenAPIV3Schema)
+	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(openAPISchema)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +67,7 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	var scale *apiextensions.CustomResourceSubresourceScale
 	if subresources != nil && subresources.Status != nil {
 		status = &apiextensions.CustomResourceSubresourceStatus{}
-		if statusSchema, ok := validation.OpenAPIV3Schema.Properties["status"]; ok {
+		if statusSchema, ok := openAPISchema.Properties["status"]; ok {
 			if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&statusSchema); err != nil {
 				return nil, err
 			}

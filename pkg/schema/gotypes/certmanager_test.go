@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/crdguard/crdguard/internal/corpus"
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // certManagerAPI is linted against cert-manager's own deploy/crds. It is
@@ -108,7 +109,7 @@ func TestCertManagerCoverage(t *testing.T) {
 	want := map[string]int{"Certificate": 99, "CertificateRequest": 23, "ClusterIssuer": 479, "Issuer": 479}
 	for _, k := range kinds {
 		crd, _ := crdFor(crds, k.GroupVersionKind)
-		root, err := structuralFor(crd, "v1")
+		root, err := schema.StructuralSchema(crd, "v1")
 		if err != nil {
 			t.Fatal(err)
 		}

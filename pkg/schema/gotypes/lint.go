@@ -8,6 +8,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // Options configure Lint. The zero value runs every check that needs no CRD,
@@ -62,7 +64,7 @@ func Lint(kinds []*Kind, opts Options) ([]Finding, error) {
 		var root *Structural
 		if crd != nil && hasVersion {
 			var err error
-			if root, err = structuralFor(crd, k.GroupVersionKind.Version); err != nil {
+			if root, err = schema.StructuralSchema(crd, k.GroupVersionKind.Version); err != nil {
 				return nil, err
 			}
 		}
