@@ -144,7 +144,8 @@ func textLocation(r *Result) string {
 // ObjectRef names the result's object the way kubectl does: "Kind
 // ns/name", or "Kind name" for cluster-scoped objects. Documents that
 // failed early may lack a name or even a kind, so it degrades to what is
-// known. Every renderer, and crdguard diff's own, names objects by it.
+// known. Every renderer, crdguard diff's own and crdguard test name
+// objects by it.
 func (r *Result) ObjectRef() string {
 	kind := r.Kind
 	if kind == "" {

@@ -17,7 +17,8 @@ import (
 type CaseResult struct {
 	Name      string
 	Operation v1alpha1.Operation
-	// Object names the request's object: "MySQLCluster shop/prod".
+	// Object names the request's object as reports do: "MySQLCluster
+	// shop/prod" (see report.Result.ObjectRef).
 	Object string
 	// Err says why the request could not be evaluated; the case then
 	// neither passed nor failed.
@@ -78,10 +79,8 @@ func (s *Suite) runCase(ctx context.Context, i int) CaseResult {
 	}
 	registry := s.engine.Schemas()
 	req.Namespace = registry.Namespace(subject)
-	res := CaseResult{Name: c.Name, Operation: c.Operation, Object: subject.GetKind() + " " + req.Namespace + "/" + subject.GetName()}
-	if req.Namespace == "" {
-		res.Object = subject.GetKind() + " " + subject.GetName()
-	}
+	objectRef := (&report.Result{Kind: subject.GetKind(), Namespace: req.Namespace, Name: subject.GetName()}).ObjectRef()
+	res := CaseResult{Name: c.Name, Operation: c.Operation, Object: objectRef}
 
 	out, err := s.engine.Evaluate(ctx, req)
 	if unknown := (*policies.UnknownNamespaceError)(nil); errors.As(err, &unknown) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,5 +240,39 @@ cases:
 		if !got.Passed() {
 			t.Errorf("%s", outcome(got))
 		}
+	}
+}
+
+// TestRunNamesObjectsAsReportsDo: a case names its object as crdguard
+// validate's reports do, so an object with only a generateName is its kind
+// rather than "Kind shop/".
+func TestRunNamesObjectsAsReportsDo(t *testing.T) {
+	path := suiteDir(t, header+`cases:
+`+goodCase+`- name: generated
+  operation: CREATE
+  object: {file: generated.yaml}
+  expect: {result: allowed}
+`)
+	good, err := os.ReadFile(filepath.Join(filepath.Dir(path), "good.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated := strings.Replace(string(good), "  name: prod\n", "  generateName: prod-\n", 1)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "generated.yaml"), []byte(generated), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range s.Run(t.Context()) {
+		if !r.Passed() {
+			t.Errorf("%s: %s", r.Name, outcome(r))
+		}
+		got = append(got, r.Object)
+	}
+	if want := []string{"MySQLCluster shop/prod", "MySQLCluster"}; !slices.Equal(got, want) {
+		t.Errorf("objects = %q, want %q", got, want)
 	}
 }
