@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -19,11 +18,7 @@ import (
 // the API server would use, so a file gets the same verdict as a kubectl
 // apply of it.
 var policySchema = sync.OnceValues(func() (*schema.Validator, error) {
-	docs, err := manifest.Read(bytes.NewReader(v1alpha1.CRDYAML), "GuardPolicy CRD")
-	if err != nil {
-		return nil, err
-	}
-	crds, err := schema.CRDsFromDocuments(context.Background(), docs)
+	crds, err := schema.CRDsFromYAML(context.Background(), v1alpha1.CRDYAML, "GuardPolicy CRD")
 	if err != nil {
 		return nil, err
 	}

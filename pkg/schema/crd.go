@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,17 @@ func CRDsFromDocuments(ctx context.Context, docs []manifest.Document) ([]*apiext
 		crds[i] = c.CRD
 	}
 	return crds, nil
+}
+
+// CRDsFromYAML is CRDsFromDocuments on the documents of data, a YAML or
+// JSON stream that errors call source: for CRDs a program holds in memory,
+// such as an embedded one.
+func CRDsFromYAML(ctx context.Context, data []byte, source string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	docs, err := manifest.Read(bytes.NewReader(data), source)
+	if err != nil {
+		return nil, err
+	}
+	return CRDsFromDocuments(ctx, docs)
 }
 
 // LocateCRDs is CRDsFromDocuments keeping each CRD's document. A caller

@@ -1,10 +1,8 @@
 package schema_test
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/crdguard/crdguard/pkg/manifest"
 	crdschema "github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -12,14 +10,8 @@ import (
 // its CRD declares, defaults included, and that a version without a schema
 // is an error naming the CRD and version.
 func TestStructuralSchema(t *testing.T) {
-	docs, err := manifest.Read(strings.NewReader(crdYAML("example.io", "Thing", `
-properties:
-  size: {type: integer, default: 3}
-`)), "thing.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := crdschema.CRDsFromDocuments(t.Context(), docs)
+	thing := crdYAML("example.io", "Thing", "properties:\n  size: {type: integer, default: 3}\n")
+	crds, err := crdschema.CRDsFromYAML(t.Context(), []byte(thing), "thing.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

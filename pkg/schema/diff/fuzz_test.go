@@ -10,7 +10,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/crdguard/crdguard/internal/corpus"
-	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/schema"
 	"github.com/crdguard/crdguard/pkg/schema/diff"
 )
@@ -58,11 +57,7 @@ func FuzzCompare(f *testing.F) {
 
 // validCRD is the first CRD in data if it is a valid one, else nil.
 func validCRD(t *testing.T, data []byte) *apiextensionsv1.CustomResourceDefinition {
-	docs, err := manifest.Read(bytes.NewReader(data), "crd.yaml")
-	if err != nil {
-		return nil
-	}
-	crds, err := schema.CRDsFromDocuments(t.Context(), docs)
+	crds, err := schema.CRDsFromYAML(t.Context(), data, "crd.yaml")
 	if err != nil || len(crds) == 0 {
 		return nil
 	}

@@ -1,7 +1,6 @@
 package gotypes
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
@@ -71,11 +69,7 @@ func RoundTrip(t TestingT, obj any, crdYAML []byte) {
 }
 
 func roundTrip(ctx context.Context, obj any, crdYAML []byte) ([]Loss, error) {
-	docs, err := manifest.Read(bytes.NewReader(crdYAML), "crdYAML")
-	if err != nil {
-		return nil, err
-	}
-	crds, err := schema.CRDsFromDocuments(ctx, docs)
+	crds, err := schema.CRDsFromYAML(ctx, crdYAML, "crdYAML")
 	if err != nil {
 		return nil, err
 	}
