@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path"
 	"strings"
 	"time"
 
@@ -159,7 +158,7 @@ func loadDiffSide(ctx context.Context, streams Streams, arg string) ([]schema.Lo
 	var docs []manifest.Document
 	var err error
 	switch {
-	case strings.HasPrefix(arg, "git:"):
+	case strings.HasPrefix(arg, gitPrefix):
 		docs, err = readGit(ctx, arg)
 	default:
 		docs, err = manifest.ReadPaths(streams.In, arg)
@@ -174,26 +173,25 @@ func loadDiffSide(ctx context.Context, streams Streams, arg string) ([]schema.Lo
 // the current directory, so that CI can compare with any branch or tag
 // without checking it out. Sources are named git:REF:FILE.
 func readGit(ctx context.Context, arg string) ([]manifest.Document, error) {
-	ref, p, ok := strings.Cut(strings.TrimPrefix(arg, "git:"), ":")
-	if !ok || ref == "" || p == "" {
+	src, ok := parseGitSource(arg)
+	if !ok {
 		return nil, fmt.Errorf("%q: want git:REF:PATH", arg)
 	}
-	object := ref + ":" + p
-	kind, err := git(ctx, "cat-file", "-t", object)
+	kind, err := git(ctx, "cat-file", "-t", src.object())
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(string(kind)) == "blob" {
-		data, err := git(ctx, "show", object)
+		data, err := git(ctx, "show", src.object())
 		if err != nil {
 			return nil, err
 		}
-		return manifest.Read(bytes.NewReader(data), arg)
+		return manifest.Read(bytes.NewReader(data), src.String())
 	}
 	// A tree: its manifests in lexical order, as a directory is walked.
 	// --full-tree: without it git filters the listing by the working
 	// directory, and a tree from a subdirectory lists nothing.
-	list, err := git(ctx, "ls-tree", "-r", "-z", "--full-tree", "--name-only", object)
+	list, err := git(ctx, "ls-tree", "-r", "-z", "--full-tree", "--name-only", src.object())
 	if err != nil {
 		return nil, err
 	}
@@ -202,17 +200,12 @@ func readGit(ctx context.Context, arg string) ([]manifest.Document, error) {
 		if name == "" || !manifest.IsManifestFile(name) {
 			continue
 		}
-		file := path.Join(p, name)
-		if strings.HasPrefix(p, "./") {
-			// path.Join drops the "./" that makes git resolve the path
-			// from the working directory rather than the repository root.
-			file = "./" + file
-		}
-		data, err := git(ctx, "show", ref+":"+file)
+		file := src.entry(name)
+		data, err := git(ctx, "show", file.object())
 		if err != nil {
 			return nil, err
 		}
-		d, err := manifest.Read(bytes.NewReader(data), "git:"+ref+":"+file)
+		d, err := manifest.Read(bytes.NewReader(data), file.String())
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -119,8 +118,8 @@ func (d *diffReport) objectLocation(r *report.Result) string {
 func relativeTo(source string, args ...string) string {
 	for _, arg := range args {
 		if source == arg {
-			if ref, p, ok := strings.Cut(strings.TrimPrefix(arg, "git:"), ":"); ok && strings.HasPrefix(arg, "git:") && ref != "" {
-				return path.Base(p)
+			if src, ok := parseGitSource(arg); ok {
+				return src.base()
 			}
 			if arg == "-" {
 				return arg
@@ -135,19 +134,11 @@ func relativeTo(source string, args ...string) string {
 }
 
 // sourcePrefix is what the sources read from a directory argument start
-// with: manifest.Expand joins the entries to the cleaned path, readGit to
-// git:REF:PATH the same way, keeping PATH's "./".
+// with: manifest.Expand joins the entries to the cleaned path, readGit
+// names a tree's entries with gitSource.entry.
 func sourcePrefix(arg string) string {
-	if rest, ok := strings.CutPrefix(arg, "git:"); ok {
-		ref, p, _ := strings.Cut(rest, ":")
-		prefix := "git:" + ref + ":"
-		if strings.HasPrefix(p, "./") {
-			prefix += "./"
-		}
-		if clean := path.Clean(p); clean != "." {
-			prefix += clean + "/"
-		}
-		return prefix
+	if src, ok := parseGitSource(arg); ok {
+		return src.entry("").String()
 	}
 	if clean := filepath.Clean(arg); clean != "." {
 		return clean + string(filepath.Separator)

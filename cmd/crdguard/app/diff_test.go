@@ -48,6 +48,8 @@ func TestDiffExitCodes(t *testing.T) {
 		{name: "invalid config", args: []string{"--config", diffFile("config-invalid.yaml"), diffFile("old.yaml"), diffFile("old.yaml")}, code: ExitUsage,
 			stderr: `crdguard: --config testdata/diff/config-invalid.yaml: [checks[field-removed]: Unsupported value: "Block": supported values: "Deny", "Warn", "Audit", waivers[0].check: Not found: "no-such-check", waivers[0].reason: Required value: say why the change is acceptable]` + "\n"},
 		{name: "bad git source", args: []string{"git:nope", diffFile("old.yaml")}, code: ExitUsage, stderr: `crdguard: OLD: "git:nope": want git:REF:PATH` + "\n"},
+		{name: "git source without REF", args: []string{diffFile("old.yaml"), "git::crds"}, code: ExitUsage, stderr: `crdguard: NEW: "git::crds": want git:REF:PATH` + "\n"},
+		{name: "git source without PATH", args: []string{"git:main:", diffFile("old.yaml")}, code: ExitUsage, stderr: `crdguard: OLD: "git:main:": want git:REF:PATH` + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -470,6 +472,11 @@ func TestDiffGit(t *testing.T) {
 	}
 	if res := decodeReport(t, r).Results; len(res) != 1 || res[0].Source != "git:main:./widgets.yaml" {
 		t.Errorf("subdirectory: exit %d, stderr %q, results %+v", r.code, r.stder, res)
+	}
+	// Text shows each CRD's file relative to the tree it was read from.
+	r = crdguard(t, "", "diff", "git:v1:./", "git:main:./")
+	if want := "--- OLD git:v1:./\n+++ NEW git:main:./\nwidgets.example.com changed (widgets.yaml:1): "; r.code != ExitOK || !strings.HasPrefix(r.stdout, want) {
+		t.Errorf("subdirectory, text: exit %d, stderr %q, stdout\n%s\nwant it to start with\n%s", r.code, r.stder, r.stdout, want)
 	}
 	r = crdguard(t, "", "diff", "git:nope:crds", "widgets.yaml")
 	if r.code != ExitUsage || !strings.Contains(r.stder, "crdguard: OLD: git cat-file -t nope:crds: ") {
