@@ -51,7 +51,7 @@ Checks (error findings fail the run; warnings and infos do not, unless
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory to compare with (repeatable)")
 	f.StringArrayVar(&o.severity, "severity", nil, "CHECK=error|warning|info|off: override a check's severity (repeatable)")
 	o.addReportFlags(f, "text output: print only places with findings")
-	f.StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run (exit 1): error, warning or info")
+	f.Var(newChoiceFlag(&o.failOn, string(gotypes.Error), string(gotypes.Warning), string(gotypes.Info)), "fail-on", "lowest severity that fails the run (exit 1): error, warning or info")
 	return cmd
 }
 
@@ -76,10 +76,7 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 	if errs := opts.Validate(); len(errs) > 0 {
 		return usageError("--severity: %v", errs.ToAggregate())
 	}
-	failOn, ok := severityRank[gotypes.Severity(o.failOn)]
-	if !ok {
-		return usageError("--fail-on %q: want error, warning or info", o.failOn)
-	}
+	failOn := severityRank[gotypes.Severity(o.failOn)]
 	crds, err := policies.Files{CRDs: o.crds, Stdin: streams.In}.LoadCRDs(ctx)
 	if err != nil {
 		return inputError(err)

@@ -129,7 +129,7 @@ func TestLintUsageErrors(t *testing.T) {
 		{"no package", []string{"lint"}, "crdguard: requires at least 1 arg(s), only received 0\nRun 'crdguard lint --help' for usage.\n"},
 		{"unknown check", []string{"lint", "--severity", "nope=error", lintPkg("clean")}, "crdguard: --severity: severity[nope]: Not found: \"nope\"\n"},
 		{"bad level", []string{"lint", "--severity", "pruned-field=fatal", lintPkg("clean")}, "crdguard: --severity: severity[pruned-field]: Unsupported value: \"fatal\": supported values: \"error\", \"warning\", \"info\", \"off\"\n"},
-		{"bad fail-on", []string{"lint", "--fail-on", "off", lintPkg("clean")}, "crdguard: --fail-on \"off\": want error, warning or info\n"},
+		{"bad fail-on", []string{"lint", "--fail-on", "off", lintPkg("clean")}, "crdguard: invalid argument \"off\" for \"--fail-on\" flag: unknown value \"off\": valid values are error, warning, info\nRun 'crdguard lint --help' for usage.\n"},
 		{"malformed severity", []string{"lint", "--severity", "pruned-field", lintPkg("clean")}, "crdguard: --severity \"pruned-field\": want CHECK=LEVEL\n"},
 		{"no root types", []string{"lint", "../../../pkg/report"}, "crdguard: no CRD root types (+kubebuilder:object:root=true, or embedded TypeMeta and ObjectMeta) in ../../../pkg/report\n"},
 		// Fail closed: a wrong file must not lint against no schemas.

@@ -52,7 +52,7 @@ evaluated.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", o.output, `output format: "text" or "junit"`)
+	f.VarP(newOutputFlag(&o.output, testOutputText, testOutputJUnit), "output", "o", `output format: "text" or "junit"`)
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only the cases that did not pass")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory loaded into every suite beside its own crds (repeatable)")
 	return cmd
@@ -65,9 +65,6 @@ type suiteRun struct {
 }
 
 func (o *testOptions) run(ctx context.Context, paths []string, streams Streams) error {
-	if o.output != testOutputText && o.output != testOutputJUnit {
-		return usageError("-o must be %q or %q, not %q", testOutputText, testOutputJUnit, o.output)
-	}
 	// Each suite reads the --crds paths again, so standard input, which
 	// can be read once, is no CRD source here.
 	for _, path := range o.crds {

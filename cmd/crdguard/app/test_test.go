@@ -183,7 +183,7 @@ func TestTestExitCodes(t *testing.T) {
 		name:   "an output format test does not write",
 		args:   []string{"test", "-o", "json", exampleSuite},
 		code:   ExitUsage,
-		stderr: "crdguard: -o must be \"text\" or \"junit\", not \"json\"\n",
+		stderr: "crdguard: invalid argument \"json\" for \"-o, --output\" flag: unknown output format \"json\": valid formats are text, junit\nRun 'crdguard test --help' for usage.\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := crdguard(t, "", tc.args...)

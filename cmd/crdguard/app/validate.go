@@ -28,6 +28,17 @@ const (
 	missingError = "error"
 )
 
+// fieldValidations are the values of --field-validation: the server's
+// modes, which it too takes in any letter case.
+func fieldValidations() []string {
+	modes := schema.FieldValidations()
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = string(m)
+	}
+	return names
+}
+
 type validateOptions struct {
 	crds            []string
 	policies        []string
@@ -86,11 +97,11 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 	f.StringVar(&o.user, "user", "", "the requesting user, for approvals and CEL rules")
 	f.StringSliceVar(&o.groups, "groups", nil, "the requesting user's groups (comma-separated or repeated)")
 	f.BoolVar(&o.showPatches, "show-patches", false, "show the JSON patches the mutating webhook would apply")
-	f.StringVar(&o.fieldValidation, "field-validation", o.fieldValidation, `what unknown fields are, as the server's fieldValidation: "Strict" (errors), "Warn" (dropped, with a warning each) or "Ignore" (dropped in silence); the object's other errors are reported in every mode`)
+	f.Var(newChoiceFlag(&o.fieldValidation, fieldValidations()...), "field-validation", `what unknown fields are, as the server's fieldValidation: "Strict" (errors), "Warn" (dropped, with a warning each) or "Ignore" (dropped in silence); the object's other errors are reported in every mode`)
 	f.BoolVar(&o.showStored, "show-stored", false, "show each accepted object as kube-apiserver would store it: pruned, defaulted, metadata filled; without what only the server assigns (uid, creationTimestamp on create, resourceVersion, managedFields)")
 	f.BoolVar(&o.warningsAsErrors, "warnings-as-errors", false, `deny an object the server would warn about: each warning becomes a finding of rule schema/warning (exit 1)`)
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
-	f.StringVar(&o.missingSchemas, "missing-schemas", o.missingSchemas, `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
+	f.Var(newChoiceFlag(&o.missingSchemas, missingSkip, missingError), "missing-schemas", `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
 	f.StringArrayVar(&o.namespaceLabels, "namespace-labels", nil, `labels of a namespace, for policies with a namespaceSelector: "NAMESPACE=KEY=VALUE,..." ("NAMESPACE=" for none; repeatable). Namespace objects among the inputs give them too; an object in a namespace with unknown labels is an error`)
 	f.StringArrayVar(&o.exclude, "exclude", nil, `do not read paths matching GLOB (repeatable): a GLOB without "/" matches a file or directory name, one with "/" the path relative to the walked PATH; path.Match syntax, no "**"`)
 	f.StringSliceVar(&o.skipKinds, "skip-kinds", nil, `kinds not to validate, each KIND or APIVERSION/KIND (apps/v1/Deployment, v1/Secret); comma-separated or repeated; such objects are reported as skipped`)
@@ -100,14 +111,6 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 }
 
 func (o *validateOptions) run(ctx context.Context, paths []string, streams Streams) error {
-	if o.missingSchemas != missingSkip && o.missingSchemas != missingError {
-		return usageError("--missing-schemas must be %q or %q, not %q", missingSkip, missingError, o.missingSchemas)
-	}
-	mode, err := schema.ParseFieldValidation(o.fieldValidation)
-	if err != nil {
-		return usageError("--field-validation: %v", err)
-	}
-	o.fieldValidation = string(mode)
 	if o.delete && len(o.old) > 0 {
 		return usageError("--delete and --old do not go together: a DELETE has no new object")
 	}
@@ -116,7 +119,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 			return usageError("--exclude: %v", err)
 		}
 	}
-	paths, err = inputPaths(streams, paths, "crdguard validate", pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old})
+	paths, err := inputPaths(streams, paths, "crdguard validate", pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old})
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func TestValidateFieldValidation(t *testing.T) {
 	}
 
 	r = crdguard(t, widgetWithUnknownField, "validate", "--crds", widgetsCRD, "--field-validation=true", "-")
-	if want := "crdguard: --field-validation: field validation \"true\": want Strict, Warn or Ignore\n"; r.code != ExitUsage || r.stder != want {
+	if want := "crdguard: invalid argument \"true\" for \"--field-validation\" flag: unknown value \"true\": valid values are Strict, Warn, Ignore\nRun 'crdguard validate --help' for usage.\n"; r.code != ExitUsage || r.stder != want {
 		t.Errorf("--field-validation=true: exit %d, stderr %q; want %d, %q", r.code, r.stder, ExitUsage, want)
 	}
 }

@@ -25,8 +25,14 @@ const (
 	vapJSON = "json"
 )
 
-// vapMessages are the values of vap --messages.
-var vapMessages = map[string]vap.Messages{"summary": vap.Summaries, "findings": vap.Findings}
+// Values of vap --messages.
+const (
+	vapSummaries = "summary"
+	vapFindings  = "findings"
+)
+
+// vapMessages are what each value of vap --messages compiles.
+var vapMessages = map[string]vap.Messages{vapSummaries: vap.Summaries, vapFindings: vap.Findings}
 
 type vapOptions struct {
 	crds     []string
@@ -40,7 +46,7 @@ type vapOptions struct {
 }
 
 func newVAPCommand(streams Streams) *cobra.Command {
-	o := &vapOptions{output: vapYAML, messages: "summary"}
+	o := &vapOptions{output: vapYAML, messages: vapSummaries}
 	cmd := &cobra.Command{
 		Use:   "vap --policies PATH [flags]",
 		Short: "Compile GuardPolicies to Validating- and MutatingAdmissionPolicies",
@@ -71,21 +77,15 @@ Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable)")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable), for list-map keys")
-	f.StringVarP(&o.output, "output", "o", o.output, `output format: "yaml" or "json" (a v1 List)`)
-	f.StringVar(&o.messages, "messages", o.messages, `what a failing validation says: "summary" (the rule, the field and what is allowed) or "findings" (each finding with its values)`)
+	f.VarP(newOutputFlag(&o.output, vapYAML, vapJSON), "output", "o", `output format: "yaml" or "json" (a v1 List)`)
+	f.Var(newChoiceFlag(&o.messages, vapSummaries, vapFindings), "messages", `what a failing validation says: "summary" (the rule, the field and what is allowed) or "findings" (each finding with its values)`)
 	f.BoolVar(&o.check, "check", false, "print which rules compile and which need the webhook, instead of the objects")
 	f.StringVar(&o.webhookPolicies, "webhook-policies", "", "also write to this file the GuardPolicies reduced to the rules that need the webhook (enforcement mode vap)")
 	return cmd
 }
 
 func (o *vapOptions) run(ctx context.Context, streams Streams) error {
-	if o.output != vapYAML && o.output != vapJSON {
-		return usageError("-o must be %q or %q, not %q", vapYAML, vapJSON, o.output)
-	}
-	messages, ok := vapMessages[o.messages]
-	if !ok {
-		return usageError("--messages must be %q or %q, not %q", "summary", "findings", o.messages)
-	}
+	messages := vapMessages[o.messages]
 	if len(o.policies) == 0 {
 		return usageError("--policies is required")
 	}

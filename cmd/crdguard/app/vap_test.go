@@ -160,8 +160,8 @@ func TestVAPErrors(t *testing.T) {
 		stderr string
 	}{
 		{"no policies", []string{"vap"}, "crdguard: --policies is required\n"},
-		{"bad output", []string{"vap", "--policies", examplePolicy, "-o", "table"}, "crdguard: -o must be \"yaml\" or \"json\", not \"table\"\n"},
-		{"bad messages", []string{"vap", "--policies", examplePolicy, "--messages", "values"}, "crdguard: --messages must be \"summary\" or \"findings\", not \"values\"\n"},
+		{"bad output", []string{"vap", "--policies", examplePolicy, "-o", "table"}, "crdguard: invalid argument \"table\" for \"-o, --output\" flag: unknown output format \"table\": valid formats are yaml, json\nRun 'crdguard vap --help' for usage.\n"},
+		{"bad messages", []string{"vap", "--policies", examplePolicy, "--messages", "values"}, "crdguard: invalid argument \"values\" for \"--messages\" flag: unknown value \"values\": valid values are summary, findings\nRun 'crdguard vap --help' for usage.\n"},
 		{"no GuardPolicy", []string{"vap", "--policies", exampleCRD}, "crdguard: " + exampleCRD + " holds no GuardPolicy\n"},
 		{"missing file", []string{"vap", "--policies", "nope.yaml"}, "nope.yaml"},
 		{"invalid policy", []string{"vap", "--policies", bad}, `GuardPolicy "bad" is invalid`},

@@ -61,15 +61,12 @@ manifests.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable)")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable): the guarded custom kinds' resources")
-	f.StringVarP(&o.output, "output", "o", o.output, `output format: "values" (Helm values) or "kustomize" (a patch)`)
+	f.VarP(newOutputFlag(&o.output, webhookConfigValues, webhookConfigKustomize), "output", "o", `output format: "values" (Helm values) or "kustomize" (a patch)`)
 	f.StringVar(&o.name, "name", o.name, "name of the webhook configurations the kustomize patch targets")
 	return cmd
 }
 
 func (o *webhookConfigOptions) run(ctx context.Context, streams Streams) error {
-	if o.output != webhookConfigValues && o.output != webhookConfigKustomize {
-		return usageError("-o must be %q or %q, not %q", webhookConfigValues, webhookConfigKustomize, o.output)
-	}
 	if len(o.policies) == 0 {
 		return usageError("--policies is required")
 	}

@@ -36,7 +36,7 @@ func TestWebhookConfigErrors(t *testing.T) {
 	}, {
 		name:   "an unknown format",
 		args:   []string{"--policies", examplePolicy, "--crds", exampleCRD, "-o", "json"},
-		stderr: "crdguard: -o must be \"values\" or \"kustomize\", not \"json\"\n",
+		stderr: "crdguard: invalid argument \"json\" for \"-o, --output\" flag: unknown output format \"json\": valid formats are values, kustomize\nRun 'crdguard webhook-config --help' for usage.\n",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

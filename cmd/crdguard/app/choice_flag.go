@@ -1,0 +1,46 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+)
+
+// choiceFlag is a string flag that takes one of a few fixed values. As -o's
+// report.Format does, it rejects any other value while the command line is
+// parsed, so that the error is a usage error that says which help to read,
+// and it takes a value in any letter case, keeping the choice's spelling.
+type choiceFlag struct {
+	value   *string
+	choices []string
+	// noun and plural name a value and the choices in the error, worded as
+	// report.Format's: unknown output format "x": valid formats are ...
+	noun, plural string
+}
+
+// newChoiceFlag binds a flag to p, which holds its default, to take one of
+// choices, listed in the error in the order given.
+func newChoiceFlag(p *string, choices ...string) *choiceFlag {
+	return &choiceFlag{value: p, choices: choices, noun: "value", plural: "values"}
+}
+
+// newOutputFlag is -o of a command with output formats of its own rather
+// than report.Format's.
+func newOutputFlag(p *string, formats ...string) *choiceFlag {
+	return &choiceFlag{value: p, choices: formats, noun: "output format", plural: "formats"}
+}
+
+func (c *choiceFlag) String() string { return *c.value }
+
+func (c *choiceFlag) Set(s string) error {
+	for _, choice := range c.choices {
+		if strings.EqualFold(s, choice) {
+			*c.value = choice
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown %s %q: valid %s are %s", c.noun, s, c.plural, strings.Join(c.choices, ", "))
+}
+
+// Type is "string", so that help shows the flag and its quoted default as
+// pflag shows a string flag's.
+func (c *choiceFlag) Type() string { return "string" }
