@@ -26,20 +26,9 @@ func TestDuplicateCRDsNameBothFiles(t *testing.T) {
 		`pass one of the directories DIR/experimental and DIR/standard (they differ at spec.versions[0].schema.openAPIV3Schema.properties.spec.description, ` +
 		`spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum, spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size)`
 	dup = strings.ReplaceAll(dup, "DIR", dir)
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, []usageErrorCase{
 		{"validate --crds", []string{"validate", "--crds", dir, diffFile("objects.yaml")}, "crdguard: " + dup + "\n"},
 		{"diff OLD", []string{"diff", dir, diffFile("old.yaml")}, "crdguard: OLD: " + dup + "\n"},
 		{"diff NEW", []string{"diff", diffFile("old.yaml"), dir}, "crdguard: NEW: " + dup + "\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := crdguard(t, "", tc.args...)
-			if r.code != ExitUsage || r.stder != tc.want || r.stdout != "" {
-				t.Errorf("exit %d, stdout %q\nstderr\n got: %q\nwant: %q", r.code, r.stdout, r.stder, tc.want)
-			}
-		})
-	}
+	})
 }

@@ -121,11 +121,7 @@ func TestLintExitCodes(t *testing.T) {
 }
 
 func TestLintUsageErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		args   []string
-		stderr string
-	}{
+	checkUsageErrors(t, []usageErrorCase{
 		{"no package", []string{"lint"}, "crdguard: requires at least 1 arg(s), only received 0\nRun 'crdguard lint --help' for usage.\n"},
 		{"unknown check", []string{"lint", "--severity", "nope=error", lintPkg("clean")}, "crdguard: --severity: severity[nope]: Not found: \"nope\"\n"},
 		{"bad level", []string{"lint", "--severity", "pruned-field=fatal", lintPkg("clean")}, "crdguard: --severity: severity[pruned-field]: Unsupported value: \"fatal\": supported values: \"error\", \"warning\", \"info\", \"off\"\n"},
@@ -135,15 +131,7 @@ func TestLintUsageErrors(t *testing.T) {
 		// Fail closed: a wrong file must not lint against no schemas.
 		{"no CRD in --crds", []string{"lint", "--crds", exampleDir + "good.yaml", lintPkg("clean")}, "crdguard: " + exampleDir + "good.yaml holds no CustomResourceDefinition\n"},
 		{"invalid CRD", []string{"lint", "--crds", "testdata/invalid-crd.yaml", lintPkg("clean")}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := crdguard(t, "", tt.args...)
-			if r.code != ExitUsage || r.stder != tt.stderr || r.stdout != "" {
-				t.Errorf("exit %d, stdout %q, stderr\n got: %q\nwant: %q", r.code, r.stdout, r.stder, tt.stderr)
-			}
-		})
-	}
+	})
 	// A package that does not exist or compile cannot be linted.
 	r := crdguard(t, "", "lint", "./nope")
 	if r.code != ExitUsage || !strings.HasPrefix(r.stder, "crdguard: loading Go packages: ") {

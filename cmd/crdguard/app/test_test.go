@@ -250,11 +250,7 @@ func TestTestCRDsFlag(t *testing.T) {
 func TestTestCRDsFlagErrors(t *testing.T) {
 	dir := exampleWithoutCRDs(t)
 	missing := filepath.Join(dir, "none.yaml")
-	for _, tc := range []struct {
-		name   string
-		args   []string
-		stderr string
-	}{{
+	checkUsageErrors(t, []usageErrorCase{{
 		name:   "standard input",
 		args:   []string{"test", "--crds", "-", dir},
 		stderr: "crdguard: --crds cannot read standard input: each suite loads the CRDs, give a file or directory\n",
@@ -266,12 +262,5 @@ func TestTestCRDsFlagErrors(t *testing.T) {
 		name:   "a CRD the suite names too",
 		args:   []string{"test", "--crds", exampleCRD, exampleSuite},
 		stderr: "crdguard: " + exampleSuite + `: crds and policies: CustomResourceDefinition "mysqlclusters.db.example.io" is given twice: ` + exampleCRD + ":3 and " + exampleCRD + ":3; the same document is read twice: pass its path once (they are identical)\n",
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := crdguard(t, "", tc.args...)
-			if r.code != ExitUsage || r.stdout != "" || r.stder != tc.stderr {
-				t.Errorf("exit code %d, stdout\n%s\nstderr\n%s\nwant 2, no stdout, stderr\n%s", r.code, r.stdout, r.stder, tc.stderr)
-			}
-		})
-	}
+	}})
 }

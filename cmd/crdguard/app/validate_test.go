@@ -32,6 +32,29 @@ func crdguard(t *testing.T, stdin string, args ...string) run {
 	return run{code, out.String(), errOut.String()}
 }
 
+// usageErrorCase is a command line crdguard refuses as a usage error, and
+// the whole of what it prints on stderr.
+type usageErrorCase struct {
+	name   string
+	args   []string
+	stderr string
+}
+
+// checkUsageErrors runs each case's command line, with nothing on stdin,
+// and checks that crdguard exits 2, prints nothing on stdout and exactly
+// the case's stderr.
+func checkUsageErrors(t *testing.T, cases []usageErrorCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := crdguard(t, "", tc.args...)
+			if r.code != ExitUsage || r.stdout != "" || r.stder != tc.stderr {
+				t.Errorf("%q: exit %d, stdout %q, stderr\n got: %q\nwant exit 2, no stdout, stderr\n     %q", tc.args, r.code, r.stdout, r.stder, tc.stderr)
+			}
+		})
+	}
+}
+
 func decodeReport(t *testing.T, r run) report.Report {
 	t.Helper()
 	var rep report.Report
@@ -222,11 +245,7 @@ func TestValidateMissingSchemas(t *testing.T) {
 }
 
 func TestValidateUsageErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		args   []string
-		stderr string
-	}{
+	checkUsageErrors(t, []usageErrorCase{
 		{"no path, stdin read by --crds", []string{"validate", "--crds", "-"}, "crdguard: no PATH given, and standard input is read by --crds: give the inputs as files or directories (see 'crdguard validate --help')\n"},
 		{"unknown flag", []string{"validate", "--nope", "x"}, "crdguard: unknown flag: --nope\nRun 'crdguard validate --help' for usage.\n"},
 		{"bad format", []string{"validate", "-o", "yaml", "x"}, "crdguard: invalid argument \"yaml\" for \"-o, --output\" flag: unknown output format \"yaml\": valid formats are text, json, sarif, junit, markdown\nRun 'crdguard validate --help' for usage.\n"},
@@ -236,15 +255,7 @@ func TestValidateUsageErrors(t *testing.T) {
 		{"missing file", []string{"validate", "--crds", exampleCRD, "nope.yaml"}, "crdguard: stat nope.yaml: no such file or directory\n"},
 		{"invalid CRD", []string{"validate", "--crds", "testdata/invalid-crd.yaml", goodYAML}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
 		{"old object twice", []string{"validate", "--crds", exampleCRD, "--old", "testdata/old-good.yaml", "--old", "testdata/old-good.yaml", goodYAML}, "crdguard: testdata/old-good.yaml:1 (document 1): MySQLCluster shop/prod appears twice in --old\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := crdguard(t, "", tt.args...)
-			if r.code != ExitUsage || r.stder != tt.stderr || r.stdout != "" {
-				t.Errorf("exit %d, stdout %q, stderr\n got: %q\nwant: %q", r.code, r.stdout, r.stder, tt.stderr)
-			}
-		})
-	}
+	})
 }
 
 func TestValidateOutputFormats(t *testing.T) {

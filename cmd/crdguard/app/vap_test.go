@@ -154,31 +154,14 @@ func TestVAPErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("apiVersion: crdguard.dev/v1alpha1\nkind: GuardPolicy\nmetadata: {name: bad}\nspec: {match: {resources: [{kinds: [Pod]}]}, rules: [{name: r, cel: {expression: 'object.'}}]}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name   string
-		args   []string
-		stderr string
-	}{
+	checkUsageErrors(t, []usageErrorCase{
 		{"no policies", []string{"vap"}, "crdguard: --policies is required\n"},
 		{"bad output", []string{"vap", "--policies", examplePolicy, "-o", "table"}, "crdguard: invalid argument \"table\" for \"-o, --output\" flag: unknown output format \"table\": valid formats are yaml, json\nRun 'crdguard vap --help' for usage.\n"},
 		{"bad messages", []string{"vap", "--policies", examplePolicy, "--messages", "values"}, "crdguard: invalid argument \"values\" for \"--messages\" flag: unknown value \"values\": valid values are summary, findings\nRun 'crdguard vap --help' for usage.\n"},
 		{"no GuardPolicy", []string{"vap", "--policies", exampleCRD}, "crdguard: " + exampleCRD + " holds no GuardPolicy\n"},
-		{"missing file", []string{"vap", "--policies", "nope.yaml"}, "nope.yaml"},
-		{"invalid policy", []string{"vap", "--policies", bad}, `GuardPolicy "bad" is invalid`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := crdguard(t, "", tc.args...)
-			if r.code != ExitUsage {
-				t.Errorf("exit code = %d, want 2", r.code)
-			}
-			if !strings.Contains(r.stder, tc.stderr) {
-				t.Errorf("stderr = %q, want %q", r.stder, tc.stderr)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout = %q, want nothing", r.stdout)
-			}
-		})
-	}
+		{"missing file", []string{"vap", "--policies", "nope.yaml"}, "crdguard: reading GuardPolicies: stat nope.yaml: no such file or directory\n"},
+		{"invalid policy", []string{"vap", "--policies", bad}, "crdguard: " + bad + `:1 (document 1): GuardPolicy "bad" is invalid: spec.rules[0].cel.expression: Invalid value: "object.": compilation failed: ERROR: <input>:1:8: Syntax error: no viable alternative at input '.'` + "\n"},
+	})
 }
 
 // TestVAPWebhookPolicies writes the example policy reduced to the rules

@@ -21,35 +21,17 @@ func TestWebhookConfigGolden(t *testing.T) {
 }
 
 func TestWebhookConfigErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		args   []string
-		stderr string
-	}{{
+	checkUsageErrors(t, []usageErrorCase{{
 		name:   "a kind without its CRD",
-		args:   []string{"--policies", examplePolicy},
+		args:   []string{"webhook-config", "--policies", examplePolicy},
 		stderr: "crdguard: GuardPolicy mysql-safety: kind MySQLCluster.db.example.io has no resource: no CRD or built-in API serves it\n",
 	}, {
 		name:   "no policies",
-		args:   []string{"--crds", exampleCRD},
+		args:   []string{"webhook-config", "--crds", exampleCRD},
 		stderr: "crdguard: --policies is required\n",
 	}, {
 		name:   "an unknown format",
-		args:   []string{"--policies", examplePolicy, "--crds", exampleCRD, "-o", "json"},
+		args:   []string{"webhook-config", "--policies", examplePolicy, "--crds", exampleCRD, "-o", "json"},
 		stderr: "crdguard: invalid argument \"json\" for \"-o, --output\" flag: unknown output format \"json\": valid formats are values, kustomize\nRun 'crdguard webhook-config --help' for usage.\n",
-	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := crdguard(t, "", append([]string{"webhook-config"}, tt.args...)...)
-			if r.code != ExitUsage {
-				t.Errorf("exit code = %d, want %d", r.code, ExitUsage)
-			}
-			if r.stder != tt.stderr {
-				t.Errorf("stderr = %q, want %q", r.stder, tt.stderr)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout = %q, want nothing", r.stdout)
-			}
-		})
-	}
+	}})
 }
