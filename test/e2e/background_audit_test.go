@@ -203,7 +203,7 @@ func installAuditCRDs(t *testing.T) {
 			filepath.Join(cluster.root, "charts", "crdguard", "crds", "openreports.io_reports.yaml"),
 			filepath.Join(cluster.root, "charts", "crdguard", "crds", "openreports.io_clusterreports.yaml"),
 		}
-		var crds []*apiextensionsv1.CustomResourceDefinition
+		var names []string
 		for _, file := range files {
 			data, err := os.ReadFile(file)
 			if err != nil {
@@ -219,9 +219,9 @@ func installAuditCRDs(t *testing.T) {
 				auditCRDs.err = fmt.Errorf("%s: %w", file, err)
 				return
 			}
-			crds = append(crds, crd)
+			names = append(names, crd.Name)
 		}
-		auditCRDs.err = waitEstablished(context.Background(), crds)
+		auditCRDs.err = localcluster.WaitEstablished(context.Background(), cluster.client, names...)
 	})
 	if auditCRDs.err != nil {
 		t.Fatalf("installing the GuardPolicy and OpenReports CRDs: %v", auditCRDs.err)

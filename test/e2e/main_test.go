@@ -13,7 +13,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -110,7 +109,11 @@ func setup(s *localsuite.Setup) error {
 	if err != nil {
 		return err
 	}
-	if err := waitEstablished(s.Ctx, env.CRDs); err != nil {
+	names := make([]string, len(env.CRDs))
+	for i, crd := range env.CRDs {
+		names[i] = crd.Name
+	}
+	if err := localcluster.WaitEstablished(s.Ctx, cluster.client, names...); err != nil {
 		return err
 	}
 	cluster.served = map[schema.GroupVersionKind]bool{}
@@ -134,29 +137,6 @@ func setup(s *localsuite.Setup) error {
 	// follow do not each fetch discovery.
 	if out, err := kubectl(s.Ctx, "api-resources", "-o", "name").CombinedOutput(); err != nil {
 		return fmt.Errorf("kubectl api-resources: %w\n%s", err, out)
-	}
-	return nil
-}
-
-// waitEstablished waits until every CRD reports Established (envtest only
-// waits for discovery).
-func waitEstablished(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	for _, want := range crds {
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := cluster.client.Get(ctx, client.ObjectKey{Name: want.Name}, crd); err != nil {
-				return false, err
-			}
-			for _, c := range crd.Status.Conditions {
-				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return fmt.Errorf("CRD %s not established: %w", want.Name, err)
-		}
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/goldencase"
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/vapmessage"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
@@ -290,7 +291,7 @@ func installParityCRDs(t *testing.T, cases []vapParityCase) string {
 		if err := cluster.client.Create(t.Context(), crd.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
-		if err := waitEstablished(t.Context(), []*apiextensionsv1.CustomResourceDefinition{crd}); err != nil {
+		if err := localcluster.WaitEstablished(t.Context(), cluster.client, crd.Name); err != nil {
 			t.Fatal(err)
 		}
 	}

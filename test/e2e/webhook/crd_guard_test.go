@@ -107,19 +107,8 @@ func installCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) {
 			t.Errorf("the test CRD %s is still there: %v", crd.Name, err)
 		}
 	})
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got := &apiextensionsv1.CustomResourceDefinition{}
-		if err := cluster.client.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err != nil {
-			return false, nil
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	}); err != nil {
-		t.Fatalf("the test CRD %s is not established: %v", crd.Name, err)
+	if err := localcluster.WaitEstablished(ctx, cluster.client, crd.Name); err != nil {
+		t.Fatal(err)
 	}
 }
 
