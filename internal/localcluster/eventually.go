@@ -25,3 +25,17 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func(ctx 
 		t.Fatalf("%s: not within %s; last seen: %s", what, timeout, last)
 	}
 }
+
+// WaitFor is Eventually for a condition that returns an error rather than
+// what it saw. An error is polled through like false, as a read can fail
+// while the cluster settles, and the last one is in the failure.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	Eventually(t, timeout, what, func(ctx context.Context) (bool, string) {
+		ok, err := cond(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		return ok, "not yet"
+	})
+}

@@ -16,12 +16,12 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
 
 	webhookapp "github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/selfsigned"
 )
 
@@ -236,7 +236,7 @@ func TestSelfSignedRBAC(t *testing.T) {
 		t.Fatalf("the Secret the manager created: %v", err)
 	}
 	bundle := secret.Data["ca.crt"]
-	waitFor(t, "both configurations trust the webhook's CA", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "both configurations trust the webhook's CA", func(ctx context.Context) (bool, error) {
 		v, err := admin.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, defaultRelease, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -256,7 +256,7 @@ func TestSelfSignedRBAC(t *testing.T) {
 	if _, err := admin.CoreV1().Secrets(releaseNamespace).Patch(t.Context(), selfSignedSecret, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the watched Secret's renewal is done and served", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the watched Secret's renewal is done and served", func(ctx context.Context) (bool, error) {
 		c, err := m.GetCertificate(nil)
 		return err == nil && !c.Leaf.Equal(first), err
 	})
@@ -329,13 +329,6 @@ func (r *rendered) containerArgs(t *testing.T, release string) []string {
 	d := &appsv1.Deployment{}
 	r.typed(t, "Deployment", release, d)
 	return d.Spec.Template.Spec.Containers[0].Args
-}
-
-func waitFor(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, time.Minute, true, cond); err != nil {
-		t.Fatalf("waiting until %s: %v", what, err)
-	}
 }
 
 func firstCert(t *testing.T, pem []byte) *x509.Certificate {

@@ -5,11 +5,9 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -79,12 +77,4 @@ func namespace(t *testing.T) string {
 		t.Fatalf("creating namespace %s: %v", name, err)
 	}
 	return name
-}
-
-// eventually polls cond until it holds, for at most a minute.
-func eventually(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, time.Minute, true, cond); err != nil {
-		t.Fatalf("waiting until %s: %v", what, err)
-	}
 }

@@ -21,6 +21,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 
+	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/selfsigned"
 )
 
@@ -63,7 +64,7 @@ func TestSelfSignedCreateAndServe(t *testing.T) {
 		t.Errorf("validity %s, want the default %s and an hour's backdate", d, selfsigned.DefaultDuration)
 	}
 	// Every webhook of both configurations trusts ca.crt.
-	eventually(t, "the CA bundle is injected", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the CA bundle is injected", func(ctx context.Context) (bool, error) {
 		return injected(t, ns, secret.Data["ca.crt"]), nil
 	})
 	// A client trusting another CA does not connect.
@@ -109,7 +110,7 @@ func TestSelfSignedTwoReplicas(t *testing.T) {
 
 	annotate(t, ns, selfsigned.RenewServing)
 	var renewed *x509.Certificate
-	eventually(t, "both replicas serve the renewed certificate", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "both replicas serve the renewed certificate", func(ctx context.Context) (bool, error) {
 		secret := getSecret(t, ns)
 		if secret.Annotations[selfsigned.AnnotationRenew] != "" {
 			return false, nil
@@ -147,7 +148,7 @@ func TestSelfSignedReinjection(t *testing.T) {
 	startManager(t, cfg, testr.New(t))
 	bundle := getSecret(t, ns).Data["ca.crt"]
 	vwcs := cluster.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-	eventually(t, "the CA bundle is injected", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the CA bundle is injected", func(ctx context.Context) (bool, error) {
 		c, err := vwcs.Get(ctx, ns, metav1.GetOptions{})
 		return err == nil && bytes.Equal(c.Webhooks[0].ClientConfig.CABundle, bundle) && bytes.Equal(c.Webhooks[1].ClientConfig.CABundle, bundle), err
 	})
@@ -156,7 +157,7 @@ func TestSelfSignedReinjection(t *testing.T) {
 	if _, err := vwcs.Patch(t.Context(), ns, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the reset CA bundles are injected again", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the reset CA bundles are injected again", func(ctx context.Context) (bool, error) {
 		c, err := vwcs.Get(ctx, ns, metav1.GetOptions{})
 		return err == nil && bytes.Equal(c.Webhooks[0].ClientConfig.CABundle, bundle) && bytes.Equal(c.Webhooks[1].ClientConfig.CABundle, bundle), err
 	})
@@ -168,7 +169,7 @@ func TestSelfSignedReinjection(t *testing.T) {
 	t.Cleanup(func() {
 		_ = cluster.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), later.Name, metav1.DeleteOptions{})
 	})
-	eventually(t, "a configuration created later is injected", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "a configuration created later is injected", func(ctx context.Context) (bool, error) {
 		c, err := cluster.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, later.Name, metav1.GetOptions{})
 		return err == nil && bytes.Equal(c.Webhooks[0].ClientConfig.CABundle, bundle), err
 	})
@@ -190,7 +191,7 @@ func TestSelfSignedCARotation(t *testing.T) {
 
 	annotate(t, ns, selfsigned.RenewCA)
 	var during []byte
-	eventually(t, "the next CA is trusted", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the next CA is trusted", func(ctx context.Context) (bool, error) {
 		during = getSecret(t, ns).Data["ca.crt"]
 		return len(certs(t, during)) == 2, nil
 	})
@@ -198,7 +199,7 @@ func TestSelfSignedCARotation(t *testing.T) {
 	if !certs(t, during)[0].Equal(ca1) || ca2.Equal(ca1) {
 		t.Fatal("the bundle during the overlap is not the old CA and a new one")
 	}
-	eventually(t, "both CAs are injected", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "both CAs are injected", func(ctx context.Context) (bool, error) {
 		return injected(t, ns, during), nil
 	})
 	trustedSince, err := time.Parse(time.RFC3339Nano, getSecret(t, ns).Annotations["crdguard.dev/ca-next-trusted-since"])
@@ -238,7 +239,7 @@ func TestSelfSignedCARotation(t *testing.T) {
 	}
 	// The new CA signs; the old one stays trusted, then leaves.
 	var after []byte
-	eventually(t, "the old CA leaves the bundle", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the old CA leaves the bundle", func(ctx context.Context) (bool, error) {
 		after = getSecret(t, ns).Data["ca.crt"]
 		if cas := certs(t, after); len(cas) == 2 {
 			if !cas[0].Equal(ca1) || !cas[1].Equal(ca2) {
@@ -251,7 +252,7 @@ func TestSelfSignedCARotation(t *testing.T) {
 	if cas := certs(t, after); len(cas) != 1 || !cas[0].Equal(ca2) {
 		t.Fatalf("the bundle after the rotation holds %d certificates, want the new CA alone", len(cas))
 	}
-	eventually(t, "the configurations trust the new CA alone", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the configurations trust the new CA alone", func(ctx context.Context) (bool, error) {
 		return injected(t, ns, after), nil
 	})
 	if leaf := handshake(t, served, after); leaf.CheckSignatureFrom(ca2) != nil {
@@ -296,7 +297,7 @@ func TestSelfSignedStartOver(t *testing.T) {
 			t.Fatal(err)
 		}
 		var bundle []byte
-		eventually(t, tc.name+": a new CA is injected and served", func(ctx context.Context) (bool, error) {
+		localcluster.WaitFor(t, time.Minute, tc.name+": a new CA is injected and served", func(ctx context.Context) (bool, error) {
 			s, err := secrets.Get(ctx, "crdguard-tls", metav1.GetOptions{})
 			if err != nil {
 				return false, nil

@@ -34,7 +34,7 @@ func TestSelfSignedWebhook(t *testing.T) {
 	secret := getSecret(t, ns)
 	before := secret.Data["ca.crt"]
 	ca1 := certs(t, before)[0]
-	eventually(t, "the webhook's CA is injected", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the webhook's CA is injected", func(ctx context.Context) (bool, error) {
 		return injected(t, ns, before), nil
 	})
 	first := handshake(t, addr, before)
@@ -44,7 +44,7 @@ func TestSelfSignedWebhook(t *testing.T) {
 	expectExpiryMetric(t, w.metrics, first)
 	// The API server calls it: unsafe.yaml is schema-valid, only the
 	// webhook denies it.
-	eventually(t, "the API server calls the webhook", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the API server calls the webhook", func(ctx context.Context) (bool, error) {
 		return deniedByWebhook(ctx, readExample(t, "unsafe.yaml", ns)) == nil, nil
 	})
 
@@ -54,7 +54,7 @@ func TestSelfSignedWebhook(t *testing.T) {
 	// A forced renewal of the serving certificate.
 	annotate(t, ns, selfsigned.RenewServing)
 	var renewed *x509.Certificate
-	eventually(t, "the renewed certificate is served", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the renewed certificate is served", func(ctx context.Context) (bool, error) {
 		renewed = handshake(t, addr, before)
 		return !renewed.Equal(first), nil
 	})
@@ -63,7 +63,7 @@ func TestSelfSignedWebhook(t *testing.T) {
 	// A forced CA rotation: the new CA signs, the old one leaves.
 	annotate(t, ns, selfsigned.RenewCA)
 	var after []byte
-	eventually(t, "the CA is rotated", func(ctx context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, "the CA is rotated", func(ctx context.Context) (bool, error) {
 		after = getSecret(t, ns).Data["ca.crt"]
 		cas := certs(t, after)
 		return len(cas) == 1 && !cas[0].Equal(ca1) && injected(t, ns, after), nil
@@ -145,7 +145,7 @@ func (r *requests) await(t *testing.T, n int) {
 	r.mu.Lock()
 	target := r.count + n
 	r.mu.Unlock()
-	eventually(t, fmt.Sprintf("%d more requests were sent", n), func(context.Context) (bool, error) {
+	localcluster.WaitFor(t, time.Minute, fmt.Sprintf("%d more requests were sent", n), func(context.Context) (bool, error) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return r.count >= target, nil
