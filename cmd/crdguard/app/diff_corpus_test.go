@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"encoding/xml"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -110,9 +109,7 @@ func TestDiffCorpusGolden(t *testing.T) {
 				checkCorpusOutput(t, f.format, r.stdout, p.want)
 				if f.format == report.SARIF {
 					file := filepath.Join(sarifDir, p.name+".sarif")
-					if err := os.WriteFile(file, []byte(r.stdout), 0o644); err != nil {
-						t.Fatal(err)
-					}
+					writeFile(t, file, r.stdout)
 					sarifFiles = append(sarifFiles, file)
 				}
 			}
@@ -179,11 +176,7 @@ func checkCorpusOutput(t *testing.T, format report.Format, out string, want []st
 // goldens alone would only say the lines did not move.
 func checkFindingLine(t *testing.T, res report.Result, v report.Finding) {
 	t.Helper()
-	data, err := os.ReadFile(res.Source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
+	lines := strings.Split(readFile(t, res.Source), "\n")
 	if v.Line < res.Line || v.Line > len(lines) {
 		t.Errorf("%s %s: line %d outside the document (from line %d)", res.Name, v.Field, v.Line, res.Line)
 		return

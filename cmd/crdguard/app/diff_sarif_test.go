@@ -2,7 +2,6 @@ package app
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,9 +25,7 @@ func validateSARIFSchema(t *testing.T, files ...string) {
 	validate := func(files ...string) (string, error) { return hacktools.ValidateJSON(schema, files...) }
 
 	broken := filepath.Join(t.TempDir(), "no-driver-name.sarif")
-	if err := os.WriteFile(broken, []byte(`{"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, broken, `{"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]}`)
 	if out, err := validate(broken); err == nil || !strings.Contains(out, "missing property 'name'") {
 		t.Fatalf("the validator must reject a run without tool.driver.name: %v\n%s", err, out)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crdguard/crdguard/internal/filetree"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/report"
 )
@@ -151,20 +152,12 @@ func TestDiffTextReplay(t *testing.T) {
 // TestDiffTextWordDiff: a long description shows the words that changed,
 // in the text and in the JSON message alike.
 func TestDiffTextWordDiff(t *testing.T) {
-	dir := t.TempDir()
 	oldCRD := readFile(t, diffFile("old.yaml"))
 	const opening = "Replicas is how many widgets run side by side in one cluster. "
 	withDescription := func(text string) string {
-		return strings.Replace(oldCRD, "replicas: {type: integer, maximum: 10}", `replicas: {type: integer, maximum: 10, description: "`+opening+text+`"}`, 1)
+		return replaceOnce(t, oldCRD, "replicas: {type: integer, maximum: 10}", `replicas: {type: integer, maximum: 10, description: "`+opening+text+`"}`)
 	}
-	if withDescription("x") == oldCRD {
-		t.Fatal("fixture: replicas line moved")
-	}
-	for name, content := range map[string]string{"old.yaml": withDescription("Defaults to one."), "new.yaml": withDescription("Defaults to three.")} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := filetree.Write(t, map[string]string{"old.yaml": withDescription("Defaults to one."), "new.yaml": withDescription("Defaults to three.")})
 	want := "v1: … one cluster. Defaults to [-one.-]{+three.+}: documentation only (kubectl explain)"
 	r := crdguard(t, "", "diff", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"))
 	if !strings.Contains(r.stdout, "  info     new.yaml:") || !strings.Contains(r.stdout, "description-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.description: "+want+"\n") {
@@ -282,9 +275,7 @@ func TestDiffReplayClasses(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := filepath.Join(t.TempDir(), "obj.yaml")
-			if err := os.WriteFile(obj, []byte(tc.object), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, obj, tc.object)
 			r := crdguard(t, "", "diff", "-o", "json", "--config", diffFile("config-waive.yaml"), "--objects", obj, diffFile("old.yaml"), diffFile("new-breaking.yaml"))
 			rep := decodeReport(t, r)
 			if r.code != ExitViolations || len(rep.Results) != 2 {
@@ -378,22 +369,14 @@ func TestDiffMarkdown(t *testing.T) {
 // TestDiffMarkdownIsCapped: past maxMarkdownFindings a CRD's findings are
 // counted, breaking ones listed first.
 func TestDiffMarkdownIsCapped(t *testing.T) {
-	dir := t.TempDir()
 	oldCRD := readFile(t, diffFile("old.yaml"))
 	var props strings.Builder
 	for i := range maxMarkdownFindings + 10 {
 		fmt.Fprintf(&props, "              extra%02d: {type: string}\n", i)
 	}
 	// 60 fields added (info) and the legacy field removed (breaking).
-	newCRD := strings.Replace(oldCRD, "              legacy: {type: string}\n", props.String(), 1)
-	if newCRD == oldCRD {
-		t.Fatal("fixture: legacy line moved")
-	}
-	for name, content := range map[string]string{"old.yaml": oldCRD, "new.yaml": newCRD} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	newCRD := replaceOnce(t, oldCRD, "              legacy: {type: string}\n", props.String())
+	dir := filetree.Write(t, map[string]string{"old.yaml": oldCRD, "new.yaml": newCRD})
 	r := crdguard(t, "", "diff", "-o", "markdown", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"))
 	rows := strings.Count(r.stdout, "\n| info | `field-added` |") + strings.Count(r.stdout, "\n| breaking | ")
 	firstRow := "|---|---|---|---|---|\n| breaking | `field-removed` |"
@@ -427,22 +410,13 @@ func TestDiffGit(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	write := func(name, content string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	gitRun("init", "-q", "-b", "main")
-	write("crds/widgets.yaml", oldCRD)
-	write("crds/README.md", "not a manifest")
+	writeFile(t, "crds/widgets.yaml", oldCRD)
+	writeFile(t, "crds/README.md", "not a manifest")
 	gitRun("add", ".")
 	gitRun("commit", "-q", "-m", "v1")
 	gitRun("tag", "v1")
-	write("crds/widgets.yaml", safe)
+	writeFile(t, "crds/widgets.yaml", safe)
 	gitRun("commit", "-q", "-am", "v2")
 
 	r := crdguard(t, "", "diff", "git:v1:crds/widgets.yaml", breaking)

@@ -1,26 +1,20 @@
 package app
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/filetree"
 )
 
 // TestDuplicateCRDsNameBothFiles: a directory holding one CRD in two
 // variants is exit 2 in validate --crds and on either side of diff, with a
 // message naming both files and saying what to pass instead.
 func TestDuplicateCRDsNameBothFiles(t *testing.T) {
-	dir := t.TempDir()
-	for name, src := range map[string]string{"standard/widgets.yaml": "old.yaml", "experimental/widgets.yaml": "new-safe.yaml"} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(readFile(t, diffFile(src))), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := filetree.Write(t, map[string]string{
+		"standard/widgets.yaml":     readFile(t, diffFile("old.yaml")),
+		"experimental/widgets.yaml": readFile(t, diffFile("new-safe.yaml")),
+	})
 	// Each CRD starts below its file's comment: old.yaml's at line 2.
 	dup := `CustomResourceDefinition "widgets.example.com" is given twice: DIR/experimental/widgets.yaml:1 and DIR/standard/widgets.yaml:2; ` +
 		`pass one of the directories DIR/experimental and DIR/standard (they differ at spec.versions[0].schema.openAPIV3Schema.properties.spec.description, ` +

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,12 +34,9 @@ func TestReportFiles(t *testing.T) {
 				t.Errorf("standard output differs from a run without --report:\n%s\nwant:\n%s", got.stdout, want.stdout)
 			}
 			for _, format := range []string{"json", "sarif", "junit", "markdown"} {
-				data, err := os.ReadFile(filepath.Join(dir, format))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := crdguard(t, "", append(tc.args, "-o", format)...); string(data) != want.stdout {
-					t.Errorf("--report %s differs from -o %s:\n%s\nwant:\n%s", format, format, data, want.stdout)
+				written := readFile(t, filepath.Join(dir, format))
+				if want := crdguard(t, "", append(tc.args, "-o", format)...); written != want.stdout {
+					t.Errorf("--report %s differs from -o %s:\n%s\nwant:\n%s", format, format, written, want.stdout)
 				}
 			}
 		})

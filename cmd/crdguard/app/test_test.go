@@ -56,9 +56,7 @@ func exampleWithout(t *testing.T, rule string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "policy.yaml"), string(data))
 	return dir
 }
 
@@ -146,9 +144,7 @@ func TestTestExitCodes(t *testing.T) {
 	}
 	write := func(name, content string) string {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, content)
 		return path
 	}
 	head := "apiVersion: cli.crdguard.dev/v1alpha1\nkind: TestSuite\nmetadata: {name: t}\ncrds: [crd.yaml]\npolicies: [policy.yaml]\ncases:\n"
@@ -204,17 +200,7 @@ func exampleWithoutCRDs(t *testing.T) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, testsuite.FileName)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	suite := strings.Replace(string(data), "\ncrds: [crd.yaml]\n", "\n", 1)
-	if suite == string(data) {
-		t.Fatal("the example's suite has no line crds: [crd.yaml]")
-	}
-	if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, replaceOnce(t, readFile(t, path), "\ncrds: [crd.yaml]\n", "\n"))
 	return dir
 }
 

@@ -11,9 +11,7 @@ import (
 func TestValidateRefusesToCheckNothing(t *testing.T) {
 	empty := t.TempDir()
 	cm := filepath.Join(t.TempDir(), "configmap.yaml")
-	if err := os.WriteFile(cm, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, cm, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
 	for _, tc := range []struct {
 		name, stdin string
 		args        []string
@@ -71,16 +69,7 @@ func TestValidateRefusesToCheckNothing(t *testing.T) {
 func TestValidateFollowsSymlinkedCRDDirectory(t *testing.T) {
 	dir := t.TempDir()
 	crds := filepath.Join(dir, "crds")
-	if err := os.Mkdir(crds, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(exampleCRD)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(crds, "crd.yaml"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(crds, "crd.yaml"), readFile(t, exampleCRD))
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(crds, link); err != nil {
 		t.Fatal(err)

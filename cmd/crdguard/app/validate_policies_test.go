@@ -1,7 +1,6 @@
 package app
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -121,18 +120,8 @@ func TestValidateUnsafeUpdateAndApproval(t *testing.T) {
 // shrunk is update/approved.yaml with a smaller volume, its approval kept.
 func shrunk(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(exampleDir + "update/approved.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := strings.Replace(string(data), "size: 500Gi", "size: 400Gi", 1)
-	if out == string(data) {
-		t.Fatal("update/approved.yaml has no size: 500Gi")
-	}
 	path := filepath.Join(t.TempDir(), "shrunk.yaml")
-	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, replaceOnce(t, readFile(t, exampleDir+"update/approved.yaml"), "size: 500Gi", "size: 400Gi"))
 	return path
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -316,8 +317,12 @@ spec:
 	}
 }
 
+// writeFile writes content to path, making the directories it needs.
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -330,4 +335,15 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// replaceOnce replaces old, which must occur exactly once in s: a fixture
+// derived from a file the test does not own then fails when that file
+// changes, rather than check something else.
+func replaceOnce(t *testing.T, s, old, new string) string {
+	t.Helper()
+	if n := strings.Count(s, old); n != 1 {
+		t.Fatalf("the fixture changed: %q occurs %d times, want once", old, n)
+	}
+	return strings.Replace(s, old, new, 1)
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -151,9 +150,7 @@ func TestVAPExampleSize(t *testing.T) {
 
 func TestVAPErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	if err := os.WriteFile(bad, []byte("apiVersion: crdguard.dev/v1alpha1\nkind: GuardPolicy\nmetadata: {name: bad}\nspec: {match: {resources: [{kinds: [Pod]}]}, rules: [{name: r, cel: {expression: 'object.'}}]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, bad, "apiVersion: crdguard.dev/v1alpha1\nkind: GuardPolicy\nmetadata: {name: bad}\nspec: {match: {resources: [{kinds: [Pod]}]}, rules: [{name: r, cel: {expression: 'object.'}}]}\n")
 	checkUsageErrors(t, []usageErrorCase{
 		{"no policies", []string{"vap"}, "crdguard: --policies is required\n"},
 		{"bad output", []string{"vap", "--policies", examplePolicy, "-o", "table"}, "crdguard: invalid argument \"table\" for \"-o, --output\" flag: unknown output format \"table\": valid formats are yaml, json\nRun 'crdguard vap --help' for usage.\n"},
