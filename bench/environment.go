@@ -10,9 +10,7 @@ import (
 	"sync"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -88,22 +86,9 @@ func (env *environment) cluster() (*rest.Config, error) {
 			return nil, err
 		}
 	}
-	env.scheme = runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(env.scheme); err != nil {
-			return nil, err
-		}
-	}
 	fmt.Fprintln(env.log, "starting kube-apiserver and etcd ...")
-	env.control = &envtest.Environment{
-		Scheme:                   env.scheme,
-		BinaryAssetsDirectory:    assets,
-		ErrorIfCRDPathMissing:    true,
-		CRDDirectoryPaths:        []string{filepath.Join(env.root, "examples", "mysql", "crd.yaml")},
-		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
+	env.control = localcluster.NewEnvironment(assets, filepath.Join(env.root, "examples", "mysql", "crd.yaml"))
+	env.scheme = env.control.Scheme
 	cfg, err := env.control.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting kube-apiserver and etcd: %w", err)

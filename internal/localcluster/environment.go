@@ -25,7 +25,7 @@ func NewEnvironment(assets string, crdPaths ...string) *envtest.Environment {
 		ErrorIfCRDPathMissing:    true,
 		CRDDirectoryPaths:        crdPaths,
 		CRDInstallOptions:        envtest.CRDInstallOptions{PollInterval: 100 * time.Millisecond, MaxTime: time.Minute},
-		ControlPlaneStartTimeout: time.Minute,
+		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
 }
