@@ -95,10 +95,7 @@ func setup(s *localsuite.Setup) error {
 
 // kubectl returns a kubectl command against the test cluster.
 func kubectl(ctx context.Context, args ...string) *exec.Cmd {
-	args = append([]string{"--kubeconfig=" + env.kubeconfig, "--cache-dir=" + env.cacheDir}, args...)
-	cmd := exec.CommandContext(ctx, env.kubectl, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.kubeconfig, "HOME="+env.tmp, "KUBECTL_COMMAND_HEADERS=false")
-	return cmd
+	return localcluster.Kubectl{Path: env.kubectl, Kubeconfig: env.kubeconfig, CacheDir: env.cacheDir, Home: env.tmp}.Command(ctx, args...)
 }
 
 // helm runs helm with its caches and config in the temp dir.

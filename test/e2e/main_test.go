@@ -143,10 +143,7 @@ func setup(s *localsuite.Setup) error {
 
 // kubectl returns a kubectl command against the test cluster.
 func kubectl(ctx context.Context, args ...string) *exec.Cmd {
-	args = append([]string{"--kubeconfig=" + cluster.kubeconfig, "--cache-dir=" + cluster.cacheDir}, args...)
-	cmd := exec.CommandContext(ctx, cluster.kubectl, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.kubeconfig, "HOME="+cluster.tmp, "KUBECTL_COMMAND_HEADERS=false")
-	return cmd
+	return localcluster.Kubectl{Path: cluster.kubectl, Kubeconfig: cluster.kubeconfig, CacheDir: cluster.cacheDir, Home: cluster.tmp}.Command(ctx, args...)
 }
 
 // runCommand runs cmd with its output in memory. Its exit code is a

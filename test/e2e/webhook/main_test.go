@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -217,10 +216,7 @@ func register(ctx context.Context, url string, caBundle []byte) error {
 
 // kubectl returns a kubectl command run as user.
 func kubectl(ctx context.Context, user string, args ...string) *exec.Cmd {
-	args = append([]string{"--kubeconfig=" + cluster.configs[user], "--cache-dir=" + cluster.cacheDir}, args...)
-	cmd := exec.CommandContext(ctx, cluster.kubectl, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.configs[user], "HOME="+cluster.tmp, "KUBECTL_COMMAND_HEADERS=false")
-	return cmd
+	return localcluster.Kubectl{Path: cluster.kubectl, Kubeconfig: cluster.configs[user], CacheDir: cluster.cacheDir, Home: cluster.tmp}.Command(ctx, args...)
 }
 
 // startSecondWebhook runs cluster.webhookBinary on ports (server, health
