@@ -107,7 +107,7 @@ func differences(path *field.Path, a, b any, out *[]string) {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				differences(childPath(path, k), a[k], b[k], out)
+				differences(KeyPath(path, k), a[k], b[k], out)
 			}
 			return
 		}
@@ -122,16 +122,4 @@ func differences(path *field.Path, a, b any, out *[]string) {
 	if !reflect.DeepEqual(a, b) {
 		*out = append(*out, path.String())
 	}
-}
-
-// childPath names a map key the way field paths do: keys that would read
-// as several segments, such as annotation names, go in brackets.
-func childPath(parent *field.Path, key string) *field.Path {
-	if parent == nil {
-		return field.NewPath(key)
-	}
-	if key == "" || strings.ContainsAny(key, "./[]") {
-		return parent.Key(key)
-	}
-	return parent.Child(key)
 }

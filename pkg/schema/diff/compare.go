@@ -12,6 +12,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // Compare classifies every difference between old and new, two versions of
@@ -136,13 +138,9 @@ func compareNode(n *Node) ([]Change, error) {
 	return changes, nil
 }
 
-// propertyPath names a property the way field paths do; names that would
-// read as several segments go in brackets.
+// propertyPath is the path of the property name below parent.
 func propertyPath(parent *field.Path, name string) *field.Path {
-	if name == "" || strings.ContainsAny(name, ".[]") {
-		return parent.Child("properties").Key(name)
-	}
-	return parent.Child("properties", name)
+	return schema.KeyPath(parent.Child("properties"), name)
 }
 
 // shallow is a copy of a node without its properties, which the walk and

@@ -1,6 +1,10 @@
 package diff
 
-import "reflect"
+import (
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
 
 var metadataChanged = Check{
 	Name: "metadata-changed",
@@ -25,7 +29,10 @@ var metadataChanged = Check{
 				if oldOK == newOK && reflect.DeepEqual(o, n) {
 					continue
 				}
-				out = append(out, Change{Impact: Info, Path: "metadata." + f.name + "[" + k + "]", Old: o, New: n,
+				// Always a subscript, even where schema.KeyPath would
+				// write a field name: policy paths and their reports
+				// name a label so ("metadata.labels[app]").
+				out = append(out, Change{Impact: Info, Path: field.NewPath("metadata", f.name).Key(k).String(), Old: o, New: n,
 					Message: "metadata only: no effect on objects, but selectors and tools reading it may see a difference"})
 			}
 		}
