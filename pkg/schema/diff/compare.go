@@ -89,23 +89,15 @@ func compareNode(n *Node) ([]Change, error) {
 		}
 	}
 	oldRest, newRest := shallow(n.Old), shallow(n.New)
-	var children []*Node
-	for _, name := range sortedKeys(n.New.Properties) {
-		if old, ok := n.Old.Properties[name]; ok {
-			newProp := n.New.Properties[name]
-			children = append(children, &Node{Version: n.Version, Path: propertyPath(n.Path, name), Old: &old, New: &newProp})
+	for _, child := range commonChildren(n.Old, n.New) {
+		// What the walk steps into is compared there, not as a keyword here.
+		switch child.keyword {
+		case "items":
+			oldRest.Items, newRest.Items = nil, nil
+		case "additionalProperties":
+			oldRest.AdditionalProperties, newRest.AdditionalProperties = nil, nil
 		}
-	}
-	if n.Old.Items != nil && n.New.Items != nil && n.Old.Items.Schema != nil && n.New.Items.Schema != nil {
-		oldRest.Items, newRest.Items = nil, nil
-		children = append(children, &Node{Version: n.Version, Path: n.Path.Child("items"), Old: n.Old.Items.Schema, New: n.New.Items.Schema})
-	}
-	if n.Old.AdditionalProperties != nil && n.New.AdditionalProperties != nil && n.Old.AdditionalProperties.Schema != nil && n.New.AdditionalProperties.Schema != nil {
-		oldRest.AdditionalProperties, newRest.AdditionalProperties = nil, nil
-		children = append(children, &Node{Version: n.Version, Path: n.Path.Child("additionalProperties"), Old: n.Old.AdditionalProperties.Schema, New: n.New.AdditionalProperties.Schema})
-	}
-	for _, child := range children {
-		c, err := compareNode(child)
+		c, err := compareNode(&Node{Version: n.Version, Path: child.path(n.Path), Old: child.a, New: child.b})
 		if err != nil {
 			return nil, err
 		}

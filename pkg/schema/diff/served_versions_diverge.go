@@ -74,12 +74,6 @@ type divergence struct {
 	inStorage bool
 }
 
-// schemaStep is one step down a schema: a property by name, or items or
-// additionalProperties (name empty).
-type schemaStep struct {
-	keyword, name string
-}
-
 func (d divergence) key() string {
 	var b strings.Builder
 	if d.inStorage {
@@ -96,12 +90,8 @@ func (d divergence) key() string {
 // fieldPath is the divergence's path below root.
 func (d divergence) fieldPath(root *field.Path) *field.Path {
 	p := root
-	for _, s := range d.path {
-		if s.keyword == "properties" {
-			p = propertyPath(p, s.name)
-		} else {
-			p = p.Child(s.keyword)
-		}
+	for _, step := range d.path {
+		p = step.path(p)
 	}
 	return p
 }
@@ -127,17 +117,8 @@ func divergences(storage, other *apiextensionsv1.JSONSchemaProps, at []schemaSte
 	}
 	missing(storage, other, true)
 	missing(other, storage, false)
-	for _, name := range sortedKeys(storage.Properties) {
-		if o, ok := other.Properties[name]; ok {
-			s := storage.Properties[name]
-			out = append(out, divergences(&s, &o, append(clone(at), schemaStep{"properties", name}))...)
-		}
-	}
-	if storage.Items != nil && other.Items != nil && storage.Items.Schema != nil && other.Items.Schema != nil {
-		out = append(out, divergences(storage.Items.Schema, other.Items.Schema, append(clone(at), schemaStep{keyword: "items"}))...)
-	}
-	if a, b := storage.AdditionalProperties, other.AdditionalProperties; a != nil && b != nil && a.Schema != nil && b.Schema != nil {
-		out = append(out, divergences(a.Schema, b.Schema, append(clone(at), schemaStep{keyword: "additionalProperties"}))...)
+	for _, c := range commonChildren(storage, other) {
+		out = append(out, divergences(c.a, c.b, append(clone(at), c.schemaStep))...)
 	}
 	return out
 }
@@ -190,23 +171,8 @@ func oldSchema(p *CRDPair, version string) *apiextensionsv1.JSONSchemaProps {
 // declares tells whether s has the field at path.
 func declares(s *apiextensionsv1.JSONSchemaProps, path []schemaStep) bool {
 	for _, step := range path {
-		switch step.keyword {
-		case "properties":
-			child, ok := s.Properties[step.name]
-			if !ok {
-				return false
-			}
-			s = &child
-		case "items":
-			if s.Items == nil || s.Items.Schema == nil {
-				return false
-			}
-			s = s.Items.Schema
-		case "additionalProperties":
-			if s.AdditionalProperties == nil || s.AdditionalProperties.Schema == nil {
-				return false
-			}
-			s = s.AdditionalProperties.Schema
+		if s = step.in(s); s == nil {
+			return false
 		}
 	}
 	return true
