@@ -28,19 +28,30 @@ func suiteDir(t *testing.T, suite string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, name := range []string{"crd.yaml", "policy.yaml", "good.yaml", "bad.yaml"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "examples", "mysql", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyExample(t, dir, name)
 	}
 	path := filepath.Join(dir, FileName)
 	if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// copyExample copies the mysql example's file name ("update/old.yaml")
+// to the same name under dir, making the directories it needs.
+func copyExample(t *testing.T, dir, name string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "mysql", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestLoadErrors(t *testing.T) {

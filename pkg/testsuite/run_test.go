@@ -183,20 +183,6 @@ func TestRunUnknownNamespace(t *testing.T) {
 	}
 }
 
-func copyExample(t *testing.T, dir, name string) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "mysql", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestRunServerWarnings: a case's result counts the warnings kube-apiserver
 // itself sends, as crdguard validate prints them: a deprecated version's
 // makes an accepted object warned.
