@@ -115,9 +115,9 @@ type ruleCEL struct {
 
 // compiler is what rule kinds may use while compiling to CEL.
 type compiler struct {
-	names   *celNames
-	schemas *schema.Registry
-	match   *v1alpha1.Match
+	names *celNames
+	// kinds are the kinds of the loaded CRDs the policy matches.
+	kinds []runtimeschema.GroupVersionKind
 	// enforcement is the rule's.
 	enforcement v1alpha1.Enforcement
 }
@@ -150,7 +150,7 @@ func Compile(gp *v1alpha1.GuardPolicy, schemas *schema.Registry, messages Messag
 		return nil, &policies.InvalidPolicyError{Name: gp.Name, Errs: errs}
 	}
 	out := &Compiled{Policy: gp.Name}
-	c := &compiler{names: &celNames{}, schemas: schemas, match: &gp.Spec.Match}
+	c := &compiler{names: &celNames{}, kinds: compiled.Kinds}
 	builds := map[v1alpha1.Enforcement]*policyBuilder{}
 	mutations := &mutationBuilder{}
 	for i, r := range compiled.Rules {

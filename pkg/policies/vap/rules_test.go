@@ -14,6 +14,7 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // assertVAPParity compiles policy and checks, for each request, that the
@@ -605,4 +606,80 @@ spec:
 	if !slices.Equal(got, want) {
 		t.Errorf("rules\n got: %q\nwant: %q", got, want)
 	}
+}
+
+// TestVAPListKeysAcrossKinds: a compiled transition pairs list items by
+// one set of keys whatever the request's kind, so the list-map keys of
+// the kinds the policy matches must agree, else the rule stays with the
+// webhook; keys set on the transition apply to every kind.
+func TestVAPListKeysAcrossKinds(t *testing.T) {
+	crds, err := schema.CRDsFromYAML(t.Context(), []byte(crdWithUsers("Primary", "primaries", "name")+"---\n"+crdWithUsers("Replica", "replicas", "id")), "crds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := schema.NewRegistry(crds...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const disagree = "has list-map keys [name] in one matched kind and [id] in another; set keys on the transition"
+	for _, tc := range []struct{ transition, webhook string }{
+		{`{path: spec.users, check: NoRemoval}`, disagree},
+		{`{path: "spec.users[*].size", check: NoDecrease}`, disagree},
+		{`{path: spec.users, check: NoRemoval, keys: [name]}`, ""},
+		{`{path: "spec.users[*].size", check: NoDecrease, keys: [id]}`, ""},
+	} {
+		gp := &v1alpha1.GuardPolicy{}
+		if err := yaml.UnmarshalStrict([]byte(`
+metadata: {name: users}
+spec:
+  match: {resources: [{group: db.example.io, kinds: [Primary, Replica]}]}
+  rules:
+  - name: users
+    transitions: [`+tc.transition+`]
+`), gp); err != nil {
+			t.Fatal(err)
+		}
+		compiled, err := Compile(gp, schemas, Findings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := compiled.Rules[0].Webhook; (tc.webhook == "") != (got == "") || !strings.Contains(got, tc.webhook) {
+			t.Errorf("%s: webhook reason %q, want one containing %q", tc.transition, got, tc.webhook)
+		}
+	}
+}
+
+// crdWithUsers is a CRD of kind whose spec.users is a list-map keyed by
+// key; its items have both a name and an id.
+func crdWithUsers(kind, plural, key string) string {
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: %[2]s.db.example.io}
+spec:
+  group: db.example.io
+  names: {kind: %[1]s, plural: %[2]s}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              users:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [%[3]s]
+                items:
+                  type: object
+                  required: [%[3]s]
+                  properties:
+                    name: {type: string}
+                    id: {type: string}
+                    size: {type: string}
+`, kind, plural, key)
 }

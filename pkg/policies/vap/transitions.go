@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
@@ -40,7 +41,7 @@ func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
 				return nil, needsWebhook("transitions[%d] path %s: keys below an item's top level are not compiled", i, t.Path)
 			}
 		}
-		expr, err := t.celPairs(c, t.Path, nil, "oldObject", "object", celPath{})
+		expr, err := t.celPairs(c, t.Path, 0, "oldObject", "object", celPath{})
 		if err != nil {
 			return nil, fmt.Errorf("transitions[%d]: %w", i, err)
 		}
@@ -60,50 +61,22 @@ func transitionCheckName(t *rules.Transition) string {
 // transitionCEL writes a transition's checks in CEL.
 type transitionCEL struct{ *rules.Transition }
 
-// listKeys are the keys NoRemoval matches list items by: the rule's, else
-// the CRD's list-map keys for the kinds the policy matches, else "name",
-// as transition.listKeys decides per request.
-func (c *compiler) listKeys(t *rules.Transition, list rules.ObjectPath) ([]string, error) {
-	level := 0
-	for _, s := range list.Steps {
-		if s.Each {
-			level++
+// listKeys are the keys that pair the items of the transition's list-th
+// list: those the engine reads for each kind the policy matches, which
+// must agree, since the compiled policy does not tell kinds apart. With
+// no loaded CRD matched, every kind is one without list-map keys.
+func (c *compiler) listKeys(t *rules.Transition, list int) ([]string, error) {
+	kinds := c.kinds
+	if len(kinds) == 0 {
+		kinds = []runtimeschema.GroupVersionKind{{}}
+	}
+	keys := t.ListKeys(kinds[0], list)
+	for _, gvk := range kinds[1:] {
+		if other := t.ListKeys(gvk, list); !slices.Equal(other, keys) {
+			return nil, needsWebhook("list %s has list-map keys %v in one matched kind and %v in another; set keys on the transition", t.Path, keys, other)
 		}
 	}
-	if keys := t.Lists[level].Keys; len(keys) > 0 {
-		return keys, nil
-	}
-	if c.schemas == nil {
-		return rules.DefaultListKeys, nil
-	}
-	var schemaPath []string
-	for _, s := range list.Steps {
-		switch {
-		case s.Field != "":
-			schemaPath = append(schemaPath, s.Field)
-		case !s.Each && s.Index < 0:
-			schemaPath = append(schemaPath, s.Key)
-		}
-	}
-	var found []string
-	seen := false
-	for _, gvk := range c.schemas.Kinds() {
-		if !rules.MatchesKind(c.match.Resources, gvk) {
-			continue
-		}
-		keys := c.schemas.ListMapKeys(gvk, schemaPath...)
-		if len(keys) == 0 {
-			keys = rules.DefaultListKeys
-		}
-		if seen && !slices.Equal(keys, found) {
-			return nil, needsWebhook("list %s has list-map keys %v in one matched kind and %v in another; set keys on the transition", list, found, keys)
-		}
-		found, seen = keys, true
-	}
-	if !seen {
-		return rules.DefaultListKeys, nil
-	}
-	return found, nil
+	return keys, nil
 }
 
 // celGet is the value at p (no [*]) in root as a CEL optional: none when a
@@ -213,25 +186,24 @@ func splitWildcard(p rules.ObjectPath) (list, rest rules.ObjectPath, wildcards i
 }
 
 // celPairs is transition.walk in CEL for p below oldRoot and newRoot
-// (found at curAt; above is the path from the object to them, for the
-// CRD's list-map keys). At each "[*]" every new item is paired with the
-// old item of the same key (every key field a scalar) or, when it has no
-// key, with the keyless old item at its position; items on one side only
-// are not judged. Duplicate keys pair with the first old item.
-func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, above []rules.PathStep, oldRoot, newRoot string, curAt celPath) (string, error) {
+// (found at curAt): the rest of the transition's path after its first
+// passed lists. At each "[*]" every new item is paired with the old item
+// of the same key (every key field a scalar) or, when it has no key, with
+// the keyless old item at its position; items on one side only are not
+// judged. Duplicate keys pair with the first old item.
+func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, passed int, oldRoot, newRoot string, curAt celPath) (string, error) {
 	list, rest, wildcards := splitWildcard(p)
 	if wildcards == 0 {
 		var keys []string
 		if t.Check == v1alpha1.NoRemoval {
 			var err error
-			if keys, err = c.listKeys(t.Transition, rules.ObjectPath{Raw: t.Path.Raw, Steps: append(above[:len(above):len(above)], p.Steps...)}); err != nil {
+			if keys, err = c.listKeys(t.Transition, passed); err != nil {
 				return "", err
 			}
 		}
 		return t.celJudge(c.names, keys, p, oldRoot, newRoot, curAt, curAt), nil
 	}
-	listSteps := append(above[:len(above):len(above)], list.Steps...)
-	keys, err := c.listKeys(t.Transition, rules.ObjectPath{Raw: t.Path.Raw, Steps: listSteps})
+	keys, err := c.listKeys(t.Transition, passed)
 	if err != nil {
 		return "", err
 	}
@@ -240,12 +212,11 @@ func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, above []rules.P
 	j, item, match, oi := names.next("j"), names.next("it"), names.next("m"), names.next("oi")
 	listAt := curAt.steps(list.Steps)
 	// Value checks report at the new item's index, as the engine does.
-	below := append(listSteps, rules.PathStep{Each: true, Index: -1})
-	keyed, err := t.celPairs(c, rest, below, match+"[0]", item, listAt.indexVar(j))
+	keyed, err := t.celPairs(c, rest, passed+1, match+"[0]", item, listAt.indexVar(j))
 	if err != nil {
 		return "", err
 	}
-	positional, err := t.celPairs(c, rest, below, olv+"["+j+"]", item, listAt.indexVar(j))
+	positional, err := t.celPairs(c, rest, passed+1, olv+"["+j+"]", item, listAt.indexVar(j))
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -9,9 +10,12 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
-// listIdentity says how the items of one list of a transition's path pair
-// between the old and the new object.
+// listIdentity says which list of a transition's path it is, and how its
+// items pair between the old and the new object.
 type listIdentity struct {
+	// SchemaPath is where the list is in a kind's schema: the fields and
+	// map keys leading to it, as ListMapKeys takes it.
+	SchemaPath []string
 	// Keys are the configured Keys, field paths within an item ("name",
 	// "metadata.name"); nil means the CRD's list-map Keys, else "name".
 	Keys []string
@@ -25,31 +29,22 @@ type listIdentity struct {
 // and as text for messages.
 func pathLists(p ObjectPath, check v1alpha1.TransitionCheck) (schemaPaths [][]string, texts []string) {
 	var schemaPath []string
-	text := ""
-	add := func() {
-		schemaPaths = append(schemaPaths, append([]string(nil), schemaPath...))
-		texts = append(texts, text)
+	add := func(steps []PathStep) {
+		schemaPaths = append(schemaPaths, slices.Clone(schemaPath))
+		texts = append(texts, StepsText(steps, true))
 	}
-	for _, s := range p.Steps {
+	for i, s := range p.Steps {
 		switch {
+		case s.Each:
+			add(p.Steps[:i])
 		case s.Field != "":
 			schemaPath = append(schemaPath, s.Field)
-			text = strings.TrimPrefix(text+"."+s.Field, ".")
-		case s.Index >= 0:
-			text += fmt.Sprintf("[%d]", s.Index)
-			continue
-		case !s.Each:
+		case s.Index < 0:
 			schemaPath = append(schemaPath, s.Key)
-			text += "[" + s.Key + "]"
-			continue
-		}
-		if s.Each {
-			add()
-			text += "[*]"
 		}
 	}
 	if check == v1alpha1.NoRemoval {
-		add()
+		add(p.Steps)
 	}
 	return schemaPaths, texts
 }
@@ -87,7 +82,7 @@ func compileListIdentities(cfg *v1alpha1.FieldTransition, p ObjectPath, at *fiel
 
 	lists := make([]listIdentity, len(schemaPaths))
 	for i, c := range perList {
-		lists[i] = listIdentity{Keys: c.keys, ByIndex: c.matchBy == v1alpha1.MatchByIndex}
+		lists[i] = listIdentity{SchemaPath: schemaPaths[i], Keys: c.keys, ByIndex: c.matchBy == v1alpha1.MatchByIndex}
 		if c.at == nil {
 			c.at = at
 		}

@@ -22,7 +22,10 @@ type Policy struct {
 	Spec              *v1alpha1.GuardPolicySpec
 	NamespaceSelector labels.Selector
 	ObjectSelector    labels.Selector
-	Rules             []Compiled
+	// Kinds are the kinds of the loaded CRDs the policy matches, as the
+	// rules were checked against them; nil when no CRDs are loaded.
+	Kinds []runtimeschema.GroupVersionKind
+	Rules []Compiled
 }
 
 // Compiled is a compiled rule of a policy, with its name and enforcement.
@@ -47,7 +50,7 @@ func CompilePolicy(p *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Policy, 
 	}
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
-	compiled := &Policy{Name: p.Name, Spec: &p.Spec}
+	compiled := &Policy{Name: p.Name, Spec: &p.Spec, Kinds: env.kinds}
 
 	match := spec.Child("match")
 	errs = append(errs, metav1validation.ValidateLabelSelector(p.Spec.Match.NamespaceSelector, metav1validation.LabelSelectorValidationOptions{}, match.Child("namespaceSelector"))...)

@@ -113,8 +113,15 @@ type Transition struct {
 	schemas listMapKeysSource
 	// schemaKeys caches the CRD's keys per kind and list. Kinds are known
 	// only from requests, so this is filled lazily; it holds at most one
-	// entry per served kind and wildcard list of this path.
-	schemaKeys sync.Map
+	// entry per served kind and list of this path.
+	schemaKeys sync.Map // schemaKeysID to []string
+}
+
+// schemaKeysID is a list of a transition's path, by its index in Lists,
+// in objects of one kind.
+type schemaKeysID struct {
+	gvk  runtimeschema.GroupVersionKind
+	list int
 }
 
 func compileTransitions(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) (Rule, field.ErrorList) {
@@ -194,8 +201,8 @@ func (r *Transitions) Check(_ context.Context, req *Request) ([]Finding, error) 
 	for _, t := range r.Transitions {
 		old := side{value: req.OldObject.Object, found: true}
 		cur := side{value: req.Object.Object, found: true}
-		t.walk(gvk, 0, 0, old, cur, nil, &errs, func(old, cur side, list int, schemaPath []string) {
-			errs = append(errs, t.judge(gvk, old, cur, list, schemaPath)...)
+		t.walk(gvk, 0, 0, old, cur, &errs, func(old, cur side, list int) {
+			errs = append(errs, t.judge(gvk, old, cur, list)...)
 		})
 	}
 	return findings(errs...), nil
@@ -233,57 +240,57 @@ func (s side) index(i int) side {
 
 // walk follows the path through the old and the new object together and
 // calls fn for each place it reaches in either. list counts the lists
-// passed, schemaPath is the place without list indexes (for list-map
-// keys), and new items nothing identifies are reported to errs.
-func (t *Transition) walk(gvk runtimeschema.GroupVersionKind, i, list int, old, cur side, schemaPath []string, errs *field.ErrorList, fn func(old, cur side, list int, schemaPath []string)) {
+// passed, and new items nothing identifies are reported to errs.
+func (t *Transition) walk(gvk runtimeschema.GroupVersionKind, i, list int, old, cur side, errs *field.ErrorList, fn func(old, cur side, list int)) {
 	if !old.found && !cur.found {
 		return
 	}
 	if i == len(t.Path.Steps) {
-		fn(old, cur, list, schemaPath)
+		fn(old, cur, list)
 		return
 	}
 	step := t.Path.Steps[i]
 	switch {
 	case step.Field != "":
-		t.walk(gvk, i+1, list, old.child(step.Field, false), cur.child(step.Field, false), append(schemaPath[:len(schemaPath):len(schemaPath)], step.Field), errs, fn)
+		t.walk(gvk, i+1, list, old.child(step.Field, false), cur.child(step.Field, false), errs, fn)
 	case step.Index >= 0:
-		t.walk(gvk, i+1, list, old.index(step.Index), cur.index(step.Index), schemaPath, errs, fn)
+		t.walk(gvk, i+1, list, old.index(step.Index), cur.index(step.Index), errs, fn)
 	case step.Each:
 		oldList, oldOK := old.value.([]any)
 		curList, curOK := cur.value.([]any)
 		if !old.found || !cur.found || !oldOK || !curOK {
 			return // items on one side only have nothing to compare
 		}
-		identity, keys := t.Lists[list], t.listKeys(gvk, list, schemaPath)
+		identity, keys := t.Lists[list], t.ListKeys(gvk, list)
 		for _, m := range matchItems(oldList, curList, keys, identity.ByIndex) {
 			switch {
 			case m.old >= 0 && m.cur >= 0:
-				t.walk(gvk, i+1, list+1, old.index(m.old), cur.index(m.cur), schemaPath, errs, fn)
+				t.walk(gvk, i+1, list+1, old.index(m.old), cur.index(m.cur), errs, fn)
 			case m.cur >= 0 && m.keyless:
 				*errs = append(*errs, field.Required(cur.index(m.cur).path, fmt.Sprintf("has no %s, which identifies the items of %s for %s; give the items their keys, or set the transition's keys or matchBy: Index", strings.Join(keys, ", "), cur.path, t.Check)))
 			}
 		}
 	default:
-		t.walk(gvk, i+1, list, old.child(step.Key, true), cur.child(step.Key, true), append(schemaPath[:len(schemaPath):len(schemaPath)], step.Key), errs, fn)
+		t.walk(gvk, i+1, list, old.child(step.Key, true), cur.child(step.Key, true), errs, fn)
 	}
 }
 
-// listKeys are the keys that identify the items of the path's list-th
-// list, at schemaPath: the rule's, else the CRD's list-map keys, else
-// "name".
-func (t *Transition) listKeys(gvk runtimeschema.GroupVersionKind, list int, schemaPath []string) []string {
+// ListKeys are the keys that identify the items of the path's list-th
+// list in objects of kind gvk: the rule's, else the CRD's list-map keys
+// at the list's SchemaPath, else DefaultListKeys. A kind no loaded CRD
+// describes, such as the zero kind, has no list-map keys.
+func (t *Transition) ListKeys(gvk runtimeschema.GroupVersionKind, list int) []string {
 	if keys := t.Lists[list].Keys; len(keys) > 0 {
 		return keys
 	}
 	if t.schemas == nil {
 		return DefaultListKeys
 	}
-	id := gvk.String() + "\x00" + strings.Join(schemaPath, "\x00")
+	id := schemaKeysID{gvk, list}
 	if keys, ok := t.schemaKeys.Load(id); ok {
 		return keys.([]string)
 	}
-	keys := t.schemas.ListMapKeys(gvk, schemaPath...)
+	keys := t.schemas.ListMapKeys(gvk, t.Lists[list].SchemaPath...)
 	if len(keys) == 0 {
 		keys = DefaultListKeys
 	}
@@ -378,12 +385,12 @@ func itemKey(item any, keys []string) (id, desc string) {
 }
 
 // judge applies the check to one place.
-func (t *Transition) judge(gvk runtimeschema.GroupVersionKind, old, cur side, list int, schemaPath []string) field.ErrorList {
+func (t *Transition) judge(gvk runtimeschema.GroupVersionKind, old, cur side, list int) field.ErrorList {
 	if !old.found {
 		return nil // setting a value the first time is not a transition
 	}
 	if t.Check == v1alpha1.NoRemoval {
-		return t.judgeRemoval(gvk, old, cur, list, schemaPath)
+		return t.judgeRemoval(gvk, old, cur, list)
 	}
 	if !cur.found {
 		return field.ErrorList{field.Required(cur.path, fmt.Sprintf("was %s; %s does not allow removing it", t.describe(old.value), t.Check))}
@@ -595,7 +602,7 @@ func addSaturating(a, b uint64) string {
 
 // judgeRemoval reports each map key and list item of the old value that
 // the new one lacks, at its old path: it has no new one.
-func (t *Transition) judgeRemoval(gvk runtimeschema.GroupVersionKind, old, cur side, list int, schemaPath []string) field.ErrorList {
+func (t *Transition) judgeRemoval(gvk runtimeschema.GroupVersionKind, old, cur side, list int) field.ErrorList {
 	var errs field.ErrorList
 	switch was := old.value.(type) {
 	case map[string]any:
@@ -615,7 +622,7 @@ func (t *Transition) judgeRemoval(gvk runtimeschema.GroupVersionKind, old, cur s
 				removed[i] = "value " + showValue(item)
 			}
 		}
-		keys := t.listKeys(gvk, list, schemaPath)
+		keys := t.ListKeys(gvk, list)
 		keyless := map[int]bool{}
 		for _, m := range matchItems(was, now, keys, t.Lists[list].ByIndex) {
 			switch {

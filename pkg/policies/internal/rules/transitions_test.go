@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/schema"
@@ -214,7 +215,11 @@ func TestTransitionListKeysFromSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Transitions{Transitions: []*Transition{{Path: p, Check: v1alpha1.NoDecrease, Lists: make([]listIdentity, 2), schemas: schemas}}}
+	lists, errs := compileListIdentities(&v1alpha1.FieldTransition{Path: p.Raw, Check: v1alpha1.NoDecrease}, p, field.NewPath("transitions"), nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r := &Transitions{Transitions: []*Transition{{Path: p, Check: v1alpha1.NoDecrease, Lists: lists, schemas: schemas}}}
 	object := func(size string, users ...string) *unstructured.Unstructured {
 		var list []any
 		for _, u := range users {
