@@ -119,17 +119,7 @@ func celFullSemver(names *celNames, v string) string {
 // roots are (the object itself, or a list item).
 func (t transitionCEL) celJudge(names *celNames, keys []string, p rules.ObjectPath, oldRoot, newRoot string, oldAt, curAt celPath) string {
 	o, n, ov, nv := names.next("old"), names.next("new"), names.next("ov"), names.next("nv")
-	path, oldPath := curAt, oldAt
-	for _, s := range p.Steps {
-		switch {
-		case s.Field != "":
-			path, oldPath = path.child(s.Field), oldPath.child(s.Field)
-		case s.Index >= 0:
-			path, oldPath = path.index(s.Index), oldPath.index(s.Index)
-		default:
-			path, oldPath = path.key(s.Key), oldPath.key(s.Key)
-		}
-	}
+	path, oldPath := curAt.steps(p.Steps), oldAt.steps(p.Steps)
 	check := string(t.Check)
 	var judge string
 	switch t.Check {
