@@ -90,10 +90,7 @@ func TestVAPExampleApprovals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			object := func(annotations map[string]string) *unstructured.Unstructured {
-				obj := &unstructured.Unstructured{}
-				if err := yaml.Unmarshal([]byte(exampleCluster), &obj.Object); err != nil {
-					t.Fatal(err)
-				}
+				obj := goldencase.Object(t, exampleCluster)
 				obj.SetAnnotations(annotations)
 				return obj
 			}

@@ -12,7 +12,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/goldencase"
 	"github.com/crdguard/crdguard/internal/vapmessage"
@@ -253,17 +252,14 @@ func TestVAPGate(t *testing.T) {
 	}
 	// A cel rule among others would quote them all in its error; the
 	// preset's walks are too large to write out.
-	mixed := &v1alpha1.GuardPolicy{}
-	if err := yaml.UnmarshalStrict([]byte(`
+	mixed := parsePolicy(t, `
 metadata: {name: mixed}
 spec:
   match: {resources: [{group: db.example.io, kinds: [MySQLCluster]}]}
   rules:
   - {name: replicas, cel: {expression: "object.spec.replicas >= 1"}}
   - {name: requests, resources: {paths: [spec.resources], requireRequests: [cpu]}}
-`), mixed); err != nil {
-		t.Fatal(err)
-	}
+`)
 	compiledMixed, err := Compile(mixed, nil, Findings)
 	if err != nil {
 		t.Fatal(err)

@@ -89,9 +89,11 @@ func checkVAPCompiles(t testing.TB, vap *admissionregistrationv1.ValidatingAdmis
 	}
 }
 
-// newVAPValidator builds the Validator the plugin builds for a policy
-// (validating.compilePolicy, which is not exported).
-func newVAPValidator(t testing.TB, vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.Validator {
+// compileVAPValidations compiles vap's variables and validations as the
+// plugin does for a stored policy (validating.compilePolicy, which is not
+// exported), and returns the compiler, which holds the variables, for
+// the rest of the policy.
+func compileVAPValidations(t testing.TB, vap *admissionregistrationv1.ValidatingAdmissionPolicy) (*plugincel.CompositedCompiler, plugincel.ConditionEvaluator) {
 	t.Helper()
 	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
 	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
@@ -103,6 +105,19 @@ func newVAPValidator(t testing.TB, vap *admissionregistrationv1.ValidatingAdmiss
 		vars[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
 	}
 	compiler.CompileAndStoreVariables(vars, opts, environment.StoredExpressions)
+	validations := make([]plugincel.ExpressionAccessor, len(vap.Spec.Validations))
+	for i, v := range vap.Spec.Validations {
+		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
+	}
+	return compiler, compiler.CompileCondition(validations, opts, environment.StoredExpressions)
+}
+
+// newVAPValidator builds the Validator the plugin builds for a policy
+// (validating.compilePolicy).
+func newVAPValidator(t testing.TB, vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.Validator {
+	t.Helper()
+	compiler, validations := compileVAPValidations(t, vap)
+	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
 	var matcher matchconditions.Matcher
 	if len(vap.Spec.MatchConditions) > 0 {
 		conds := make([]plugincel.ExpressionAccessor, len(vap.Spec.MatchConditions))
@@ -111,16 +126,14 @@ func newVAPValidator(t testing.TB, vap *admissionregistrationv1.ValidatingAdmiss
 		}
 		matcher = matchconditions.NewMatcher(compiler.CompileCondition(conds, opts, environment.StoredExpressions), vap.Spec.FailurePolicy, "policy", "validate", vap.Name)
 	}
-	validations := make([]plugincel.ExpressionAccessor, len(vap.Spec.Validations))
 	messages := make([]plugincel.ExpressionAccessor, len(vap.Spec.Validations))
 	for i, v := range vap.Spec.Validations {
-		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
 		if v.MessageExpression != "" {
 			messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
 		}
 	}
 	return validating.NewValidator(
-		compiler.CompileCondition(validations, opts, environment.StoredExpressions),
+		validations,
 		matcher,
 		compiler.CompileCondition(nil, opts, environment.StoredExpressions),
 		compiler.CompileCondition(messages, plugincel.OptionalVariableDeclarations{}, environment.StoredExpressions),
@@ -255,22 +268,8 @@ func TestVAPRuntimeCost(t *testing.T) {
 			gvr, versioned := admissionAttributes(&c.req)
 			request := plugincel.CreateAdmissionRequest(versioned.Attributes, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(versioned.VersionedKind))
 			for _, vap := range vaps {
-				compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
-				vars := make([]plugincel.NamedExpressionAccessor, len(vap.Spec.Variables))
-				for i, v := range vap.Spec.Variables {
-					vars[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
-				}
-				compiler.CompileAndStoreVariables(vars, opts, environment.StoredExpressions)
-				conds := make([]plugincel.ExpressionAccessor, len(vap.Spec.Validations))
-				for i, v := range vap.Spec.Validations {
-					conds[i] = &validating.ValidationCondition{Expression: v.Expression}
-				}
-				_, remaining, err := compiler.CompileCondition(conds, opts, environment.StoredExpressions).
-					ForInput(t.Context(), versioned, request, plugincel.OptionalVariableBindings{}, nil, celconfig.RuntimeCELCostBudget)
+				_, validations := compileVAPValidations(t, vap)
+				_, remaining, err := validations.ForInput(t.Context(), versioned, request, plugincel.OptionalVariableBindings{}, nil, celconfig.RuntimeCELCostBudget)
 				if err != nil {
 					t.Fatal(err)
 				}

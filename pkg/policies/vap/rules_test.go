@@ -17,6 +17,17 @@ import (
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
+// parsePolicy reads a GuardPolicy from YAML, strictly, as a test writes
+// it out.
+func parsePolicy(t *testing.T, policyYAML string) *v1alpha1.GuardPolicy {
+	t.Helper()
+	gp := &v1alpha1.GuardPolicy{}
+	if err := yaml.UnmarshalStrict([]byte(policyYAML), gp); err != nil {
+		t.Fatal(err)
+	}
+	return gp
+}
+
 // assertVAPParity compiles policy and checks, for each request, that the
 // compiled policy's findings equal the engine's exactly, but for the
 // documented differences (engine finding, compiled finding); it returns
@@ -24,10 +35,7 @@ import (
 // nothing.
 func assertVAPParity(t *testing.T, policyYAML string, differences [][2]string, reqs ...policies.Request) int {
 	t.Helper()
-	gp := &v1alpha1.GuardPolicy{}
-	if err := yaml.UnmarshalStrict([]byte(policyYAML), gp); err != nil {
-		t.Fatal(err)
-	}
+	gp := parsePolicy(t, policyYAML)
 	engine, err := policies.NewEngine(nil, gp)
 	if err != nil {
 		t.Fatal(err)
@@ -572,8 +580,7 @@ spec:
 // TestVAPTagPatternNeedsWebhook lists the rules with a tagPattern as the
 // webhook's, with the reason, and compiles the rest of the policy.
 func TestVAPTagPatternNeedsWebhook(t *testing.T) {
-	gp := &v1alpha1.GuardPolicy{}
-	if err := yaml.UnmarshalStrict([]byte(`
+	gp := parsePolicy(t, `
 metadata: {name: kafka}
 spec:
   match: {resources: [{group: kafka.strimzi.io, kinds: [Kafka]}]}
@@ -587,9 +594,7 @@ spec:
   - name: plain-tags
     transitions:
     - {path: spec.cruiseControl.image, check: MaxMajorSkip, maxMajorSkip: 0, imageTag: {}}
-`), gp); err != nil {
-		t.Fatal(err)
-	}
+`)
 	compiled, err := Compile(gp, nil, Findings)
 	if err != nil {
 		t.Fatal(err)
@@ -628,17 +633,14 @@ func TestVAPListKeysAcrossKinds(t *testing.T) {
 		{`{path: spec.users, check: NoRemoval, keys: [name]}`, ""},
 		{`{path: "spec.users[*].size", check: NoDecrease, keys: [id]}`, ""},
 	} {
-		gp := &v1alpha1.GuardPolicy{}
-		if err := yaml.UnmarshalStrict([]byte(`
+		gp := parsePolicy(t, `
 metadata: {name: users}
 spec:
   match: {resources: [{group: db.example.io, kinds: [Primary, Replica]}]}
   rules:
   - name: users
     transitions: [`+tc.transition+`]
-`), gp); err != nil {
-			t.Fatal(err)
-		}
+`)
 		compiled, err := Compile(gp, schemas, Findings)
 		if err != nil {
 			t.Fatal(err)
