@@ -93,12 +93,13 @@ policies: ## Run the policy library's suites (policies/) against the operators' 
 # The example's test suite runs as a user runs it, through the CLI; the
 # library's suites run in go test ./... (./policies/, as make policies).
 # test/e2e runs every compiled policy and fieldValidation mode on the real
-# API server: on two busy cores it takes longer than go test's default 10m.
+# API server, and the compiler's golden cases run under -race: on two busy
+# cores each can take longer than go test's default 10m.
 .PHONY: test
 test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiserver, the example's and the policy library's suites (what CI runs).
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test -timeout 30m ./...
 	$(GO) -C hack/image test ./...
-	$(GO) test -race $(RACE_PKGS)
+	$(GO) test -race -timeout 30m $(RACE_PKGS)
 	$(GO) run ./cmd/crdguard test examples/mysql
 
 # The targets: decoding, validation, the JSON report's stored objects,
