@@ -182,10 +182,12 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 	if e.schemas == nil || req.Admitted {
 		return view, nil
 	}
+	// An unserved version has no validator: its policies see the object as sent.
+	validator, validatorErr := e.schemas.Validator(req.subject().GroupVersionKind())
 	if req.Operation != v1alpha1.Delete {
 		// The CRD handler warns of a deprecated version first, whatever
 		// the verdict; validation then of its ratcheted CEL rules.
-		if validator, err := e.schemas.Validator(req.Object.GroupVersionKind()); err == nil {
+		if validatorErr == nil {
 			for _, w := range validator.DeprecationWarnings() {
 				warning.AddWarning(ctx, "", w)
 			}
@@ -204,9 +206,7 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 			res.Stored = stored
 		}
 	}
-	// An unserved version has no validator: its policies see the object as sent.
-	validator, err := e.schemas.Validator(req.subject().GroupVersionKind())
-	if err != nil || !decode {
+	if validatorErr != nil || !decode {
 		return view, nil
 	}
 	if req.Object != nil {
