@@ -35,9 +35,9 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
-	_, res, resp, evaluated := prepare(ctx, req, m.Engines, m.NamespaceLabels, nil)
-	if !evaluated {
-		return resp
+	_, res, early := prepare(ctx, req, m.Engines, m.NamespaceLabels, nil)
+	if early != nil {
+		return *early
 	}
 	patches := res.Patches
 	if res.Approval != nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/utils/ptr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -114,36 +115,36 @@ func requireOperation(next admission.Handler) admission.Handler {
 // prepare takes a request through the steps /validate and /mutate share
 // before their verdict: decode it, take the loaded engine, add the
 // namespace labels and evaluate. restore, when not nil, gives the object
-// to evaluate (/validate's restoreApproval). When evaluated is false, resp
-// is the response to send: an allow for an operation crdguard does not
+// to evaluate (/validate's restoreApproval). A non-nil early is the
+// response to send instead: an allow for an operation crdguard does not
 // evaluate, else an error, since a request that cannot be evaluated is
 // never allowed.
 func prepare(ctx context.Context, req admission.Request, engines *EngineHolder, lookup NamespaceLabelsFunc,
 	restore func(obj, old *unstructured.Unstructured, user string) *unstructured.Unstructured,
-) (preq policies.Request, res policies.Result, resp admission.Response, evaluated bool) {
+) (preq policies.Request, res policies.Result, early *admission.Response) {
 	log := logf.FromContext(ctx)
 	preq, ok, err := toPolicyRequest(req)
 	switch {
 	case err != nil:
 		log.Error(err, "Cannot decode the admission request")
-		return preq, res, admission.Errored(http.StatusBadRequest, err), false
+		return preq, res, ptr.To(admission.Errored(http.StatusBadRequest, err))
 	case !ok:
-		return preq, res, admission.Allowed(""), false
+		return preq, res, ptr.To(admission.Allowed(""))
 	}
 	engine := engines.Load()
 	if engine == nil {
-		return preq, res, admission.Errored(http.StatusInternalServerError, errNotReady), false
+		return preq, res, ptr.To(admission.Errored(http.StatusInternalServerError, errNotReady))
 	}
 	if err := addNamespaceLabels(ctx, lookup, engine, &preq); err != nil {
 		log.Error(err, "Cannot evaluate the request")
-		return preq, res, admission.Errored(http.StatusInternalServerError, err), false
+		return preq, res, ptr.To(admission.Errored(http.StatusInternalServerError, err))
 	}
 	if restore != nil {
 		preq.Object = restore(preq.Object, preq.OldObject, req.UserInfo.Username)
 	}
 	if res, err = evaluate(ctx, engine, preq); err != nil {
 		log.Error(err, "Cannot evaluate the request", "policies", res.Policies)
-		return preq, res, admission.Errored(http.StatusInternalServerError, err), false
+		return preq, res, ptr.To(admission.Errored(http.StatusInternalServerError, err))
 	}
-	return preq, res, admission.Response{}, true
+	return preq, res, nil
 }

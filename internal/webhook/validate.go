@@ -39,10 +39,11 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 // decide is Handle without the metrics; res is nil when nothing was
 // evaluated.
 func (v *Validator) decide(ctx context.Context, req admission.Request) (admission.Response, *policies.Result) {
-	preq, res, resp, evaluated := prepare(ctx, req, v.Engines, v.NamespaceLabels, restoreApproval)
-	if !evaluated {
-		return resp, nil
+	preq, res, early := prepare(ctx, req, v.Engines, v.NamespaceLabels, restoreApproval)
+	if early != nil {
+		return *early, nil
 	}
+	var resp admission.Response
 	if res.Allowed() {
 		resp = admission.Allowed("")
 	} else {
