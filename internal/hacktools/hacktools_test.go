@@ -51,3 +51,18 @@ func TestValidateJSON(t *testing.T) {
 		t.Errorf("bad.json: %v, want the missing name\n%s", err, out)
 	}
 }
+
+func TestOperator(t *testing.T) {
+	dir, err := Operator(t.Context(), "sigs.k8s.io/gateway-api", "v1.3.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config", "crd", "experimental")); err != nil {
+		t.Errorf("the release's CRDs: %v", err)
+	}
+	// Fail closed: a release nobody pinned is refused, not fetched.
+	_, err = Operator(t.Context(), "sigs.k8s.io/gateway-api", "v1.0.0")
+	if want := "sigs.k8s.io/gateway-api@v1.0.0 is not pinned in hack/tools/operators.txt"; err == nil || err.Error() != want {
+		t.Errorf("an unpinned release: got error %v, want %q", err, want)
+	}
+}
