@@ -54,8 +54,11 @@ type Pass struct {
 	// CRDName names the CRD defining the kind's group and kind, even when it
 	// lacks the kind's version; "" when none does.
 	CRDName string
-	report  func(Finding)
-	check   *Check
+	// StatusSubresource says the CRD serves the kind's version with the
+	// status subresource: writes to the main resource drop status.
+	StatusSubresource bool
+	report            func(Finding)
+	check             *Check
 }
 
 // Report records a finding at site, at the site's own path.

@@ -81,6 +81,7 @@ func Lint(kinds []*Kind, opts Options) ([]Finding, error) {
 			pass := &Pass{Kind: k, Sites: sites, Schema: root, check: c}
 			if crd != nil {
 				pass.CRDName = crd.Name
+				pass.StatusSubresource = hasVersion && statusSubresource(crd, k.GroupVersionKind.Version)
 			}
 			pass.report = func(f Finding) {
 				f.Severity, f.Type = severity, c.Type

@@ -13,6 +13,12 @@ import (
 // non-pointer struct field is always written, as its zero value, and when
 // that zero value lacks a property the struct's schema requires, every
 // object that leaves the field unset is rejected.
+//
+// Two root fields are exempt. An object without a spec is never meant: the
+// kubebuilder scaffold's `Spec FooSpec json:"spec,omitempty"` always sends
+// one, and its required fields are the user's to fill. And with the status
+// subresource, the API server drops status on writes to the main resource,
+// so its zero value is never validated there.
 var structAlwaysSent = &Check{
 	Name:     "struct-always-sent",
 	Doc:      "An optional non-pointer struct field with omitempty (which never omits structs): it is always written, and its zero value lacks properties its schema requires, so leaving it unset is rejected.",
@@ -21,6 +27,9 @@ var structAlwaysSent = &Check{
 	Run: func(p *Pass) {
 		for _, s := range p.Sites {
 			if s.Kind != ObjectSite || s.Field == nil || s.Field.Module != p.Kind.Module || s.Field.Pointer || !s.Field.Tag.Has("omitempty") || s.Field.Tag.Has("omitzero") {
+				continue
+			}
+			if s.Path == "spec" || (s.Path == "status" && p.StatusSubresource) {
 				continue
 			}
 			if _, ok := types.Unalias(s.Field.Type).Underlying().(*types.Struct); !ok {

@@ -27,3 +27,15 @@ func crdFor(crds []*apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVe
 	}
 	return crd, false
 }
+
+// statusSubresource tells whether crd serves version with the status
+// subresource, with which the API server drops status on writes to the
+// main resource.
+func statusSubresource(crd *apiextensionsv1.CustomResourceDefinition, version string) bool {
+	for _, v := range crd.Spec.Versions {
+		if v.Name == version {
+			return v.Subresources != nil && v.Subresources.Status != nil
+		}
+	}
+	return false
+}
