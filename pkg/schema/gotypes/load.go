@@ -46,7 +46,8 @@ const maxLoadErrors = 10
 // patterns such as "./api/..."), resolved from the module in dir ("" for
 // the current directory). A root type is marked
 // +kubebuilder:object:root=true or embeds metav1.TypeMeta and
-// metav1.ObjectMeta; list types (embedding metav1.ListMeta) are not kinds.
+// metav1.ObjectMeta; list types (embedding metav1.ListMeta) are not kinds,
+// nor are types marked +kubebuilder:skipversion, which no CRD serves.
 // Packages that do not compile are an error: their types cannot be trusted.
 func Load(ctx context.Context, dir string, patterns ...string) ([]*Kind, error) {
 	cfg := &packages.Config{Context: ctx, Mode: loadMode, Dir: dir, Tests: false}
@@ -86,7 +87,7 @@ func Load(ctx context.Context, dir string, patterns ...string) ([]*Kind, error) 
 				continue
 			}
 			named, ok := tn.Type().(*types.Named)
-			if !ok || named.TypeParams().Len() > 0 || !isRoot(named, decls.typeDecl(tn)) {
+			if !ok || named.TypeParams().Len() > 0 || !isRoot(named, decls.typeDecl(tn)) || skipsVersion(decls.typeDecl(tn)) {
 				continue
 			}
 			k := &Kind{
@@ -132,6 +133,13 @@ func isRoot(named *types.Named, decl *typeDecl) bool {
 		}
 	}
 	return embeds[metav1Pkg+".TypeMeta"] && embeds[metav1Pkg+".ObjectMeta"]
+}
+
+// skipsVersion applies controller-gen's +kubebuilder:skipversion: the type's
+// version is left out of the CRD on purpose, so there is no schema to
+// compare it with, and it serves no object.
+func skipsVersion(decl *typeDecl) bool {
+	return decl != nil && decl.markers.Has("kubebuilder:skipversion")
 }
 
 // groupVersion reads the group and version the way controller-gen does:

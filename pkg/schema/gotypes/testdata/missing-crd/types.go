@@ -18,3 +18,18 @@ type Gadget struct { // want "error missing-crd <nil>: CustomResourceDefinition 
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 }
+
+// Gizmo's version is left out of its CRD on purpose: controller-gen skips
+// a type marked +kubebuilder:skipversion, and so does lint.
+// +kubebuilder:object:root=true
+// +kubebuilder:skipversion
+type Gizmo struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec GizmoSpec `json:"spec,omitempty"`
+}
+
+type GizmoSpec struct {
+	Enabled bool `json:"enabled,omitempty"`
+}
