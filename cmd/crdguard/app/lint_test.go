@@ -33,12 +33,14 @@ func TestLintText(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
 	}
 	file := goFile(t, "pruned-field")
-	want := file + ":11: Widget is valid\n" +
-		file + ":20: Widget WidgetSpec.Replicas is invalid:\n" +
+	want := file + ":13: Widget is valid\n" +
+		file + ":22: Widget WidgetSpec.Replicas is invalid:\n" +
 		"  * [gotypes/pruned-field] spec.replicas: WidgetSpec.Replicas is written as spec.replicas, but the schema does not declare it: the API server prunes it on every write; fix: regenerate the CRD, or add the property to its schema\n" +
-		file + ":26: Widget Template.Metadata is invalid:\n" +
-		"  * [gotypes/pruned-field] spec.template.metadata: Template.Metadata is a v1.ObjectMeta, but the schema declares an object without properties: the API server prunes every field of it; fix: declare its properties in the schema, or mark it x-kubernetes-preserve-unknown-fields (or x-kubernetes-embedded-resource)\n" +
-		"3 objects: 1 allowed, 2 denied, 0 skipped, 0 errors\n"
+		file + ":28: Widget ObjectMeta.Labels is invalid:\n" +
+		"  * [gotypes/pruned-field] spec.podMetadata.labels: ObjectMeta.Labels is written as spec.podMetadata.labels, but the schema does not declare it: the API server prunes it on every write; fix: regenerate the CRD, or add the property to its schema\n" +
+		file + ":36: Widget Template.Metadata is invalid:\n" +
+		"  * [gotypes/pruned-field] spec.template.metadata: Template.Metadata is a v1.ObjectMeta, but the schema declares an object without properties: the API server prunes every field of it; fix: generate the CRD with controller-gen's crd:generateEmbeddedObjectMeta=true, which declares name, namespace, labels, annotations and finalizers\n" +
+		"4 objects: 1 allowed, 3 denied, 0 skipped, 0 errors\n"
 	if r.stdout != want {
 		t.Errorf("stdout\n got: %s\nwant: %s", r.stdout, want)
 	}

@@ -3,6 +3,8 @@ package gotypes
 import (
 	"fmt"
 	"go/token"
+	"path/filepath"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -69,7 +71,7 @@ func (p *Pass) Report(site *Site, hint, format string, args ...any) {
 // ReportPath records a finding at site's source position for another JSON
 // path (a schema property with no Go field has no site of its own).
 func (p *Pass) ReportPath(site *Site, path, hint, format string, args ...any) {
-	p.report(Finding{
+	f := Finding{
 		Check:   p.check.Name,
 		Kind:    p.Kind.GroupVersionKind,
 		GoName:  site.GoName,
@@ -77,7 +79,16 @@ func (p *Pass) ReportPath(site *Site, path, hint, format string, args ...any) {
 		Path:    displayPath(path),
 		Message: fmt.Sprintf(format, args...),
 		Hint:    hint,
-	})
+	}
+	if site.Anchor.IsValid() && !inDir(site.Pos.Filename, p.Kind.ModuleDir) {
+		f.Pos, f.DeclaredAt = site.Anchor, site.Pos
+	}
+	p.report(f)
+}
+
+// inDir tells whether file is inside dir; everything is, for an unknown dir.
+func inDir(file, dir string) bool {
+	return dir == "" || strings.HasPrefix(file, dir+string(filepath.Separator))
 }
 
 // Finding is one problem: where in Go, where in JSON, what and how to fix it.
@@ -91,8 +102,12 @@ type Finding struct {
 	Kind   schema.GroupVersionKind
 	GoName string
 	// Pos is the Go file:line of the field (of the struct, for schema
-	// properties that have no field).
+	// properties that have no field). A finding inside a third-party type
+	// (k8s.io/api's) points at the linted module's field that reaches it,
+	// which is what its authors can change.
 	Pos token.Position
+	// DeclaredAt is where a third-party declaration behind Pos is, when Pos is the linted module's field that reaches it; zero otherwise.
+	DeclaredAt token.Position
 	// Path is the JSON path, [*] standing for any index or key; "<nil>" is
 	// the whole object.
 	Path string

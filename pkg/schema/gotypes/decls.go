@@ -173,3 +173,12 @@ func (idx *declIndex) module(path string) string {
 	}
 	return ""
 }
+
+// moduleDir returns the directory of the module holding package path, ""
+// if unknown.
+func (idx *declIndex) moduleDir(path string) string {
+	if p := idx.pkgs[path]; p != nil && p.Module != nil {
+		return p.Module.Dir
+	}
+	return ""
+}

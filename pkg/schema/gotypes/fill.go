@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -65,6 +66,7 @@ var knownFills = map[string]func(v reflect.Value, variant int){
 type filler struct {
 	variant int
 	active  map[reflect.Type]bool // structs being filled on the current path
+	root    reflect.Type
 }
 
 // fillValue returns a new *T, for obj's type *T or T, filled.
@@ -74,7 +76,7 @@ func fillValue(obj any, variant int) reflect.Value {
 		t = t.Elem()
 	}
 	v := reflect.New(t)
-	f := &filler{variant: variant, active: map[reflect.Type]bool{}}
+	f := &filler{variant: variant, active: map[reflect.Type]bool{}, root: t}
 	f.fill(v.Elem())
 	return v
 }
@@ -158,10 +160,35 @@ func (f *filler) fill(v reflect.Value) {
 			sf := t.Field(i)
 			// Exported fields, and embedded structs, whose exported fields
 			// encoding/json promotes even when the struct is unexported.
-			if sf.IsExported() || (sf.Anonymous && sf.Type.Kind() == reflect.Struct) {
+			if (sf.IsExported() || (sf.Anonymous && sf.Type.Kind() == reflect.Struct)) && !f.serverSetInTemplate(t, sf) {
 				f.fill(v.Field(i))
 			}
 		}
 	}
 	// chan, func, complex: json.Marshal fails on them whatever their value.
+}
+
+// serverSetInTemplate is pruned-field's exemption at run time: a client
+// never writes the fields the API server sets into an object that is only a
+// template (an embedded ObjectMeta's uid, a claim template's status), so
+// the proof leaves them zero rather than report their pruning.
+func (f *filler) serverSetInTemplate(owner reflect.Type, sf reflect.StructField) bool {
+	name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+	if owner.PkgPath()+"."+owner.Name() == metav1Pkg+".ObjectMeta" {
+		return !embeddedMetaFields[name]
+	}
+	return name == "status" && owner != f.root && isResourceType(owner)
+}
+
+// isResourceType tells whether a struct embeds TypeMeta and ObjectMeta: a
+// Kubernetes object of its own.
+func isResourceType(t reflect.Type) bool {
+	var typeMeta, objectMeta bool
+	for i := 0; i < t.NumField(); i++ {
+		if sf := t.Field(i); sf.Anonymous {
+			typeMeta = typeMeta || sf.Type == reflect.TypeFor[metav1.TypeMeta]()
+			objectMeta = objectMeta || sf.Type == reflect.TypeFor[metav1.ObjectMeta]()
+		}
+	}
+	return typeMeta && objectMeta
 }

@@ -28,8 +28,9 @@ type Kind struct {
 	Pos token.Position
 	// Shape is the JSON object the type serialises to.
 	Shape *Shape
-	// Module is the module path of the type's package ("" outside modules).
-	Module string
+	// Module is the module path of the type's package ("" outside modules),
+	// and ModuleDir its directory.
+	Module, ModuleDir string
 }
 
 // loadMode type-checks the named packages from source (for their syntax and
@@ -96,6 +97,7 @@ func Load(ctx context.Context, dir string, patterns ...string) ([]*Kind, error) 
 				Pos:              p.Fset.Position(tn.Pos()),
 				Shape:            sh.shape(named),
 				Module:           decls.module(p.PkgPath),
+				ModuleDir:        decls.moduleDir(p.PkgPath),
 			}
 			if d := decls.typeDecl(tn); d != nil {
 				k.Pos = d.pos

@@ -38,8 +38,9 @@ type Site struct {
 	// schema does not declare the field.
 	Schema *Structural
 	// Parent is the object schema a FieldSite's field belongs to; nil
-	// without a CRD.
+	// without a CRD. Object is that object's Go shape.
 	Parent *Structural
+	Object *Shape
 	// Implicit marks apiVersion, kind and metadata of a resource (the root
 	// or an x-kubernetes-embedded-resource): the API server owns them.
 	Implicit bool
@@ -49,6 +50,10 @@ type Site struct {
 	Foreign bool
 	// Pos is the Go source position findings at this site point at.
 	Pos token.Position
+	// Anchor is the nearest position on the way to the site that lies in
+	// the kind's module: Pos itself, or the operator's field through which
+	// a third-party type is reached. Zero when nothing on the way is.
+	Anchor token.Position
 
 	// zeroRejected caches zeroRejected's verdict, which several checks ask
 	// for and which compiles validators.
@@ -61,14 +66,15 @@ type Site struct {
 // descends everywhere, stopping at recursion.
 type walker struct {
 	module     string
+	moduleDir  string
 	withSchema bool
 	sites      []*Site
 	active     map[*Shape]bool
 }
 
 func walk(k *Kind, root *Structural) []*Site {
-	w := &walker{module: k.Module, withSchema: root != nil, active: map[*Shape]bool{}}
-	w.object("", k.Shape, root, nil, true)
+	w := &walker{module: k.Module, moduleDir: k.ModuleDir, withSchema: root != nil, active: map[*Shape]bool{}}
+	w.object("", k.Shape, root, nil, true, token.Position{})
 	return w.sites
 }
 
@@ -94,7 +100,16 @@ func fieldSchema(obj *Structural, name string) *Structural {
 	return nil
 }
 
-func (w *walker) object(path string, sh *Shape, sch *Structural, at *Field, resource bool) {
+// anchor is pos when it lies in the kind's module, else outer: the anchor
+// of what encloses it.
+func (w *walker) anchor(pos, outer token.Position) token.Position {
+	if inDir(pos.Filename, w.moduleDir) {
+		return pos
+	}
+	return outer
+}
+
+func (w *walker) object(path string, sh *Shape, sch *Structural, at *Field, resource bool, outer token.Position) {
 	site := &Site{Kind: ObjectSite, Path: path, GoName: sh.GoType, Shape: sh, Schema: sch, Field: at}
 	if sh.Name != nil {
 		site.GoName = sh.Name.Name()
@@ -105,6 +120,7 @@ func (w *walker) object(path string, sh *Shape, sch *Structural, at *Field, reso
 	case at != nil:
 		site.Pos = at.Pos
 	}
+	site.Anchor = w.anchor(site.Pos, outer)
 	w.sites = append(w.sites, site)
 	if w.active[sh] {
 		return // a recursive type, already being walked on this path
@@ -113,26 +129,27 @@ func (w *walker) object(path string, sh *Shape, sch *Structural, at *Field, reso
 	defer delete(w.active, sh)
 	resource = resource || (sch != nil && sch.XEmbeddedResource)
 	for _, f := range sh.Fields {
-		fs := &Site{Kind: FieldSite, Path: join(path, f.JSONName), GoName: goName(f), Field: f, Shape: f.Shape, Pos: f.Pos, Parent: sch}
+		fs := &Site{Kind: FieldSite, Path: join(path, f.JSONName), GoName: goName(f), Field: f, Shape: f.Shape, Pos: f.Pos, Parent: sch, Object: sh}
 		fs.Implicit = resource && implicitRootFields[f.JSONName]
 		fs.Foreign = f.Module != w.module
 		fs.Schema = fieldSchema(sch, f.JSONName)
+		fs.Anchor = w.anchor(f.Pos, outer)
 		w.sites = append(w.sites, fs)
 		if fs.Implicit || (w.withSchema && fs.Schema == nil) {
 			continue
 		}
-		w.value(fs.Path, f.Shape, fs.Schema, f)
+		w.value(fs.Path, f.Shape, fs.Schema, f, fs.Anchor)
 	}
 	for _, f := range sh.Ignored {
 		p := path
 		if f.Ignored == ignoredConflict {
 			p = join(path, f.JSONName)
 		}
-		w.sites = append(w.sites, &Site{Kind: IgnoredSite, Path: p, GoName: goName(f), Field: f, Pos: f.Pos, Parent: sch, Foreign: f.Module != w.module})
+		w.sites = append(w.sites, &Site{Kind: IgnoredSite, Path: p, GoName: goName(f), Field: f, Pos: f.Pos, Anchor: w.anchor(f.Pos, outer), Parent: sch, Foreign: f.Module != w.module})
 	}
 }
 
-func (w *walker) value(path string, sh *Shape, sch *Structural, at *Field) {
+func (w *walker) value(path string, sh *Shape, sch *Structural, at *Field, outer token.Position) {
 	if sch != nil {
 		if ok, _ := wireMatches(sh, sch); !ok {
 			return // type-mismatch reports it; what lies below cannot match either
@@ -140,7 +157,7 @@ func (w *walker) value(path string, sh *Shape, sch *Structural, at *Field) {
 	}
 	switch sh.Wire {
 	case WireObject:
-		w.object(path, sh, sch, at, false)
+		w.object(path, sh, sch, at, false, outer)
 	case WireArray, WireMap:
 		var item *Structural
 		if sch != nil && sh.Wire == WireArray {
@@ -149,11 +166,11 @@ func (w *walker) value(path string, sh *Shape, sch *Structural, at *Field) {
 			item = sch.AdditionalProperties.Structural
 		}
 		p := path + "[*]"
-		w.sites = append(w.sites, &Site{Kind: ItemSite, Path: p, GoName: goName(at) + "[*]", Field: at, Shape: sh.Elem, Schema: item, Pos: at.Pos, Foreign: at.Module != w.module})
+		w.sites = append(w.sites, &Site{Kind: ItemSite, Path: p, GoName: goName(at) + "[*]", Field: at, Shape: sh.Elem, Schema: item, Pos: at.Pos, Anchor: outer, Foreign: at.Module != w.module})
 		if w.withSchema && item == nil {
 			return // the list or map itself mismatches; one finding there
 		}
-		w.value(p, sh.Elem, item, at)
+		w.value(p, sh.Elem, item, at, outer)
 	}
 }
 

@@ -5,6 +5,8 @@ package v1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crdguard/crdguard/pkg/schema/gotypes/testdata/pruned-field/claim"
 )
 
 // Widget is the kind under test.
@@ -19,6 +21,14 @@ type WidgetSpec struct {
 	Image    string   `json:"image,omitempty"`
 	Replicas *int32   `json:"replicas,omitempty"` // want "error pruned-field spec.replicas: WidgetSpec.Replicas is written as spec.replicas, but the schema does not declare it: the API server prunes it on every write"
 	Template Template `json:"template,omitempty"`
+	// controller-gen's embedded ObjectMeta (generateEmbeddedObjectMeta)
+	// declares what a user writes in a template; uid, resourceVersion and
+	// the other fields the API server sets are pruned harmlessly. Labels,
+	// which the schema leaves out here, are a user's loss.
+	PodMetadata metav1.ObjectMeta `json:"podMetadata,omitempty"` // want "error pruned-field spec.podMetadata.labels: ObjectMeta.Labels is written as spec.podMetadata.labels, but the schema does not declare it: the API server prunes it on every write"
+	// A claim template's status (a PersistentVolumeClaim's) is the API
+	// server's to set on the claim it stores, never written in the template.
+	VolumeClaimTemplates []claim.Claim `json:"volumeClaimTemplates,omitempty"`
 }
 
 type Template struct {
