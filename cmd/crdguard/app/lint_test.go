@@ -52,7 +52,7 @@ func TestLintJSON(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
 	}
 	rep := decodeReport(t, r)
-	if rep.Summary != (report.Summary{Objects: 5, Allowed: 1, Denied: 4}) {
+	if rep.Summary != (report.Summary{Objects: 5, Allowed: 3, Denied: 2}) {
 		t.Errorf("summary = %+v", rep.Summary)
 	}
 	file := goFile(t, "zero-value-default")
@@ -67,13 +67,13 @@ func TestLintJSON(t *testing.T) {
 		}
 	}
 	want := []string{
-		file + " 19 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Replicas spec.replicas FieldValueInvalid gotypes/zero-value-default Deny",
+		file + " 19 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Replicas spec.replicas FieldValueInvalid gotypes/zero-number-default Warn",
 		file + " 20 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Enabled spec.enabled FieldValueInvalid gotypes/zero-value-default Deny",
-		file + " 21 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Mode spec.mode FieldValueInvalid gotypes/zero-value-default Deny",
+		file + " 21 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Mode spec.mode FieldValueInvalid gotypes/empty-string-default Audit",
 		file + " 35 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Level spec.level FieldValueInvalid gotypes/zero-value-default Deny",
 	}
 	assertLines(t, "violations", got, want)
-	if msg := rep.Results[1].Violations[0].Message; msg != "WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent" {
+	if msg := rep.Results[2].Violations[0].Message; msg != "WidgetSpec.Enabled drops false on the wire (omitzero), and the default true takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns false into true; fix: make it a pointer (*bool) so that false is sent" {
 		t.Errorf("message = %q", msg)
 	}
 }
@@ -104,9 +104,12 @@ func TestLintExitCodes(t *testing.T) {
 	}{
 		{"clean against its CRD", []string{"--crds", lintCRD("clean"), lintPkg("clean")}, ExitOK},
 		{"clean without a CRD", []string{lintPkg("clean")}, ExitOK},
-		{"warnings only", []string{"--crds", lintCRD("zero-value-omitted"), lintPkg("zero-value-omitted")}, ExitOK},
-		{"warnings raised to errors", []string{"--crds", lintCRD("zero-value-omitted"), "--severity", "zero-value-omitted=error", lintPkg("zero-value-omitted")}, ExitViolations},
-		{"failing on warnings", []string{"--crds", lintCRD("zero-value-omitted"), "--fail-on", "warning", lintPkg("zero-value-omitted")}, ExitViolations},
+		{"infos only", []string{"--crds", lintCRD("zero-value-omitted"), lintPkg("zero-value-omitted")}, ExitOK},
+		{"warnings only", []string{"--crds", lintCRD("zero-number-default"), "--severity", "zero-value-default=off", lintPkg("zero-number-default")}, ExitOK},
+		{"infos raised to errors", []string{"--crds", lintCRD("zero-value-omitted"), "--severity", "zero-value-omitted=error", lintPkg("zero-value-omitted")}, ExitViolations},
+		{"failing on warnings, infos only", []string{"--crds", lintCRD("zero-value-omitted"), "--fail-on", "warning", lintPkg("zero-value-omitted")}, ExitOK},
+		{"failing on warnings", []string{"--crds", lintCRD("zero-number-default"), "--fail-on", "warning", "--severity", "zero-value-default=off", lintPkg("zero-number-default")}, ExitViolations},
+		{"failing on infos", []string{"--crds", lintCRD("zero-value-omitted"), "--fail-on", "info", lintPkg("zero-value-omitted")}, ExitViolations},
 		{"failing on infos, clean", []string{"--crds", lintCRD("clean"), "--fail-on", "info", lintPkg("clean")}, ExitOK},
 		{"errors turned off", []string{"--crds", lintCRD("pruned-field"), "--severity", "pruned-field=off", lintPkg("pruned-field")}, ExitOK},
 		{"tag checks without a CRD", []string{lintPkg("missing-json-tag")}, ExitViolations},

@@ -44,24 +44,20 @@ func certManager(t *testing.T) ([]*Kind, []*apiextensionsv1.CustomResourceDefini
 // harmless in cert-manager because for each of these fields the zero value
 // and "unset" mean the same to its controllers.
 var certManagerFindings = []struct{ at, why string }{
-	{"pkg/apis/acme/v1/types_issuer.go:78 warning zero-value-omitted spec.acme.skipTLSVerify",
+	{"pkg/apis/acme/v1/types_issuer.go:78 info zero-value-omitted spec.acme.skipTLSVerify",
 		`documented "Defaults to false": unset and false both verify TLS`},
-	{"pkg/apis/acme/v1/types_issuer.go:110 warning zero-value-omitted spec.acme.disableAccountKeyGeneration",
+	{"pkg/apis/acme/v1/types_issuer.go:110 info zero-value-omitted spec.acme.disableAccountKeyGeneration",
 		`documented "Defaults to false": unset and false both generate a key`},
-	{"pkg/apis/acme/v1/types_issuer.go:118 warning zero-value-omitted spec.acme.enableDurationFeature",
+	{"pkg/apis/acme/v1/types_issuer.go:118 info zero-value-omitted spec.acme.enableDurationFeature",
 		`documented "Defaults to false": unset and false both leave Not After alone`},
-	{"pkg/apis/certmanager/v1/types_certificate.go:276 warning zero-value-omitted spec.isCA",
+	{"pkg/apis/certmanager/v1/types_certificate.go:276 info zero-value-omitted spec.isCA",
 		"unset and false both request a non-CA certificate"},
-	{"pkg/apis/certmanager/v1/types_certificate.go:393 warning zero-value-omitted spec.privateKey.size",
+	{"pkg/apis/certmanager/v1/types_certificate.go:393 info zero-value-omitted spec.privateKey.size",
 		"0 is not a valid key size; the schema just lacks the minimum, and 0 or unset both mean the algorithm's default size"},
-	{"pkg/apis/certmanager/v1/types_certificate.go:746 warning zero-value-omitted status.conditions[*].observedGeneration",
-		"status, written by cert-manager alone with updates, not applies; 0 and unset both mean not observed"},
-	{"pkg/apis/certmanager/v1/types_certificate.go:797 warning zero-value-omitted spec.nameConstraints.critical",
+	{"pkg/apis/certmanager/v1/types_certificate.go:797 info zero-value-omitted spec.nameConstraints.critical",
 		"unset and false both leave the extension non-critical"},
-	{"pkg/apis/certmanager/v1/types_certificaterequest.go:147 warning zero-value-omitted spec.isCA",
+	{"pkg/apis/certmanager/v1/types_certificaterequest.go:147 info zero-value-omitted spec.isCA",
 		"unset and false both request a non-CA certificate"},
-	{"pkg/apis/certmanager/v1/types_issuer.go:513 warning zero-value-omitted status.conditions[*].observedGeneration",
-		"status, written by cert-manager alone with updates, not applies; 0 and unset both mean not observed"},
 }
 
 // TestCertManager lints a real API package against the CRDs generated from

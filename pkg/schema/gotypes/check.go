@@ -14,11 +14,14 @@ import (
 type Severity string
 
 const (
-	// Error: the API server loses or rejects data the Go type means to keep.
+	// Error: a user loses data or is refused: the API server prunes,
+	// rejects or replaces what the Go type means to keep.
 	Error Severity = "error"
-	// Warning: a likely mistake, or a difference with no data loss today.
+	// Warning: probably unintended, or a defect only where a value means
+	// something the types cannot tell (is 0 "none" or "unset"?).
 	Warning Severity = "warning"
-	// Info: something the analysis could not decide (an opaque type).
+	// Info: the rest: worth knowing, deliberate in most APIs, or
+	// undecidable (an opaque type).
 	Info Severity = "info"
 	// Off disables a check (only as an override in Options.Severity).
 	Off Severity = "off"

@@ -6,11 +6,13 @@ import (
 
 // ignoredField: json:"-" and unexported fields of an API type never reach
 // the API server. A controller that stores state there loses it on the next
-// read, and controller-gen skips them without a word.
+// read, and controller-gen skips them without a word. Both are spelled out
+// on purpose (a cache, a computed value), so this is information: the
+// mistake of a field left out by accident is missing-json-tag's.
 var ignoredField = &Check{
 	Name:           "ignored-field",
 	Doc:            `A field of an API type that encoding/json never writes or reads (json:"-", or unexported): whatever the controller keeps there is lost on the next read from the API server.`,
-	Severity:       Warning,
+	Severity:       Info,
 	Type:           field.ErrorTypeForbidden,
 	PerDeclaration: true,
 	Run: func(p *Pass) {

@@ -17,6 +17,8 @@ var registry = register(
 	// Zero values and required fields: the schema's view when there is a
 	// CRD, the markers' otherwise.
 	zeroValueDefault,
+	zeroNumberDefault,
+	emptyStringDefault,
 	zeroValueOmitted,
 	requiredOmitempty,
 	structAlwaysSent,

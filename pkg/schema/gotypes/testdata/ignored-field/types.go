@@ -17,8 +17,8 @@ type Widget struct {
 
 type WidgetSpec struct {
 	Image string `json:"image,omitempty"`
-	Cache string `json:"-"` // want "warning ignored-field spec: WidgetSpec.Cache is tagged `json:\"-\"`: it never reaches the API server, so a value kept there is lost on the next read"
-	count int    // want "warning ignored-field spec: WidgetSpec.count is unexported: it never reaches the API server, so a value kept there is lost on the next read"
+	Cache string `json:"-"` // want "info ignored-field spec: WidgetSpec.Cache is tagged `json:\"-\"`: it never reaches the API server, so a value kept there is lost on the next read"
+	count int    // want "info ignored-field spec: WidgetSpec.count is unexported: it never reaches the API server, so a value kept there is lost on the next read"
 }
 
 // Count keeps count in use.

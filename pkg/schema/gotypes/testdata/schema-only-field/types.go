@@ -18,5 +18,5 @@ type Widget struct {
 type WidgetSpec struct { // want "warning schema-only-field spec.internal: the schema declares spec.internal, but WidgetSpec has no field written as \"internal\": the controller never reads it" "warning schema-only-field spec.legacy: the schema declares spec.legacy, but WidgetSpec has no field written as \"legacy\": the controller never reads it"
 	Image string `json:"image,omitempty"`
 	// Skipped in Go, but still in a hand-edited (or stale) schema.
-	Internal string `json:"-"` // want "warning ignored-field spec: WidgetSpec.Internal is tagged `json:\"-\"`: it never reaches the API server, so a value kept there is lost on the next read"
+	Internal string `json:"-"` // want "info ignored-field spec: WidgetSpec.Internal is tagged `json:\"-\"`: it never reaches the API server, so a value kept there is lost on the next read"
 }

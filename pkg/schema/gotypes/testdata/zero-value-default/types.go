@@ -16,9 +16,9 @@ type Widget struct {
 }
 
 type WidgetSpec struct {
-	Replicas int32  `json:"replicas,omitempty"` // want "error zero-value-default spec.replicas: WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored"
-	Enabled  bool   `json:"enabled,omitzero"`   // want "error zero-value-default spec.enabled: WidgetSpec.Enabled drops false on the wire (omitzero) and the default true replaces it: false can never be stored"
-	Mode     string `json:"mode,omitempty"`     // want "error zero-value-default spec.mode: WidgetSpec.Mode drops \"\" on the wire (omitempty) and the default \"fast\" replaces it: \"\" can never be stored"
+	Replicas int32  `json:"replicas,omitempty"` // want "warning zero-number-default spec.replicas: WidgetSpec.Replicas drops 0 on the wire (omitempty), and the default 3 takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns 0 into 3"
+	Enabled  bool   `json:"enabled,omitzero"`   // want "error zero-value-default spec.enabled: WidgetSpec.Enabled drops false on the wire (omitzero), and the default true takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns false into true"
+	Mode     string `json:"mode,omitempty"`     // want "info empty-string-default spec.mode: WidgetSpec.Mode drops \"\" on the wire (omitempty), and the default \"fast\" takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns \"\" into \"fast\""
 	// A pointer sends 0, so the default applies only when it is unset.
 	Workers *int32 `json:"workers,omitempty"`
 	// Zeros the schema rejects are no loss: an enum without "", a minLength,
@@ -32,7 +32,7 @@ type WidgetSpec struct {
 	Locked bool   `json:"locked,omitempty"`
 	// An enum listing "" makes "" a value of its own, which the default
 	// then replaces.
-	Level Level `json:"level,omitempty"` // want "error zero-value-default spec.level: WidgetSpec.Level drops \"\" on the wire (omitempty) and the default \"low\" replaces it: \"\" can never be stored"
+	Level Level `json:"level,omitempty"` // want "error zero-value-default spec.level: WidgetSpec.Level drops \"\" on the wire (omitempty), and the default \"low\" takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns \"\" into \"low\""
 }
 
 type Tier string

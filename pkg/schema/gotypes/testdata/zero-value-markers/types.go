@@ -18,10 +18,10 @@ type Widget struct {
 
 type WidgetSpec struct {
 	// +kubebuilder:default=3
-	Replicas int32 `json:"replicas,omitempty"` // want "error zero-value-default spec.replicas: WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored"
+	Replicas int32 `json:"replicas,omitempty"` // want "warning zero-number-default spec.replicas: WidgetSpec.Replicas drops 0 on the wire (omitempty), and the default 3 takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns 0 into 3"
 	// +kubebuilder:validation:Minimum=1
 	Size   int32 `json:"size,omitempty"`
-	Paused bool  `json:"paused,omitempty"` // want "warning zero-value-omitted spec.paused: WidgetSpec.Paused drops its valid zero value false on the wire (omitempty): a client cannot tell the server to set it, and server-side apply gives the field up instead"
+	Paused bool  `json:"paused,omitempty"` // want "info zero-value-omitted spec.paused: WidgetSpec.Paused drops its valid zero value false on the wire (omitempty): a client cannot tell the server to set it, and server-side apply gives the field up instead"
 	// +required
 	// +kubebuilder:validation:Minimum=0
 	Index int32 `json:"index,omitempty"` // want "warning required-omitempty spec.index: WidgetSpec.Index is required and 0 is a valid value, but omitempty drops it on the wire: setting it gets \"Required value\""
@@ -44,7 +44,7 @@ type WidgetSpec struct {
 	// An enum listing "": the default replaces a value of its own.
 	// +kubebuilder:validation:Enum="";low;high
 	// +kubebuilder:default=low
-	Level string `json:"level,omitempty"` // want "error zero-value-default spec.level: WidgetSpec.Level drops \"\" on the wire (omitempty) and the default \"low\" replaces it: \"\" can never be stored"
+	Level string `json:"level,omitempty"` // want "error zero-value-default spec.level: WidgetSpec.Level drops \"\" on the wire (omitempty), and the default \"low\" takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns \"\" into \"low\""
 	// The zero as the default: zero and unset are one.
 	// +kubebuilder:default=false
 	Debug bool `json:"debug,omitempty"`
