@@ -83,6 +83,9 @@ func (p *Pass) ReportPath(site *Site, path, hint, format string, args ...any) {
 		Message: fmt.Sprintf(format, args...),
 		Hint:    hint,
 	}
+	if site.ignores(p.check.Name) {
+		return
+	}
 	if site.Anchor.IsValid() && !inDir(site.Pos.Filename, p.Kind.ModuleDir) {
 		f.Pos, f.DeclaredAt = site.Anchor, site.Pos
 	}

@@ -80,6 +80,9 @@ func Load(ctx context.Context, dir string, patterns ...string) ([]*Kind, error) 
 		if sh == nil {
 			sh = newShaper(p.Fset, decls)
 		}
+		if err := checkIgnoreMarkers(decls.pkg(p.PkgPath)); err != nil {
+			return nil, err
+		}
 		gv := groupVersion(p, decls.pkg(p.PkgPath))
 		scope := p.Types.Scope()
 		for _, name := range scope.Names() {

@@ -53,7 +53,9 @@ type Site struct {
 	// Anchor is the nearest position on the way to the site that lies in
 	// the kind's module: Pos itself, or the operator's field through which
 	// a third-party type is reached. Zero when nothing on the way is.
-	Anchor token.Position
+	// anchorMarkers are the markers of the declaration at Anchor.
+	Anchor        token.Position
+	anchorMarkers Markers
 
 	// zeroRejected caches zeroRejected's verdict, which several checks ask
 	// for and which compiles validators.
@@ -74,7 +76,7 @@ type walker struct {
 
 func walk(k *Kind, root *Structural) []*Site {
 	w := &walker{module: k.Module, moduleDir: k.ModuleDir, withSchema: root != nil, active: map[*Shape]bool{}}
-	w.object("", k.Shape, root, nil, true, token.Position{})
+	w.object("", k.Shape, root, nil, true, anchor{})
 	return w.sites
 }
 
@@ -100,16 +102,25 @@ func fieldSchema(obj *Structural, name string) *Structural {
 	return nil
 }
 
-// anchor is pos when it lies in the kind's module, else outer: the anchor
-// of what encloses it.
-func (w *walker) anchor(pos, outer token.Position) token.Position {
+// anchor is a declaration in the kind's module that a site lies in or
+// below: its position and markers.
+type anchor struct {
+	pos     token.Position
+	markers Markers
+}
+
+// anchor is the declaration at pos when it lies in the kind's module, else
+// outer: the anchor of what encloses it.
+func (w *walker) anchor(pos token.Position, markers Markers, outer anchor) anchor {
 	if inDir(pos.Filename, w.moduleDir) {
-		return pos
+		return anchor{pos, markers}
 	}
 	return outer
 }
 
-func (w *walker) object(path string, sh *Shape, sch *Structural, at *Field, resource bool, outer token.Position) {
+func (s *Site) setAnchor(a anchor) { s.Anchor, s.anchorMarkers = a.pos, a.markers }
+
+func (w *walker) object(path string, sh *Shape, sch *Structural, at *Field, resource bool, outer anchor) {
 	site := &Site{Kind: ObjectSite, Path: path, GoName: sh.GoType, Shape: sh, Schema: sch, Field: at}
 	if sh.Name != nil {
 		site.GoName = sh.Name.Name()
@@ -120,7 +131,12 @@ func (w *walker) object(path string, sh *Shape, sch *Structural, at *Field, reso
 	case at != nil:
 		site.Pos = at.Pos
 	}
-	site.Anchor = w.anchor(site.Pos, outer)
+	var declMarkers Markers
+	if sh.Decl != nil {
+		declMarkers = sh.Decl.markers
+	}
+	objAnchor := w.anchor(site.Pos, declMarkers, outer)
+	site.setAnchor(objAnchor)
 	w.sites = append(w.sites, site)
 	if w.active[sh] {
 		return // a recursive type, already being walked on this path
@@ -133,23 +149,26 @@ func (w *walker) object(path string, sh *Shape, sch *Structural, at *Field, reso
 		fs.Implicit = resource && implicitRootFields[f.JSONName]
 		fs.Foreign = f.Module != w.module
 		fs.Schema = fieldSchema(sch, f.JSONName)
-		fs.Anchor = w.anchor(f.Pos, outer)
+		fieldAnchor := w.anchor(f.Pos, f.Markers, objAnchor)
+		fs.setAnchor(fieldAnchor)
 		w.sites = append(w.sites, fs)
 		if fs.Implicit || (w.withSchema && fs.Schema == nil) {
 			continue
 		}
-		w.value(fs.Path, f.Shape, fs.Schema, f, fs.Anchor)
+		w.value(fs.Path, f.Shape, fs.Schema, f, fieldAnchor)
 	}
 	for _, f := range sh.Ignored {
 		p := path
 		if f.Ignored == ignoredConflict {
 			p = join(path, f.JSONName)
 		}
-		w.sites = append(w.sites, &Site{Kind: IgnoredSite, Path: p, GoName: goName(f), Field: f, Pos: f.Pos, Anchor: w.anchor(f.Pos, outer), Parent: sch, Foreign: f.Module != w.module})
+		is := &Site{Kind: IgnoredSite, Path: p, GoName: goName(f), Field: f, Pos: f.Pos, Parent: sch, Foreign: f.Module != w.module}
+		is.setAnchor(w.anchor(f.Pos, f.Markers, objAnchor))
+		w.sites = append(w.sites, is)
 	}
 }
 
-func (w *walker) value(path string, sh *Shape, sch *Structural, at *Field, outer token.Position) {
+func (w *walker) value(path string, sh *Shape, sch *Structural, at *Field, outer anchor) {
 	if sch != nil {
 		if ok, _ := wireMatches(sh, sch); !ok {
 			return // type-mismatch reports it; what lies below cannot match either
@@ -166,7 +185,9 @@ func (w *walker) value(path string, sh *Shape, sch *Structural, at *Field, outer
 			item = sch.AdditionalProperties.Structural
 		}
 		p := path + "[*]"
-		w.sites = append(w.sites, &Site{Kind: ItemSite, Path: p, GoName: goName(at) + "[*]", Field: at, Shape: sh.Elem, Schema: item, Pos: at.Pos, Anchor: outer, Foreign: at.Module != w.module})
+		is := &Site{Kind: ItemSite, Path: p, GoName: goName(at) + "[*]", Field: at, Shape: sh.Elem, Schema: item, Pos: at.Pos, Foreign: at.Module != w.module}
+		is.setAnchor(outer)
+		w.sites = append(w.sites, is)
 		if w.withSchema && item == nil {
 			return // the list or map itself mismatches; one finding there
 		}
