@@ -68,14 +68,16 @@ func (f *Format) Type() string { return "format" }
 type Options struct {
 	// Quiet leaves out of the text output the objects there is nothing to
 	// say about: allowed objects without findings or warnings, and skipped
-	// objects. The summary line still counts them.
+	// objects (for lint: kinds without findings). The summary line still
+	// counts them.
 	Quiet bool
 	// ToolVersion is the crdguard version recorded in SARIF, where code
 	// scanning services use it to tell runs of different releases apart.
 	ToolVersion string
 	// Command is the crdguard subcommand that produced the report
-	// ("validate", "diff", "lint"); it names the JUnit test suite. Empty
-	// means "validate".
+	// ("validate", "diff", "lint"); it names the JUnit test suite, and
+	// "lint" has the text speak of Go places, kinds and severities rather
+	// than of allowed and denied objects. Empty means "validate".
 	Command string
 }
 

@@ -45,6 +45,9 @@ func NewWriter(w io.Writer, f Format, opts Options) (*Writer, error) {
 	switch f {
 	case Text:
 		format = &textWriter{quiet: opts.Quiet}
+		if opts.Command == "lint" {
+			format = &lintTextWriter{quiet: opts.Quiet}
+		}
 	case JSON:
 		format = &jsonWriter{}
 	case SARIF:
