@@ -3,14 +3,10 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/schema/gotypes"
@@ -90,7 +86,7 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 		// Fail closed: a mistyped pattern must not pass as a clean run.
 		return usageError("no CRD root types (+kubebuilder:object:root=true, or embedded TypeMeta and ObjectMeta) in %s", strings.Join(patterns, " "))
 	}
-	findings, err := gotypes.Lint(kinds, opts)
+	findings, err := lintEachKind(kinds, opts)
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
@@ -111,79 +107,3 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 
 // severityRank orders the severities --fail-on accepts.
 var severityRank = map[gotypes.Severity]int{gotypes.Info: 1, gotypes.Warning: 2, gotypes.Error: 3}
-
-// lintResults turns findings into one report result per Go source line and
-// kind, so that every output format, SARIF included, points at the Go
-// file:line of the field. Each kind also gets a result at its type
-// declaration, so a clean kind is listed as checked.
-func lintResults(kinds []*gotypes.Kind, findings []gotypes.Finding) []report.Result {
-	type key struct {
-		file string
-		line int
-		kind string
-	}
-	byKey := map[key]*report.Result{}
-	var order []key
-	result := func(k key, apiVersion, kind, name string) *report.Result {
-		if r, ok := byKey[k]; ok {
-			return r
-		}
-		byKey[k] = &report.Result{Source: displayFile(k.file), NotStream: true, Line: k.line, APIVersion: apiVersion, Kind: kind, Name: name}
-		order = append(order, k)
-		return byKey[k]
-	}
-	for _, k := range kinds {
-		gvk := k.GroupVersionKind
-		result(key{k.Pos.Filename, k.Pos.Line, gvk.String()}, gvk.GroupVersion().String(), gvk.Kind, "")
-	}
-	for _, f := range findings {
-		r := result(key{f.Pos.Filename, f.Pos.Line, f.Kind.String()}, f.Kind.GroupVersion().String(), f.Kind.Kind, f.GoName)
-		r.Violations = append(r.Violations, report.Finding{
-			Field:       f.Path,
-			Type:        string(f.Type),
-			Message:     f.Message + "; fix: " + f.Hint,
-			Policy:      "gotypes",
-			Rule:        f.Check,
-			Enforcement: enforcement(f.Severity),
-		})
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := order[i], order[j]
-		if a.file != b.file {
-			return a.file < b.file
-		}
-		if a.line != b.line {
-			return a.line < b.line
-		}
-		return a.kind < b.kind
-	})
-	results := make([]report.Result, len(order))
-	for i, k := range order {
-		results[i] = *byKey[k]
-	}
-	return results
-}
-
-// enforcement maps severities onto the report's levels: only errors deny.
-func enforcement(s gotypes.Severity) v1alpha1.Enforcement {
-	switch s {
-	case gotypes.Error:
-		return v1alpha1.Deny
-	case gotypes.Warning:
-		return v1alpha1.Warn
-	}
-	return v1alpha1.Audit
-}
-
-// displayFile prints files under the working directory relative to it, as
-// editors and code scanning services resolve them; others stay absolute.
-func displayFile(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
-}

@@ -74,6 +74,32 @@ func TestLintText(t *testing.T) {
 	}
 }
 
+// TestLintSharedType lints a spec type two kinds share: the text reports
+// its finding once, naming both kinds; JSON keeps a result per kind.
+func TestLintSharedType(t *testing.T) {
+	args := []string{"lint", "--crds", "testdata/lint-shared/crd.yaml", "./testdata/lint-shared"}
+	r := crdguard(t, "", args...)
+	const file = "testdata/lint-shared/types.go"
+	want := file + ":12: kind Store shared.test.crdguard.dev/v1\n" +
+		file + ":21: kind ClusterStore shared.test.crdguard.dev/v1\n" +
+		file + ":30: StoreSpec.Retries in ClusterStore shared.test.crdguard.dev/v1, Store shared.test.crdguard.dev/v1\n" +
+		"  error [zero-value-default] spec.retries: StoreSpec.Retries drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent\n" +
+		"2 kinds checked: 1 error, 0 warnings, 0 infos\n"
+	if r.code != ExitViolations || r.stder != "" || r.stdout != want {
+		t.Errorf("exit %d, stderr %q, stdout\n got: %s\nwant: %s", r.code, r.stder, r.stdout, want)
+	}
+	var got []string
+	for _, res := range decodeReport(t, crdguard(t, "", append(args, "-o", "json")...)).Results {
+		for _, v := range res.Violations {
+			got = append(got, strings.Join([]string{res.Source, itoa(res.Line), res.Kind, res.Name, v.Field, v.RuleID()}, " "))
+		}
+	}
+	assertLines(t, "violations", got, []string{
+		file + " 30 ClusterStore StoreSpec.Retries spec.retries gotypes/zero-value-default",
+		file + " 30 Store StoreSpec.Retries spec.retries gotypes/zero-value-default",
+	})
+}
+
 func TestLintJSON(t *testing.T) {
 	r := crdguard(t, "", "lint", "--crds", lintCRD("zero-value-default"), "-o", "json", lintPkg("zero-value-default"))
 	if r.code != ExitViolations {
