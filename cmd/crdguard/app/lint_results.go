@@ -1,10 +1,8 @@
 package app
 
 import (
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
+	"strconv"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/report"
@@ -58,7 +56,7 @@ func lintResults(kinds []*gotypes.Kind, findings []gotypes.Finding) []report.Res
 		r.Violations = append(r.Violations, report.Finding{
 			Field:       f.Path,
 			Type:        string(f.Type),
-			Message:     f.Message + "; fix: " + f.Hint,
+			Message:     lintMessage(f),
 			Policy:      "gotypes",
 			Rule:        f.Check,
 			Enforcement: enforcement(f.Severity),
@@ -81,6 +79,16 @@ func lintResults(kinds []*gotypes.Kind, findings []gotypes.Finding) []report.Res
 	return results
 }
 
+// lintMessage is the finding's message, where a third-party type is
+// declared when the finding sits at the field that reaches it, and the fix.
+func lintMessage(f gotypes.Finding) string {
+	msg := f.Message
+	if f.DeclaredAt.IsValid() {
+		msg += " (declared at " + moduleFile(f.DeclaredAt.Filename) + ":" + strconv.Itoa(f.DeclaredAt.Line) + ")"
+	}
+	return msg + "; fix: " + f.Hint
+}
+
 // enforcement maps severities onto the report's levels: only errors deny.
 func enforcement(s gotypes.Severity) v1alpha1.Enforcement {
 	switch s {
@@ -90,17 +98,4 @@ func enforcement(s gotypes.Severity) v1alpha1.Enforcement {
 		return v1alpha1.Warn
 	}
 	return v1alpha1.Audit
-}
-
-// displayFile prints files under the working directory relative to it, as
-// editors and code scanning services resolve them; others stay absolute.
-func displayFile(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }
