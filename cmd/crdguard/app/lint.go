@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -78,7 +79,9 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 		return inputError(err)
 	}
 	opts.CRDs = crds
+	loading := startProgress(streams.Err, loadingStatus)
 	kinds, err := gotypes.Load(ctx, "", patterns...)
+	loading.stop()
 	if err != nil {
 		return inputError(err)
 	}
@@ -103,6 +106,13 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 		}
 	}
 	return nil
+}
+
+// loadingStatus is the progress line of a package load, which on a cold
+// build cache compiles every dependency and takes minutes: it says why, so
+// that nobody stops a first run that is working.
+func loadingStatus(elapsed time.Duration) string {
+	return fmt.Sprintf("loading Go packages (first run compiles dependencies; later runs take seconds)… %ds", int(elapsed.Seconds()))
 }
 
 // severityRank orders the severities --fail-on accepts.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -14,48 +13,56 @@ import (
 // takes long enough for a person to wonder.
 const progressDelay = 2 * time.Second
 
-// progress counts validated objects on stderr, only when stderr is a
-// terminal, so pipes and CI logs never see it.
+// progressInterval is how often the line is redrawn.
+const progressInterval = 200 * time.Millisecond
+
+// progress keeps a status line on stderr while a long step runs, only when
+// stderr is a terminal, so that pipes and CI logs never see it. Each command
+// says what its line shows: validate counts objects, lint the time a cold
+// package load has taken.
 type progress struct {
-	objects atomic.Int64
-	sources atomic.Int64
-	quit    chan struct{}
-	ended   chan struct{}
+	quit  chan struct{}
+	ended chan struct{}
 }
 
-func startProgress(w io.Writer, totalSources int) *progress {
-	p := &progress{}
+// startProgress shows status, given the time since the start, on w once
+// progressDelay has passed, until stop.
+func startProgress(w io.Writer, status func(elapsed time.Duration) string) *progress {
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return p
+		return &progress{}
 	}
-	p.quit, p.ended = make(chan struct{}), make(chan struct{})
+	return showProgress(f, progressDelay, status)
+}
+
+// showProgress is startProgress on any writer, after delay.
+func showProgress(w io.Writer, delay time.Duration, status func(elapsed time.Duration) string) *progress {
+	p := &progress{quit: make(chan struct{}), ended: make(chan struct{})}
+	start := time.Now()
 	go func() {
 		defer close(p.ended)
-		timer := time.NewTimer(progressDelay)
+		timer := time.NewTimer(delay)
 		defer timer.Stop()
 		shown := false
 		for {
 			select {
 			case <-p.quit:
 				if shown {
-					fmt.Fprint(f, "\r\033[K")
+					// Leave the terminal as it was: the report follows.
+					fmt.Fprint(w, "\r\033[K")
 				}
 				return
 			case <-timer.C:
 				shown = true
-				fmt.Fprintf(f, "\rvalidated %d objects from %d/%d files", p.objects.Load(), p.sources.Load(), totalSources)
-				timer.Reset(200 * time.Millisecond)
+				fmt.Fprint(w, "\r\033[K"+status(time.Since(start)))
+				timer.Reset(progressInterval)
 			}
 		}
 	}()
 	return p
 }
 
-func (p *progress) objectDone() { p.objects.Add(1) }
-
-func (p *progress) sourceDone() { p.sources.Add(1) }
-
+// stop clears the line, if it was shown, and returns once it is.
 func (p *progress) stop() {
 	if p.quit != nil {
 		close(p.quit)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -156,7 +157,10 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	// written.
 	output := newResultStream(streams, o.reportOptions)
 	var outputErr atomic.Pointer[error]
-	progress := startProgress(streams.Err, len(sources.paths))
+	var validated, read atomic.Int64
+	progress := startProgress(streams.Err, func(time.Duration) string {
+		return fmt.Sprintf("validated %d objects from %d/%d files", validated.Load(), read.Load(), len(sources.paths))
+	})
 	var next atomic.Int64
 	var crashed atomic.Pointer[error]
 	var wg sync.WaitGroup
@@ -184,9 +188,9 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 					// A checked object is garbage: the heap holds one
 					// object per worker, not a whole file of them.
 					docs[j] = manifest.Document{}
-					progress.objectDone()
+					validated.Add(1)
 				}
-				progress.sourceDone()
+				read.Add(1)
 				if err == nil {
 					err = output.done(i)
 				}
