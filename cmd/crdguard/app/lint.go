@@ -14,6 +14,7 @@ import (
 )
 
 type lintOptions struct {
+	dir      string
 	crds     []string
 	severity []string
 	reportOptions
@@ -32,19 +33,26 @@ file:line of the field, the JSON path, a severity and a fix.
 
 Without --crds only the checks that read the Go types alone run.
 
+Packages load from the module that holds them: directory patterns in a
+nested module (./api/... with its own go.mod) load from that module, and
+-C DIR loads from DIR as go -C does. --crds paths stay relative to the
+working directory.
+
 Checks (error findings fail the run; warnings and infos do not, unless
 --fail-on says so):
 ` + checkList(),
 		Example: `  crdguard lint --crds config/crd/bases ./api/...
   crdguard lint --crds config/crd/bases --severity zero-value-omitted=off ./api/v1
   crdguard lint --crds config/crd/bases --fail-on warning ./api/...
-  crdguard lint -o sarif ./api/... > lint.sarif`,
+  crdguard lint -o sarif ./api/... > lint.sarif
+  crdguard lint --crds example/prometheus-operator-crd-full -C pkg/apis/monitoring ./...`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), args, streams)
 		},
 	}
 	f := cmd.Flags()
+	f.StringVarP(&o.dir, "dir", "C", "", "load the packages from the module in `DIR`, as go -C does (--crds paths stay relative to the working directory)")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory to compare with (repeatable)")
 	f.StringArrayVar(&o.severity, "severity", nil, "CHECK=error|warning|info|off: override a check's severity (repeatable)")
 	o.addReportFlags(f, "text output: print only places with findings")
@@ -79,8 +87,12 @@ func (o *lintOptions) run(ctx context.Context, patterns []string, streams Stream
 		return inputError(err)
 	}
 	opts.CRDs = crds
+	dir, resolved, err := lintModule(o.dir, patterns)
+	if err != nil {
+		return inputError(err)
+	}
 	loading := startProgress(streams.Err, loadingStatus)
-	kinds, err := gotypes.Load(ctx, "", patterns...)
+	kinds, err := gotypes.Load(ctx, dir, resolved...)
 	loading.stop()
 	if err != nil {
 		return inputError(err)

@@ -183,13 +183,14 @@ func TestLintUsageErrors(t *testing.T) {
 		{"bad level", []string{"lint", "--severity", "pruned-field=fatal", lintPkg("clean")}, "crdguard: --severity: severity[pruned-field]: Unsupported value: \"fatal\": supported values: \"error\", \"warning\", \"info\", \"off\"\n"},
 		{"bad fail-on", []string{"lint", "--fail-on", "off", lintPkg("clean")}, "crdguard: invalid argument \"off\" for \"--fail-on\" flag: unknown value \"off\": valid values are error, warning, info\nRun 'crdguard lint --help' for usage.\n"},
 		{"malformed severity", []string{"lint", "--severity", "pruned-field", lintPkg("clean")}, "crdguard: --severity \"pruned-field\": want CHECK=LEVEL\n"},
+		{"no such directory", []string{"lint", "./nope/..."}, "crdguard: ./nope/...: no such directory\n"},
 		{"no root types", []string{"lint", "../../../pkg/report"}, "crdguard: no CRD root types (+kubebuilder:object:root=true, or embedded TypeMeta and ObjectMeta) in ../../../pkg/report\n"},
 		// Fail closed: a wrong file must not lint against no schemas.
 		{"no CRD in --crds", []string{"lint", "--crds", exampleDir + "good.yaml", lintPkg("clean")}, "crdguard: " + exampleDir + "good.yaml holds no CustomResourceDefinition\n"},
 		{"invalid CRD", []string{"lint", "--crds", "testdata/invalid-crd.yaml", lintPkg("clean")}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
 	})
-	// A package that does not exist or compile cannot be linted.
-	r := crdguard(t, "", "lint", "./nope")
+	// A package that does not compile cannot be linted.
+	r := crdguard(t, "", "lint", "example.com/nope")
 	if r.code != ExitUsage || !strings.HasPrefix(r.stder, "crdguard: loading Go packages: ") {
 		t.Errorf("missing package: exit %d, stderr %q", r.code, r.stder)
 	}

@@ -1,0 +1,3 @@
+module example.com/operator/api
+
+go 1.22
