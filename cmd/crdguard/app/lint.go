@@ -38,8 +38,14 @@ nested module (./api/... with its own go.mod) load from that module, and
 -C DIR loads from DIR as go -C does. --crds paths stay relative to the
 working directory.
 
-Checks (error findings fail the run; warnings and infos do not, unless
---fail-on says so):
+Severities:
+  error    a user loses data or is refused; fails the run
+  warning  probably unintended
+  info     the rest: worth knowing, rarely a defect
+Only errors fail the run (exit 1) unless --fail-on says otherwise;
+--severity CHECK=LEVEL re-rates one check. See docs/lint.md.
+
+Checks, with their default severity:
 ` + checkList(),
 		Example: `  crdguard lint --crds config/crd/bases ./api/...
   crdguard lint --crds config/crd/bases --severity zero-value-omitted=off ./api/v1
@@ -64,7 +70,7 @@ Checks (error findings fail the run; warnings and infos do not, unless
 func checkList() string {
 	var b strings.Builder
 	for _, c := range gotypes.Checks() {
-		fmt.Fprintf(&b, "  %-25s %-7s %s\n", c.Name, c.Severity, c.Doc)
+		fmt.Fprintf(&b, "  %-25s %-8s %s\n", c.Name, c.Severity, c.Doc)
 	}
 	return b.String()
 }

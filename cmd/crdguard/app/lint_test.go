@@ -196,4 +196,15 @@ func TestLintUsageErrors(t *testing.T) {
 	}
 }
 
+func TestLintHelpSaysWhatSeveritiesMean(t *testing.T) {
+	r := crdguard(t, "", "lint", "--help")
+	want := "Severities:\n" +
+		"  error    a user loses data or is refused; fails the run\n" +
+		"  warning  probably unintended\n" +
+		"  info     the rest: worth knowing, rarely a defect\n"
+	if r.code != ExitOK || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d, help lacks\n%s\n%s", r.code, want, r.stdout)
+	}
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
