@@ -87,7 +87,7 @@ func checkRuleHelp(id string) sarifRuleHelp {
 			short: "Go API type: " + rule,
 			full:  "crdguard lint check " + rule + " found this disagreement between the Go API types and their CRD schema.",
 			help:  "The message says what the Go type and the schema disagree on and how to fix it.",
-			uri:   docsURI + "cli.md#crdguard-lint-flags-package",
+			uri:   docsURI + "lint.md#checks",
 		}
 	}
 	return sarifRuleHelp{
