@@ -13,8 +13,8 @@ func TestLintNestedModule(t *testing.T) {
 	crds := nestedModule + "/config/crd/bases"
 	const file = nestedModule + "/api/v1/types.go"
 	want := file + ":9: kind Widget nested.test.crdguard.dev/v1\n" +
-		file + ":18: WidgetSpec.Replicas in Widget nested.test.crdguard.dev/v1\n" +
-		"  error [zero-value-default] spec.replicas: WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent\n" +
+		file + ":18: WidgetSpec.Enabled in Widget nested.test.crdguard.dev/v1\n" +
+		"  error [zero-value-default] spec.enabled: WidgetSpec.Enabled drops false on the wire (omitempty), and the default true takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns false into true; fix: make it a pointer (*bool) so that false is sent\n" +
 		"1 kind checked: 1 error, 0 warnings, 0 infos\n"
 	tests := []struct {
 		name string

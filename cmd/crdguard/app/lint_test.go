@@ -37,12 +37,16 @@ func TestLintText(t *testing.T) {
 		{
 			name: "findings at their Go places",
 			args: []string{"--crds", lintCRD("pruned-field"), lintPkg("pruned-field")},
-			want: pruned + ":11: kind Widget prunedfield.test.crdguard.dev/v1\n" +
-				pruned + ":20: WidgetSpec.Replicas in Widget prunedfield.test.crdguard.dev/v1\n" +
+			want: pruned + ":13: kind Widget prunedfield.test.crdguard.dev/v1\n" +
+				pruned + ":22: WidgetSpec.Replicas in Widget prunedfield.test.crdguard.dev/v1\n" +
 				"  error [pruned-field] spec.replicas: WidgetSpec.Replicas is written as spec.replicas, but the schema does not declare it: the API server prunes it on every write; fix: regenerate the CRD, or add the property to its schema\n" +
-				pruned + ":26: Template.Metadata in Widget prunedfield.test.crdguard.dev/v1\n" +
-				"  error [pruned-field] spec.template.metadata: Template.Metadata is a v1.ObjectMeta, but the schema declares an object without properties: the API server prunes every field of it; fix: declare its properties in the schema, or mark it x-kubernetes-preserve-unknown-fields (or x-kubernetes-embedded-resource)\n" +
-				"1 kind checked: 2 errors, 0 warnings, 0 infos\n",
+				// A third-party field is reported at the operator's field that
+				// holds it, with its own declaration as context.
+				pruned + ":28: ObjectMeta.Labels in Widget prunedfield.test.crdguard.dev/v1\n" +
+				"  error [pruned-field] spec.podMetadata.labels: ObjectMeta.Labels is written as spec.podMetadata.labels, but the schema does not declare it: the API server prunes it on every write (declared at k8s.io/apimachinery@v0.37.2/pkg/apis/meta/v1/types.go:252); fix: regenerate the CRD, or add the property to its schema\n" +
+				pruned + ":36: Template.Metadata in Widget prunedfield.test.crdguard.dev/v1\n" +
+				"  error [pruned-field] spec.template.metadata: Template.Metadata is a v1.ObjectMeta, but the schema declares an object without properties: the API server prunes every field of it; fix: generate the CRD with controller-gen's crd:generateEmbeddedObjectMeta=true, which declares name, namespace, labels, annotations and finalizers\n" +
+				"1 kind checked: 3 errors, 0 warnings, 0 infos\n",
 		},
 		{
 			// A finding about a whole kind sits at its declaration, without
@@ -82,8 +86,8 @@ func TestLintSharedType(t *testing.T) {
 	const file = "testdata/lint-shared/types.go"
 	want := file + ":12: kind Store shared.test.crdguard.dev/v1\n" +
 		file + ":21: kind ClusterStore shared.test.crdguard.dev/v1\n" +
-		file + ":30: StoreSpec.Retries in ClusterStore shared.test.crdguard.dev/v1, Store shared.test.crdguard.dev/v1\n" +
-		"  error [zero-value-default] spec.retries: StoreSpec.Retries drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent\n" +
+		file + ":30: StoreSpec.Verify in ClusterStore shared.test.crdguard.dev/v1, Store shared.test.crdguard.dev/v1\n" +
+		"  error [zero-value-default] spec.verify: StoreSpec.Verify drops false on the wire (omitempty), and the default true takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns false into true; fix: make it a pointer (*bool) so that false is sent\n" +
 		"2 kinds checked: 1 error, 0 warnings, 0 infos\n"
 	if r.code != ExitViolations || r.stder != "" || r.stdout != want {
 		t.Errorf("exit %d, stderr %q, stdout\n got: %s\nwant: %s", r.code, r.stder, r.stdout, want)
@@ -95,8 +99,8 @@ func TestLintSharedType(t *testing.T) {
 		}
 	}
 	assertLines(t, "violations", got, []string{
-		file + " 30 ClusterStore StoreSpec.Retries spec.retries gotypes/zero-value-default",
-		file + " 30 Store StoreSpec.Retries spec.retries gotypes/zero-value-default",
+		file + " 30 ClusterStore StoreSpec.Verify spec.verify gotypes/zero-value-default",
+		file + " 30 Store StoreSpec.Verify spec.verify gotypes/zero-value-default",
 	})
 }
 
@@ -106,7 +110,7 @@ func TestLintJSON(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stder)
 	}
 	rep := decodeReport(t, r)
-	if rep.Summary != (report.Summary{Objects: 5, Allowed: 1, Denied: 4}) {
+	if rep.Summary != (report.Summary{Objects: 5, Allowed: 3, Denied: 2}) {
 		t.Errorf("summary = %+v", rep.Summary)
 	}
 	file := goFile(t, "zero-value-default")
@@ -121,13 +125,13 @@ func TestLintJSON(t *testing.T) {
 		}
 	}
 	want := []string{
-		file + " 19 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Replicas spec.replicas FieldValueInvalid gotypes/zero-value-default Deny",
+		file + " 19 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Replicas spec.replicas FieldValueInvalid gotypes/zero-number-default Warn",
 		file + " 20 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Enabled spec.enabled FieldValueInvalid gotypes/zero-value-default Deny",
-		file + " 21 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Mode spec.mode FieldValueInvalid gotypes/zero-value-default Deny",
+		file + " 21 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Mode spec.mode FieldValueInvalid gotypes/empty-string-default Audit",
 		file + " 35 zerovaluedefault.test.crdguard.dev/v1 Widget WidgetSpec.Level spec.level FieldValueInvalid gotypes/zero-value-default Deny",
 	}
 	assertLines(t, "violations", got, want)
-	if msg := rep.Results[1].Violations[0].Message; msg != "WidgetSpec.Replicas drops 0 on the wire (omitempty) and the default 3 replaces it: 0 can never be stored; fix: make it a pointer (*int32) so that 0 is sent" {
+	if msg := rep.Results[2].Violations[0].Message; msg != "WidgetSpec.Enabled drops false on the wire (omitzero), and the default true takes its place: whatever writes through this Go type (the operator's own updates and webhooks included) turns false into true; fix: make it a pointer (*bool) so that false is sent" {
 		t.Errorf("message = %q", msg)
 	}
 }
@@ -158,9 +162,12 @@ func TestLintExitCodes(t *testing.T) {
 	}{
 		{"clean against its CRD", []string{"--crds", lintCRD("clean"), lintPkg("clean")}, ExitOK},
 		{"clean without a CRD", []string{lintPkg("clean")}, ExitOK},
-		{"warnings only", []string{"--crds", lintCRD("zero-value-omitted"), lintPkg("zero-value-omitted")}, ExitOK},
-		{"warnings raised to errors", []string{"--crds", lintCRD("zero-value-omitted"), "--severity", "zero-value-omitted=error", lintPkg("zero-value-omitted")}, ExitViolations},
-		{"failing on warnings", []string{"--crds", lintCRD("zero-value-omitted"), "--fail-on", "warning", lintPkg("zero-value-omitted")}, ExitViolations},
+		{"infos only", []string{"--crds", lintCRD("zero-value-omitted"), lintPkg("zero-value-omitted")}, ExitOK},
+		{"warnings only", []string{"--crds", lintCRD("zero-number-default"), "--severity", "zero-value-default=off", lintPkg("zero-number-default")}, ExitOK},
+		{"infos raised to errors", []string{"--crds", lintCRD("zero-value-omitted"), "--severity", "zero-value-omitted=error", lintPkg("zero-value-omitted")}, ExitViolations},
+		{"failing on warnings, infos only", []string{"--crds", lintCRD("zero-value-omitted"), "--fail-on", "warning", lintPkg("zero-value-omitted")}, ExitOK},
+		{"failing on warnings", []string{"--crds", lintCRD("zero-number-default"), "--fail-on", "warning", "--severity", "zero-value-default=off", lintPkg("zero-number-default")}, ExitViolations},
+		{"failing on infos", []string{"--crds", lintCRD("zero-value-omitted"), "--fail-on", "info", lintPkg("zero-value-omitted")}, ExitViolations},
 		{"failing on infos, clean", []string{"--crds", lintCRD("clean"), "--fail-on", "info", lintPkg("clean")}, ExitOK},
 		{"errors turned off", []string{"--crds", lintCRD("pruned-field"), "--severity", "pruned-field=off", lintPkg("pruned-field")}, ExitOK},
 		{"tag checks without a CRD", []string{lintPkg("missing-json-tag")}, ExitViolations},

@@ -26,6 +26,6 @@ type ClusterStore struct {
 
 // StoreSpec is shared by both kinds.
 type StoreSpec struct {
-	// +kubebuilder:default=3
-	Retries int32 `json:"retries,omitempty"`
+	// +kubebuilder:default=true
+	Verify bool `json:"verify,omitempty"`
 }

@@ -14,6 +14,6 @@ type Widget struct {
 
 // WidgetSpec has one mistake for lint to find.
 type WidgetSpec struct {
-	// +kubebuilder:default=3
-	Replicas int32 `json:"replicas,omitempty"`
+	// +kubebuilder:default=true
+	Enabled bool `json:"enabled,omitempty"`
 }
