@@ -59,7 +59,7 @@ func Load(ctx context.Context, dir string, patterns ...string) ([]*Kind, error) 
 	var errs []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
-			errs = append(errs, e.Error())
+			errs = append(errs, loadError(e))
 		}
 	})
 	if len(errs) > 0 {
@@ -110,6 +110,16 @@ func Load(ctx context.Context, dir string, patterns ...string) ([]*Kind, error) 
 	}
 	sort.SliceStable(kinds, func(i, j int) bool { return kinds[i].GoType < kinds[j].GoType })
 	return kinds, nil
+}
+
+// loadError renders a package error as go build does: "file:line: msg",
+// or the message alone when it has no position (packages.Error prints
+// "-: msg" then).
+func loadError(e packages.Error) string {
+	if e.Pos == "" || e.Pos == "-" {
+		return e.Msg
+	}
+	return e.Error()
 }
 
 // isRoot applies controller-gen's rule (+kubebuilder:object:root=true) and
