@@ -12,6 +12,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files from the current output")
 
+// Updating tells whether the test binary runs with -update, for golden
+// files that are merged with the output rather than overwritten (labels a
+// human wrote are kept).
+func Updating() bool { return *update }
+
 // shownLines bounds how much of each side a mismatch prints: some goldens
 // run to thousands of lines.
 const shownLines = 5
