@@ -71,7 +71,7 @@ func TestDiffText(t *testing.T) {
 		"+++ NEW testdata/diff/new-breaking.yaml\n" +
 		"widgets.example.com changed (new-breaking.yaml:6): 3 breaking, 0 warnings, 0 info\n" +
 		"  breaking new-breaking.yaml:24 field-removed " + legacyPath + ": v1: string → <none>: the API server prunes it from stored objects on their next write, and clients setting it lose it silently\n" +
-		"  breaking new-breaking.yaml:29 validation-rules-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)\n" +
+		"  breaking new-breaking.yaml:29 validation-rules-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values); crdguard diff --objects replays the stored objects to decide\n" +
 		"  breaking new-breaking.yaml:25 maximum-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)\n" +
 		"total: 3 breaking, 0 warnings, 0 info in 1 CRD (0 added, 0 removed, 1 changed, 0 unchanged)\n"
 	if r.stdout != want {
@@ -341,7 +341,7 @@ func TestDiffMarkdown(t *testing.T) {
 		"| severity | check | field | change | at |\n" +
 		"|---|---|---|---|---|\n" +
 		"| breaking | `field-removed` | `" + legacyPath + "` | v1: string → &lt;none&gt;: the API server prunes it from stored objects on their next write, and clients setting it lose it silently | `new-breaking.yaml:24` |\n" +
-		"| breaking | `validation-rules-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]` | v1: &lt;none&gt; → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values) | `new-breaking.yaml:29` |\n" +
+		"| breaking | `validation-rules-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]` | v1: &lt;none&gt; → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values); crdguard diff --objects replays the stored objects to decide | `new-breaking.yaml:29` |\n" +
 		"| breaking | `maximum-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum` | v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting) | `new-breaking.yaml:25` |\n" +
 		"\n" +
 		"</details>\n"

@@ -9,7 +9,7 @@ import (
 
 var validationRulesChanged = Check{
 	Name:   "validation-rules-changed",
-	Doc:    "a CEL x-kubernetes-validations rule was added or changed (breaking) or removed (info)",
+	Doc:    "a CEL x-kubernetes-validations rule was added or changed (breaking, unless no object valid under the old schema can fail it) or removed (info)",
 	Claims: []string{"x-kubernetes-validations"},
 	Property: func(n *Node) []Change {
 		path := n.Path.Child("x-kubernetes-validations")
@@ -29,15 +29,22 @@ var validationRulesChanged = Check{
 		}
 		var out []Change
 		// A removed and an added rule at the same rank read as one rule
-		// rewritten, which is how authors edit them.
+		// rewritten, which is how authors edit them; either way, the new
+		// rule is judged against all the old ones.
 		for len(removed) > 0 && len(added) > 0 {
-			out = append(out, Change{Impact: Breaking, Path: rulePath(path, newRules, added[0]), Old: removed[0].Rule, New: added[0].Rule,
-				Message: "the rule changed: stored objects it now rejects fail their next update (unless the rule ratchets on unchanged values)"})
+			ch := Change{Path: rulePath(path, newRules, added[0]), Old: removed[0].Rule, New: added[0].Rule}
+			ch.Impact, ch.Message = newRuleImpact(n, oldRules, added[0],
+				"the rule changed: stored objects it now rejects fail their next update (unless the rule ratchets on unchanged values)",
+				"the rule changed, but no stored object can fail it")
+			out = append(out, ch)
 			removed, added = removed[1:], added[1:]
 		}
 		for _, r := range added {
-			out = append(out, Change{Impact: Breaking, Path: rulePath(path, newRules, r), New: r.Rule,
-				Message: "a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)"})
+			ch := Change{Path: rulePath(path, newRules, r), New: r.Rule}
+			ch.Impact, ch.Message = newRuleImpact(n, oldRules, r,
+				"a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values)",
+				"a new rule no stored object can fail")
+			out = append(out, ch)
 		}
 		for _, r := range removed {
 			out = append(out, Change{Impact: Info, Path: path.String(), Old: r.Rule,
@@ -53,6 +60,23 @@ var validationRulesChanged = Check{
 		}
 		return out
 	},
+}
+
+// newRuleImpact classifies a new or rewritten rule: breaking, unless every
+// object valid under the old schema passes it (rule_proof.go), which is
+// then said with the facts that show it.
+func newRuleImpact(n *Node, oldRules []apiextensionsv1.ValidationRule, r apiextensionsv1.ValidationRule, breaking, compatible string) (Impact, string) {
+	rule := parseRule(r.Rule)
+	if ok, why := holdsOnStored(n, rule); ok {
+		if len(why) > 0 {
+			compatible += ": " + whyText(why)
+		}
+		return Info, compatible
+	}
+	if impliedByOld(n, oldRules, rule) {
+		return Info, compatible + ": the old rules of this field imply it"
+	}
+	return Breaking, breaking + "; crdguard diff --objects replays the stored objects to decide"
 }
 
 func sameRule(r apiextensionsv1.ValidationRule) func(apiextensionsv1.ValidationRule) bool {
