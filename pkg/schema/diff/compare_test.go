@@ -179,6 +179,14 @@ func TestPropertyChecks(t *testing.T) {
 			[]string{"breaking format-changed v1 " + specPath + ".format date → date-time"}},
 		{"format removed", `{type: string, format: date}`, `{type: string}`,
 			[]string{"info format-changed v1 " + specPath + ".format date → <none>"}},
+		// external-secrets v0.17.0 → v0.18.2, sessionDuration: the API
+		// server checks no integer's format.
+		{"integer format narrowed", `{type: integer, format: int64}`, `{type: integer, format: int32}`,
+			[]string{"warning format-changed v1 " + specPath + ".format int64 → int32"}},
+		{"unsupported string format added", `{type: string}`, `{type: string, format: semver}`,
+			[]string{"warning format-changed v1 " + specPath + ".format <none> → semver"}},
+		{"unsupported string format replaced by a checked one", `{type: string, format: semver}`, `{type: string, format: uuid}`,
+			[]string{"breaking format-changed v1 " + specPath + ".format semver → uuid"}},
 		{"nullable off", `{type: string, nullable: true}`, `{type: string}`,
 			[]string{"breaking nullable-changed v1 " + specPath + ".nullable true → false"}},
 		{"nullable on", `{type: string}`, `{type: string, nullable: true}`,
