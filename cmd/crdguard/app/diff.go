@@ -31,13 +31,16 @@ type diffOptions struct {
 	config     string
 	objects    []string
 	allowEmpty bool
+	// minSeverity is the lowest severity of the CRD findings text and
+	// markdown list; default info, every finding.
+	minSeverity string
 	reportOptions
 	// now is the day waiver expiry is judged against; tests pin it.
 	now func() time.Time
 }
 
 func newDiffCommand(streams Streams) *cobra.Command {
-	o := &diffOptions{now: time.Now}
+	o := &diffOptions{now: time.Now, minSeverity: string(diff.Info)}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OLD NEW",
 		Short: "Classify every change between two versions of a set of CRDs",
@@ -45,6 +48,11 @@ func newDiffCommand(streams Streams) *cobra.Command {
 and classify every difference as breaking, warning or info, with its JSON path,
 the old and new values and what it does to stored objects and clients. A
 difference no check explains is reported as "unclassified" (breaking).
+Text and markdown name a schema node by its place in the object, with the
+version beside it (v1: ^.spec.rules[*].filters[*]/x-kubernetes-validations[2]:
+"^" is the object, "[*]" any list item or map value, "/" the keyword that
+changed); JSON, SARIF and JUnit keep the full path in the CRD.
+--min-severity warning lists only breaking changes and warnings.
 
 OLD and NEW are each a file, a directory (walked for .yaml, .yml and .json),
 "-" for stdin, or git:REF:PATH to read PATH at REF through the git CLI (PATH is
@@ -73,6 +81,8 @@ Checks:
 	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Error|Warn|None), enumValueAdded and waivers")
 	f.StringArrayVar(&o.objects, "objects", nil, "file or directory of existing objects to validate against the new CRDs (repeatable)")
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an OLD or NEW without CRDs, as when the first release adds them (default: exit 2)")
+	f.Var(newChoiceFlag(&o.minSeverity, string(diff.Breaking), string(diff.Warning), string(diff.Info)), "min-severity",
+		`text and markdown output: list only CRD findings at this severity or above, "breaking", "warning" or "info"; the counts include every finding, and the other formats list them all`)
 	o.addReportFlags(f, "text output: print only CRDs and objects with findings")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/crdguard/crdguard/pkg/report"
+	"github.com/crdguard/crdguard/pkg/schema/diff"
 )
 
 // maxMarkdownFindings caps the findings listed per CRD or object in the
@@ -43,15 +44,18 @@ func writeDiffMarkdown(buf *bytes.Buffer, d *diffReport) {
 		}
 	}
 	for _, r := range changed {
+		shown := d.shown(r.Violations)
+		if len(shown) == 0 {
+			continue // --min-severity hides them all; the table counts them
+		}
 		fmt.Fprintf(buf, "\n<details><summary><code>%s</code> %s: %s</summary>\n\n", r.Name, crdChange(r), countSeverities(r.Violations))
 		buf.WriteString("| severity | check | field | change | at |\n|---|---|---|---|---|\n")
-		shown := bySeverity(r.Violations)
 		for _, f := range capped(shown) {
 			line := f.Line
 			if line == 0 {
 				line = r.Line
 			}
-			fmt.Fprintf(buf, "| %s | %s | %s | %s | %s |\n", severityLabel(f), report.MarkdownCode(f.Rule), report.MarkdownCode(f.Field),
+			fmt.Fprintf(buf, "| %s | %s | %s | %s | %s |\n", severityLabel(f), report.MarkdownCode(f.Rule), report.MarkdownCode(diff.ShortPath(f.Field)),
 				report.MarkdownText(f.Message), report.MarkdownCode(d.crdLocation(r, line)))
 		}
 		writeMore(buf, shown)

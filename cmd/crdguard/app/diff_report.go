@@ -21,6 +21,9 @@ type diffReport struct {
 	// crds has one result per CRD name (diffResults), objects one per
 	// replayed document; both decided by report.New.
 	crds, objects []report.Result
+	// minSeverity is the lowest severity whose CRD findings are listed
+	// (--min-severity); the counts always include every finding.
+	minSeverity diff.Impact
 }
 
 // severityCounts counts findings by the severity the run gives them.
@@ -75,12 +78,26 @@ func severityLabel(f report.Finding) string {
 	return string(s)
 }
 
+// shown is a CRD's findings at minSeverity or above, breaking first.
+func (d *diffReport) shown(findings []report.Finding) []report.Finding {
+	out := bySeverity(findings)
+	for i, f := range out {
+		if impactRank[severity(f)] > impactRank[d.minSeverity] {
+			return out[:i]
+		}
+	}
+	return out
+}
+
+// impactRank orders severities, breaking first; an unset minimum ranks
+// as info.
+var impactRank = map[diff.Impact]int{diff.Breaking: 0, diff.Warning: 1, diff.Info: 2, "": 2}
+
 // bySeverity orders findings breaking first, keeping the checks' order
 // within a severity, so that a capped list cuts infos first.
 func bySeverity(findings []report.Finding) []report.Finding {
-	rank := map[diff.Impact]int{diff.Breaking: 0, diff.Warning: 1, diff.Info: 2}
 	out := slices.Clone(findings)
-	slices.SortStableFunc(out, func(a, b report.Finding) int { return rank[severity(a)] - rank[severity(b)] })
+	slices.SortStableFunc(out, func(a, b report.Finding) int { return impactRank[severity(a)] - impactRank[severity(b)] })
 	return out
 }
 

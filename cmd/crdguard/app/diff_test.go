@@ -70,9 +70,9 @@ func TestDiffText(t *testing.T) {
 	want := "--- OLD testdata/diff/old.yaml\n" +
 		"+++ NEW testdata/diff/new-breaking.yaml\n" +
 		"widgets.example.com changed (new-breaking.yaml:6): 3 breaking, 0 warnings, 0 info\n" +
-		"  breaking new-breaking.yaml:24 field-removed " + legacyPath + ": v1: string → <none>: the API server prunes it from stored objects on their next write, and clients setting it lose it silently\n" +
-		"  breaking new-breaking.yaml:29 validation-rules-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values); crdguard diff --objects replays the stored objects to decide\n" +
-		"  breaking new-breaking.yaml:25 maximum-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)\n" +
+		"  breaking new-breaking.yaml:24 field-removed ^.spec.legacy: v1: string → <none>: the API server prunes it from stored objects on their next write, and clients setting it lose it silently\n" +
+		"  breaking new-breaking.yaml:29 validation-rules-changed ^.spec.color/x-kubernetes-validations[0]: v1: <none> → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values); crdguard diff --objects replays the stored objects to decide\n" +
+		"  breaking new-breaking.yaml:25 maximum-changed ^.spec.replicas/maximum: v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting)\n" +
 		"total: 3 breaking, 0 warnings, 0 info in 1 CRD (0 added, 0 removed, 1 changed, 0 unchanged)\n"
 	if r.stdout != want {
 		t.Errorf("stdout\n got: %s\nwant: %s", r.stdout, want)
@@ -111,9 +111,9 @@ func TestDiffTextDirectories(t *testing.T) {
 		"gears.example.com removed (OLD gears.yaml:2): 1 breaking, 0 warnings, 0 info\n" +
 		"  breaking OLD gears.yaml:5 crd-removed metadata.name: gears.example.com → <none>: applying the new set does not delete the CRD, but whatever prunes it deletes every stored object of its kind\n" +
 		"widgets.example.com changed (widgets.yaml:1): 0 breaking, 0 warnings, 3 info\n" +
-		"  info     widgets.yaml:24 field-added spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size: v1: <none> → string: a new optional field; values clients sent for it before were pruned, now they are kept\n" +
-		"  info     widgets.yaml:19 description-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.description: v1: <none> → What the widget should be.: documentation only (kubectl explain)\n" +
-		"  info     widgets.yaml:21 maximum-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum: v1: 10 → 20: the limit is looser: everything valid before stays valid\n" +
+		"  info     widgets.yaml:24 field-added ^.spec.size: v1: <none> → string: a new optional field; values clients sent for it before were pruned, now they are kept\n" +
+		"  info     widgets.yaml:19 description-changed ^.spec/description: v1: <none> → What the widget should be.: documentation only (kubectl explain)\n" +
+		"  info     widgets.yaml:21 maximum-changed ^.spec.replicas/maximum: v1: 10 → 20: the limit is looser: everything valid before stays valid\n" +
 		"total: 1 breaking, 0 warnings, 4 info in 3 CRDs (1 added, 1 removed, 1 changed, 0 unchanged)\n"
 	if r.stdout != want || r.code != ExitViolations {
 		t.Errorf("exit %d, stdout\n got: %s\nwant: %s", r.code, r.stdout, want)
@@ -125,6 +125,35 @@ func TestDiffTextDirectories(t *testing.T) {
 	r = crdguard(t, "", "diff", diffFile("old.yaml"), diffFile("old.yaml"))
 	if want := "widgets.example.com unchanged (old.yaml:2): 0 breaking, 0 warnings, 0 info\n"; !strings.Contains(r.stdout, want) {
 		t.Errorf("an unchanged CRD:\n%s\nwant %q", r.stdout, want)
+	}
+}
+
+// TestDiffMinSeverity: --min-severity warning hides the info lines, which
+// outnumber the rest on real operators, and keeps every count.
+func TestDiffMinSeverity(t *testing.T) {
+	want := "--- OLD testdata/diff/old-dir\n" +
+		"+++ NEW testdata/diff/new-dir\n" +
+		"bolts.example.com added (bolts.yaml:2): 0 breaking, 0 warnings, 1 info\n" +
+		"gears.example.com removed (OLD gears.yaml:2): 1 breaking, 0 warnings, 0 info\n" +
+		"  breaking OLD gears.yaml:5 crd-removed metadata.name: gears.example.com → <none>: applying the new set does not delete the CRD, but whatever prunes it deletes every stored object of its kind\n" +
+		"widgets.example.com changed (widgets.yaml:1): 0 breaking, 0 warnings, 3 info\n" +
+		"total: 1 breaking, 0 warnings, 4 info in 3 CRDs (1 added, 1 removed, 1 changed, 0 unchanged)\n"
+	r := crdguard(t, "", "diff", "--min-severity", "warning", diffFile("old-dir"), diffFile("new-dir"))
+	if r.stdout != want || r.code != ExitViolations {
+		t.Errorf("exit %d, stdout\n got: %s\nwant: %s", r.code, r.stdout, want)
+	}
+	r = crdguard(t, "", "diff", "-q", "--min-severity", "Warning", diffFile("old-dir"), diffFile("new-dir"))
+	wantQuiet := "--- OLD testdata/diff/old-dir\n" +
+		"+++ NEW testdata/diff/new-dir\n" +
+		"gears.example.com removed (OLD gears.yaml:2): 1 breaking, 0 warnings, 0 info\n" +
+		"  breaking OLD gears.yaml:5 crd-removed metadata.name: gears.example.com → <none>: applying the new set does not delete the CRD, but whatever prunes it deletes every stored object of its kind\n" +
+		"total: 1 breaking, 0 warnings, 4 info in 3 CRDs (1 added, 1 removed, 1 changed, 0 unchanged)\n"
+	if r.stdout != wantQuiet {
+		t.Errorf("quiet: stdout\n got: %s\nwant: %s", r.stdout, wantQuiet)
+	}
+	r = crdguard(t, "", "diff", "--min-severity", "error", diffFile("old-dir"), diffFile("new-dir"))
+	if want := `invalid argument "error" for "--min-severity" flag: unknown value "error": valid values are breaking, warning, info`; r.code != ExitUsage || !strings.Contains(r.stder, want) {
+		t.Errorf("exit %d, stderr %q, want %q", r.code, r.stder, want)
 	}
 }
 
@@ -160,7 +189,7 @@ func TestDiffTextWordDiff(t *testing.T) {
 	dir := filetree.Write(t, map[string]string{"old.yaml": withDescription("Defaults to one."), "new.yaml": withDescription("Defaults to three.")})
 	want := "v1: … one cluster. Defaults to [-one.-]{+three.+}: documentation only (kubectl explain)"
 	r := crdguard(t, "", "diff", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"))
-	if !strings.Contains(r.stdout, "  info     new.yaml:") || !strings.Contains(r.stdout, "description-changed spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.description: "+want+"\n") {
+	if !strings.Contains(r.stdout, "  info     new.yaml:") || !strings.Contains(r.stdout, "description-changed ^.spec.replicas/description: "+want+"\n") {
 		t.Errorf("text lacks %q\n%s", want, r.stdout)
 	}
 	r = crdguard(t, "", "diff", "-o", "json", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"))
@@ -340,9 +369,9 @@ func TestDiffMarkdown(t *testing.T) {
 		"\n" +
 		"| severity | check | field | change | at |\n" +
 		"|---|---|---|---|---|\n" +
-		"| breaking | `field-removed` | `" + legacyPath + "` | v1: string → &lt;none&gt;: the API server prunes it from stored objects on their next write, and clients setting it lose it silently | `new-breaking.yaml:24` |\n" +
-		"| breaking | `validation-rules-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.x-kubernetes-validations[0]` | v1: &lt;none&gt; → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values); crdguard diff --objects replays the stored objects to decide | `new-breaking.yaml:29` |\n" +
-		"| breaking | `maximum-changed` | `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum` | v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting) | `new-breaking.yaml:25` |\n" +
+		"| breaking | `field-removed` | `^.spec.legacy` | v1: string → &lt;none&gt;: the API server prunes it from stored objects on their next write, and clients setting it lose it silently | `new-breaking.yaml:24` |\n" +
+		"| breaking | `validation-rules-changed` | `^.spec.color/x-kubernetes-validations[0]` | v1: &lt;none&gt; → self != 'red': a new rule on an existing field: stored objects it rejects fail their next update (unless it ratchets on unchanged values); crdguard diff --objects replays the stored objects to decide | `new-breaking.yaml:29` |\n" +
+		"| breaking | `maximum-changed` | `^.spec.replicas/maximum` | v1: 10 → 5: stored values beyond the new limit are rejected on their next update unless left unchanged (ratcheting) | `new-breaking.yaml:25` |\n" +
 		"\n" +
 		"</details>\n"
 	if r.stdout != want {

@@ -5,27 +5,30 @@ import (
 	"fmt"
 
 	"github.com/crdguard/crdguard/pkg/report"
+	"github.com/crdguard/crdguard/pkg/schema/diff"
 )
 
 // writeDiffText renders a diff run for people: the two sides, one block per
 // CRD with its counts and a line per finding, severity first, then the
 // replayed objects and the totals. Paths are relative to the arguments
-// printed on top, so that the lines stay short and read alike on every
-// machine.
+// printed on top, and a finding's path is its place in the object
+// (diff.ShortPath) rather than in the CRD, so that the lines stay short and
+// read alike on every machine.
 func writeDiffText(buf *bytes.Buffer, d *diffReport, quiet bool) {
 	fmt.Fprintf(buf, "--- OLD %s\n+++ NEW %s\n", d.oldArg, d.newArg)
 	for i := range d.crds {
 		r := &d.crds[i]
-		if quiet && len(r.Violations) == 0 {
+		shown := d.shown(r.Violations)
+		if quiet && len(shown) == 0 {
 			continue
 		}
 		fmt.Fprintf(buf, "%s %s (%s): %s\n", r.Name, crdChange(r), d.crdLocation(r, r.Line), countSeverities(r.Violations))
-		for _, f := range bySeverity(r.Violations) {
+		for _, f := range shown {
 			line := f.Line
 			if line == 0 {
 				line = r.Line
 			}
-			fmt.Fprintf(buf, "  %-8s %s %s %s: %s\n", severityLabel(f), d.crdLocation(r, line), f.Rule, f.Field, f.Message)
+			fmt.Fprintf(buf, "  %-8s %s %s %s: %s\n", severityLabel(f), d.crdLocation(r, line), f.Rule, diff.ShortPath(f.Field), f.Message)
 		}
 	}
 	if d.objectArgs != nil {
@@ -62,6 +65,6 @@ func writeReplayText(buf *bytes.Buffer, d *diffReport, quiet bool) {
 func newDiffReport(o *diffOptions, oldArg, newArg string, rep report.Report, crds int) *diffReport {
 	return &diffReport{
 		oldArg: oldArg, newArg: newArg, objectArgs: o.objects,
-		crds: rep.Results[:crds], objects: rep.Results[crds:],
+		crds: rep.Results[:crds], objects: rep.Results[crds:], minSeverity: diff.Impact(o.minSeverity),
 	}
 }
