@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -58,7 +60,12 @@ OLD and NEW are each a file, a directory (walked for .yaml, .yml and .json),
 "-" for stdin, or git:REF:PATH to read PATH at REF through the git CLI (PATH is
 relative to the repository root, or to the current directory when it starts
 with "./"). A side without CRDs exits 2, so a wrong path never passes as
-"every CRD was added"; --allow-empty compares it as an empty set.
+"every CRD was added"; --allow-empty compares it as an empty set. What is not
+a CRD is skipped with a note on stderr: other objects, a kustomization's
+patches (diff the output of kustomize build to include them), a chart's Helm
+templates (render them with helm template); a file with Helm template actions
+elsewhere is an error that says so. A document of kind CustomResourceDefinition
+that the API server would refuse is an error.
 
 With --objects, the objects there (for example kubectl get -o yaml output) are
 validated against the NEW CRDs as an UPDATE of themselves and as a CREATE, as
@@ -106,11 +113,11 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 			return usageError("--config %v", err)
 		}
 	}
-	oldCRDs, err := loadDiffSide(ctx, streams, oldArg)
+	oldCRDs, err := loadDiffSide(ctx, streams, "OLD", oldArg)
 	if err != nil {
 		return inputError(fmt.Errorf("OLD: %w", err))
 	}
-	newCRDs, err := loadDiffSide(ctx, streams, newArg)
+	newCRDs, err := loadDiffSide(ctx, streams, "NEW", newArg)
 	if err != nil {
 		return inputError(fmt.Errorf("NEW: %w", err))
 	}
@@ -163,20 +170,95 @@ func (o *diffOptions) writeDiffReport(streams Streams, d *diffReport, rep report
 }
 
 // loadDiffSide reads the CRDs of one side. Each must be valid as the API
-// server validates a CRD, and a name may appear once.
-func loadDiffSide(ctx context.Context, streams Streams, arg string) ([]schema.LocatedCRD, error) {
+// server validates a CRD, and a name may appear once. What is not a CRD is
+// skipped with a note on stderr, as validate skips what is not a manifest:
+// other objects, a kustomization's patches (fragments of a CRD, not CRDs)
+// and a chart's Helm templates; a document of kind CustomResourceDefinition
+// that is not a valid CRD stays an error.
+func loadDiffSide(ctx context.Context, streams Streams, side, arg string) ([]schema.LocatedCRD, error) {
 	var docs []manifest.Document
 	var err error
 	switch {
 	case strings.HasPrefix(arg, gitPrefix):
 		docs, err = readGit(ctx, arg)
 	default:
-		docs, err = manifest.ReadPaths(streams.In, arg)
+		docs, err = readDiffFiles(streams, side, arg)
 	}
 	if err != nil {
 		return nil, err
 	}
+	for _, doc := range docs {
+		if doc.Err == nil && doc.Object.GroupVersionKind().GroupKind() != crdGroupKind {
+			fmt.Fprintf(streams.Err, "crdguard: note: %s: skipped %s: %s %s, not a CustomResourceDefinition\n",
+				side, doc.Position(), doc.Object.GetAPIVersion(), doc.Object.GetKind())
+		}
+	}
 	return schema.LocateCRDs(ctx, docs)
+}
+
+var crdGroupKind = apiextensionsv1.Kind("CustomResourceDefinition")
+
+// readDiffFiles reads the manifests of a file or directory argument (or
+// stdin), skipping with a note the files that hold no CRD to compare.
+func readDiffFiles(streams Streams, side, arg string) ([]manifest.Document, error) {
+	sources, err := manifest.Walk([]string{arg}, manifest.WalkOptions{SkipRepositoryFiles: true})
+	if err != nil {
+		return nil, err
+	}
+	patches := map[string]string{}
+	for _, src := range sources {
+		if src.Err == nil && manifest.IsKustomization(src.Path) {
+			files, err := manifest.KustomizePatches(src.Path)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
+				patches[f] = src.Path
+			}
+		}
+	}
+	var docs []manifest.Document
+	for _, src := range sources {
+		var d []manifest.Document
+		switch {
+		case src.Err != nil:
+			return nil, src.Err
+		case manifest.IsKustomization(src.Path):
+			continue // kustomize's configuration: never a CRD, and next to most CRD sets
+		case src.Skip != "":
+			fmt.Fprintf(streams.Err, "crdguard: note: %s: skipped %s: %s\n", side, src.Path, src.Skip)
+			continue
+		case patches[filepath.Clean(src.Path)] != "":
+			fmt.Fprintf(streams.Err, "crdguard: note: %s: skipped %s: a kustomize patch (%s), not a whole CRD: diff the output of kustomize build to include it\n",
+				side, src.Path, patches[filepath.Clean(src.Path)])
+			continue
+		case src.Path == "-":
+			d, err = manifest.Read(streams.In, "-")
+		default:
+			d, err = manifest.ReadFile(src.Path)
+		}
+		if err != nil {
+			return nil, helmTemplateError(src.Path, err)
+		}
+		for i := range d {
+			if d[i].Err != nil && !errors.Is(d[i].Err, manifest.ErrNoTypeMeta) {
+				d[i].Err = helmTemplateError(src.Path, d[i].Err)
+			}
+		}
+		docs = append(docs, d...)
+	}
+	return docs, nil
+}
+
+// helmTemplateError names the render step when a file that cannot be read
+// holds Helm template actions outside a chart's templates/ directory (a
+// deploy/ folder, say), where the walk cannot know it for a template.
+func helmTemplateError(path string, err error) error {
+	data, readErr := os.ReadFile(path)
+	if readErr != nil || !bytes.Contains(data, []byte("{{")) {
+		return err
+	}
+	return fmt.Errorf("%w (the file holds Helm template actions: render it with helm template and diff the output)", err)
 }
 
 // readGit reads git:REF:PATH, a file or a directory, through the git CLI in

@@ -21,6 +21,9 @@ func diffFile(name string) string { return diffTestdata + name }
 
 const legacyPath = "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.legacy"
 
+// skippedConfigMap is the note on the ConfigMap of new-breaking.yaml.
+const skippedConfigMap = "crdguard: note: NEW: skipped testdata/diff/new-breaking.yaml:2 (document 1): v1 ConfigMap, not a CustomResourceDefinition\n"
+
 func TestDiffExitCodes(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -29,12 +32,14 @@ func TestDiffExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{name: "breaking", args: []string{diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitViolations},
+		// new-breaking.yaml holds a ConfigMap too: skipped, with a note.
+		{name: "breaking", args: []string{diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitViolations, stderr: skippedConfigMap},
 		{name: "safe", args: []string{diffFile("old.yaml"), diffFile("new-safe.yaml")}, code: ExitOK},
 		{name: "identical", args: []string{diffFile("old.yaml"), diffFile("old.yaml")}, code: ExitOK},
-		{name: "new from stdin", args: []string{diffFile("old.yaml"), "-"}, stdin: readFile(t, diffFile("new-breaking.yaml")), code: ExitViolations},
-		{name: "waived", args: []string{"--config", diffFile("config-waive.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitOK},
-		{name: "expired waiver", args: []string{"--config", diffFile("config-expired.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitViolations},
+		{name: "new from stdin", args: []string{diffFile("old.yaml"), "-"}, stdin: readFile(t, diffFile("new-breaking.yaml")), code: ExitViolations,
+			stderr: "crdguard: note: NEW: skipped -:2 (document 1): v1 ConfigMap, not a CustomResourceDefinition\n"},
+		{name: "waived", args: []string{"--config", diffFile("config-waive.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitOK, stderr: skippedConfigMap},
+		{name: "expired waiver", args: []string{"--config", diffFile("config-expired.yaml"), diffFile("old.yaml"), diffFile("new-breaking.yaml")}, code: ExitViolations, stderr: skippedConfigMap},
 		{name: "one argument", args: []string{diffFile("old.yaml")}, code: ExitUsage, stderr: "accepts 2 arg(s), received 1"},
 		{name: "both stdin", args: []string{"-", "-"}, code: ExitUsage, stderr: "crdguard: standard input (-) can be read once, and it is given to OLD and NEW\n"},
 		{name: "stdin and objects", args: []string{"--objects", "-", "-", diffFile("old.yaml")}, code: ExitUsage, stderr: "crdguard: standard input (-) can be read once, and it is given to OLD and --objects\n"},
@@ -44,7 +49,10 @@ func TestDiffExitCodes(t *testing.T) {
 			stderr: "crdguard: OLD testdata/diff/objects.yaml holds no CustomResourceDefinition (--allow-empty compares it as an empty set)\n"},
 		{name: "no new CRDs", args: []string{diffFile("old.yaml"), diffFile("objects.yaml")}, code: ExitUsage,
 			stderr: "crdguard: NEW testdata/diff/objects.yaml holds no CustomResourceDefinition (--allow-empty compares it as an empty set)\n"},
-		{name: "no old CRDs, allowed", args: []string{"--allow-empty", diffFile("objects.yaml"), diffFile("old.yaml")}, code: ExitOK},
+		{name: "no old CRDs, allowed", args: []string{"--allow-empty", diffFile("objects.yaml"), diffFile("old.yaml")}, code: ExitOK,
+			stderr: "crdguard: note: OLD: skipped testdata/diff/objects.yaml:1 (document 1): example.com/v1 Widget, not a CustomResourceDefinition\n" +
+				"crdguard: note: OLD: skipped testdata/diff/objects.yaml:6 (document 2): example.com/v1 Widget, not a CustomResourceDefinition\n" +
+				"crdguard: note: OLD: skipped testdata/diff/objects.yaml:11 (document 3): example.com/v1 Gadget, not a CustomResourceDefinition\n"},
 		{name: "missing file", args: []string{diffFile("nope.yaml"), diffFile("old.yaml")}, code: ExitUsage, stderr: "crdguard: OLD: stat testdata/diff/nope.yaml: no such file or directory\n"},
 		{name: "invalid config", args: []string{"--config", diffFile("config-invalid.yaml"), diffFile("old.yaml"), diffFile("old.yaml")}, code: ExitUsage,
 			stderr: `crdguard: --config testdata/diff/config-invalid.yaml: [checks[field-removed]: Unsupported value: "Block": supported values: "Deny", "Warn", "Audit", waivers[0].check: Not found: "no-such-check", waivers[0].reason: Required value: say why the change is acceptable]` + "\n"},
@@ -58,7 +66,7 @@ func TestDiffExitCodes(t *testing.T) {
 			if r.code != tt.code {
 				t.Errorf("exit code = %d, want %d\n%s%s", r.code, tt.code, r.stdout, r.stder)
 			}
-			if tt.stderr == "" && r.stder != "" || !strings.Contains(r.stder, tt.stderr) {
+			if tt.stderr == "" && r.stder != "" || !strings.Contains(r.stder, tt.stderr) || strings.HasPrefix(tt.stderr, "crdguard: note:") && r.stder != tt.stderr {
 				t.Errorf("stderr = %q, want it to contain %q", r.stder, tt.stderr)
 			}
 		})
@@ -449,7 +457,7 @@ func TestDiffGit(t *testing.T) {
 	gitRun("commit", "-q", "-am", "v2")
 
 	r := crdguard(t, "", "diff", "git:v1:crds/widgets.yaml", breaking)
-	if r.code != ExitViolations || r.stder != "" {
+	if r.code != ExitViolations || r.stder != "crdguard: note: NEW: skipped "+breaking+":2 (document 1): v1 ConfigMap, not a CustomResourceDefinition\n" {
 		t.Errorf("file at tag vs breaking: exit %d, stderr %q", r.code, r.stder)
 	}
 	r = crdguard(t, "", "diff", "-o", "json", "git:v1:crds", "git:main:./crds")
