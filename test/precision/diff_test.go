@@ -3,15 +3,12 @@ package precision
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/crdguard/crdguard/internal/golden"
 	"github.com/crdguard/crdguard/internal/hacktools"
-	"github.com/crdguard/crdguard/pkg/manifest"
-	"github.com/crdguard/crdguard/pkg/schema"
 	"github.com/crdguard/crdguard/pkg/schema/diff"
 )
 
@@ -110,13 +107,5 @@ func releaseCRDs(t *testing.T, pair diffPair, version string) []*apiextensionsv1
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := manifest.ReadPaths(strings.NewReader(""), filepath.Join(dir, pair.crds))
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := schema.CRDsFromDocuments(t.Context(), docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return crds
+	return readCRDs(t, filepath.Join(dir, pair.crds))
 }

@@ -70,11 +70,14 @@ func (v *Verdict) UnmarshalJSON(data []byte) error {
 // across runs: they are what the report prints, without line numbers,
 // which move with every release.
 type Finding struct {
-	Check   string  `json:"check" yaml:"check"`
-	CRD     string  `json:"crd" yaml:"crd"`
-	Version string  `json:"version,omitempty" yaml:"version,omitempty"`
-	Path    string  `json:"path" yaml:"path"`
-	Verdict Verdict `json:"verdict" yaml:"verdict"`
+	Check   string `json:"check" yaml:"check"`
+	CRD     string `json:"crd" yaml:"crd"`
+	Version string `json:"version,omitempty" yaml:"version,omitempty"`
+	Path    string `json:"path" yaml:"path"`
+	// Severity is a lint finding's, as last reported: a true finding may
+	// move between error and warning without losing its label.
+	Severity string  `json:"severity,omitempty" yaml:"severity,omitempty"`
+	Verdict  Verdict `json:"verdict" yaml:"verdict"`
 	// Reason says in one line why the finding is or is not a defect.
 	Reason string `json:"reason,omitempty" yaml:"reason,omitempty"`
 }
