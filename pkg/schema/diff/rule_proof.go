@@ -368,6 +368,7 @@ func jsonValue(v any) string {
 type fieldState int8
 
 const (
+	// fieldUnknown: it may be there or not.
 	fieldUnknown fieldState = iota
 	// fieldAbsent: the old schema pruned it, and the new one gives no default.
 	fieldAbsent
@@ -417,16 +418,16 @@ func (s ruleScope) child(parent *fieldRef, operand ast.Expr, name string) *field
 	text := unparse(operand, s.info) + "." + name
 	newSchema, inNew := parent.new.Properties[name]
 	if !inNew {
-		return &fieldRef{text: text}
+		return &fieldRef{state: fieldUnknown, text: text}
 	}
 	oldSchema, inOld := parent.old.Properties[name]
 	switch {
 	case !inOld && keepsUnknownFields(parent.old, name):
-		return &fieldRef{text: text}
+		return &fieldRef{state: fieldUnknown, text: text}
 	case !inOld && newSchema.Default != nil:
 		var value any
 		if err := json.Unmarshal(newSchema.Default.Raw, &value); err != nil {
-			return &fieldRef{text: text}
+			return &fieldRef{state: fieldUnknown, text: text}
 		}
 		return &fieldRef{state: fieldDefaulted, new: &newSchema, value: value, text: text}
 	case !inOld:
@@ -434,7 +435,7 @@ func (s ruleScope) child(parent *fieldRef, operand ast.Expr, name string) *field
 	case newSchema.Default != nil || slices.Contains(parent.old.Required, name):
 		return &fieldRef{state: fieldPresent, old: &oldSchema, new: &newSchema, text: text}
 	}
-	return &fieldRef{old: &oldSchema, new: &newSchema, text: text}
+	return &fieldRef{state: fieldUnknown, old: &oldSchema, new: &newSchema, text: text}
 }
 
 // keepsUnknownFields tells whether the old schema stored a property it did
