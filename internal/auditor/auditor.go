@@ -143,13 +143,16 @@ func (a *Auditor) Run(ctx context.Context, engine *policies.Engine) (Stats, erro
 		}
 	}
 	storage := audit.StorageVersions(crds)
-	targets, skipped := audit.Targets(guardPolicies, storage, a.Mapper)
+	targets, skipped, err := audit.Targets(guardPolicies, storage, a.Mapper)
+	if err != nil {
+		return Stats{}, err
+	}
 	for _, s := range skipped {
 		a.Log.Info("Not audited", "reason", s)
 	}
 	var audited []string
 	for _, p := range guardPolicies {
-		if t, _ := audit.Targets([]*v1alpha1.GuardPolicy{p}, storage, a.Mapper); len(t) > 0 {
+		if t, _, _ := audit.Targets([]*v1alpha1.GuardPolicy{p}, storage, a.Mapper); len(t) > 0 {
 			audited = append(audited, p.Name)
 		}
 	}

@@ -40,8 +40,11 @@ func StorageVersions(crds []*apiextensionsv1.CustomResourceDefinition) map[schem
 // objects are stored, so they are validated as the API server holds
 // them), any other kind at mapper's preferred version. Kinds that cannot
 // be audited (wildcards, kinds the cluster does not serve) are left out
-// and each is explained in skipped.
-func Targets(guardPolicies []*v1alpha1.GuardPolicy, storage map[schema.GroupKind]string, mapper meta.RESTMapper) (targets []Target, skipped []string) {
+// and each is explained in skipped. Any other failure to resolve a kind
+// (discovery could not reach the cluster, or was refused) is an error: a
+// kind that could not be looked up may well be served and hold objects,
+// so leaving it out would report an audit of nothing as a clean one.
+func Targets(guardPolicies []*v1alpha1.GuardPolicy, storage map[schema.GroupKind]string, mapper meta.RESTMapper) (targets []Target, skipped []string, err error) {
 	seen := map[schema.GroupVersionResource]bool{}
 	for _, p := range guardPolicies {
 		for _, r := range p.Spec.Match.Resources {
@@ -56,9 +59,12 @@ func Targets(guardPolicies []*v1alpha1.GuardPolicy, storage map[schema.GroupKind
 					versions = []string{v}
 				}
 				mapping, err := mapper.RESTMapping(gk, versions...)
-				if err != nil {
+				if meta.IsNoMatchError(err) {
 					skipped = append(skipped, fmt.Sprintf("policy %s: %s is not served by the cluster: %v", p.Name, gk, err))
 					continue
+				}
+				if err != nil {
+					return nil, nil, fmt.Errorf("policy %s: looking up %s: %w", p.Name, gk, err)
 				}
 				if seen[mapping.Resource] {
 					continue
@@ -69,5 +75,5 @@ func Targets(guardPolicies []*v1alpha1.GuardPolicy, storage map[schema.GroupKind
 		}
 	}
 	slices.SortFunc(targets, func(a, b Target) int { return strings.Compare(a.Resource.String(), b.Resource.String()) })
-	return targets, skipped
+	return targets, skipped, nil
 }

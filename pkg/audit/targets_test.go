@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,7 +35,7 @@ func TestTargets(t *testing.T) {
 		Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v2"}, {Name: "v1", Storage: true}},
 	}}
 
-	targets, skipped := Targets([]*v1alpha1.GuardPolicy{
+	targets, skipped, err := Targets([]*v1alpha1.GuardPolicy{
 		policy("widgets", v1alpha1.ResourceMatch{Group: "example.io", Kinds: []string{"Widget", "Gadget"}}),
 		// The same kind again is listed once.
 		policy("again", v1alpha1.ResourceMatch{Group: "example.io", Kinds: []string{"Widget"}},
@@ -42,6 +43,9 @@ func TestTargets(t *testing.T) {
 		policy("wild", v1alpha1.ResourceMatch{Group: "*", Kinds: []string{"Widget"}}),
 		policy("gone", v1alpha1.ResourceMatch{Group: "example.io", Kinds: []string{"Gizmo"}}),
 	}, StorageVersions([]*apiextensionsv1.CustomResourceDefinition{crd}), mapper)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	want := []Target{
 		{Resource: apps.WithResource("deployments"), Kind: apps.WithKind("Deployment"), Namespaced: true},
@@ -57,5 +61,25 @@ func TestTargets(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantSkipped, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+// unreachableMapper fails every lookup as discovery does when the API
+// server cannot be reached.
+type unreachableMapper struct{ meta.RESTMapper }
+
+func (unreachableMapper) RESTMapping(schema.GroupKind, ...string) (*meta.RESTMapping, error) {
+	return nil, errors.New(`Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: connection refused`)
+}
+
+// A kind that could not be looked up is not a kind the cluster does not
+// serve: leaving it out would make an audit of nothing look clean.
+func TestTargetsLookupFailure(t *testing.T) {
+	targets, skipped, err := Targets([]*v1alpha1.GuardPolicy{
+		policy("widgets", v1alpha1.ResourceMatch{Group: "example.io", Kinds: []string{"Widget"}}),
+	}, nil, unreachableMapper{})
+	const want = `policy widgets: looking up Widget.example.io: Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: connection refused`
+	if err == nil || err.Error() != want || targets != nil || skipped != nil {
+		t.Errorf("Targets = %v, %q, %v; want the error %q", targets, skipped, err, want)
 	}
 }
