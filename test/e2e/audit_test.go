@@ -67,6 +67,33 @@ func TestAudit(t *testing.T) {
 	if code, _, stderr, err := runCommand(cmd); err != nil || code != 1 || stderr != "" {
 		t.Errorf("audit by a user who may list only mysqlclusters in %s: exit %d, %v, stderr %q; want 1, the unsafe object", namespace, code, err, stderr)
 	}
+	// A listing RBAC forbids is an audit that checked nothing: exit 2, as
+	// an unreadable input, naming what was refused; never a clean run.
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{
+			name: "objects in a namespace without a grant",
+			args: []string{"-n", "default", "--crds", crd, "--policies", policy},
+			stderr: `crdguard: cannot read the cluster: listing db.example.io/v1, Resource=mysqlclusters: mysqlclusters.db.example.io is forbidden: ` +
+				`User "` + unprivilegedUser + `" cannot list resource "mysqlclusters" in API group "db.example.io" in the namespace "default"` + "\n",
+		},
+		{
+			name: "GuardPolicies",
+			args: []string{"-n", namespace, "--crds", crd},
+			stderr: `crdguard: cannot read the cluster: listing GuardPolicies (is the GuardPolicy CRD installed? --policies reads files instead): guardpolicies.crdguard.dev is forbidden: ` +
+				`User "` + unprivilegedUser + `" cannot list resource "guardpolicies" in API group "crdguard.dev" at the cluster scope` + "\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.CommandContext(t.Context(), cluster.crdguard, append([]string{"audit", "--kubeconfig", cluster.unprivileged, "-o", "json"}, tc.args...)...)
+			if code, stdout, stderr, err := runCommand(cmd); err != nil || code != 2 || stdout != "" || stderr != tc.stderr {
+				t.Errorf("exit %d, %v, stdout %q\nstderr %q\n  want %q", code, err, stdout, stderr, tc.stderr)
+			}
+		})
+	}
 	unsafe := findingSet(auditResult(t, audit, "analytics"))
 	for _, want := range []string{"spec.resources.limits.memory mysql-safety/resources Deny", "spec.image mysql-safety/image-version Deny"} {
 		if !slices.Contains(unsafe, want) {

@@ -71,6 +71,7 @@ func (o *auditOptions) run(ctx context.Context, streams Streams) error {
 		return usageError("kubeconfig: %v", err)
 	}
 	config.QPS, config.Burst = o.qps, int(o.qps*2)
+	config.WarningHandler = newServerWarnings(streams.Err)
 	namespace := o.namespace
 	if namespace == "" && !o.allNamespaces {
 		if namespace, _, err = clientConfig.Namespace(); err != nil {
@@ -102,7 +103,10 @@ func (o *auditOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return inputError(err)
 	}
-	targets, skipped := audit.Targets(guardPolicies, audit.StorageVersions(crds), mapper)
+	targets, skipped, err := audit.Targets(guardPolicies, audit.StorageVersions(crds), mapper)
+	if err != nil {
+		return unreadableCluster(err)
+	}
 	for _, s := range skipped {
 		fmt.Fprintf(streams.Err, "crdguard: warning: %s\n", s)
 	}
@@ -113,13 +117,21 @@ func (o *auditOptions) run(ctx context.Context, streams Streams) error {
 		return nil
 	})
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+		return unreadableCluster(err)
 	}
 	rep := report.New(results)
 	if err := o.writeReport(streams, "audit", rep); err != nil {
 		return err
 	}
 	return verdictExit(rep.Summary)
+}
+
+// unreadableCluster is a cluster that could not be read: unreachable, or
+// refusing a list. The cluster is the audit's input, so this is exit 2 as
+// an unreadable file is, never a clean run: an audit that listed nothing
+// because it could not list has checked nothing.
+func unreadableCluster(err error) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf("cannot read the cluster: %w", err)}
 }
 
 // loadSchemas reads CRDs from files or, by default, from the cluster. The
@@ -135,7 +147,7 @@ func (o *auditOptions) loadSchemas(ctx context.Context, streams Streams, client 
 	} else {
 		list, err := client.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return nil, nil, &exitError{code: ExitInternal, err: fmt.Errorf("listing CRDs: %w", err)}
+			return nil, nil, unreadableCluster(fmt.Errorf("listing CRDs (--crds reads files instead): %w", err))
 		}
 		for i := range list.Items {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -164,7 +176,7 @@ func (o *auditOptions) loadPolicies(ctx context.Context, streams Streams, client
 	}
 	list, err := client.Resource(v1alpha1.GroupVersion.WithResource("guardpolicies")).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, &exitError{code: ExitInternal, err: fmt.Errorf("listing GuardPolicies (is the GuardPolicy CRD installed? --policies reads files instead): %w", err)}
+		return nil, unreadableCluster(fmt.Errorf("listing GuardPolicies (is the GuardPolicy CRD installed? --policies reads files instead): %w", err))
 	}
 	docs := make([]manifest.Document, len(list.Items))
 	for i := range list.Items {

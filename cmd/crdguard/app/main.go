@@ -11,6 +11,7 @@ import (
 // plugin.
 func Main(name string) int {
 	paceCollector(gcPercent)
+	silenceKlog()
 	ctx, stop := SignalContext(context.Background())
 	defer stop()
 	return runAs(ctx, name, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
