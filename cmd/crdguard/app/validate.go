@@ -44,6 +44,7 @@ type validateOptions struct {
 	crds            []string
 	policies        []string
 	old             []string
+	unpaired        string
 	delete          bool
 	user            string
 	groups          []string
@@ -65,7 +66,7 @@ type validateOptions struct {
 }
 
 func newValidateCommand(streams Streams) *cobra.Command {
-	o := &validateOptions{missingSchemas: missingSkip, fieldValidation: string(schema.FieldValidationStrict)}
+	o := &validateOptions{missingSchemas: missingSkip, unpaired: unpairedError, fieldValidation: string(schema.FieldValidationStrict)}
 	cmd := &cobra.Command{
 		Use:   "validate [flags] [PATH...]",
 		Short: "Validate objects against CRD schemas as kube-apiserver would",
@@ -102,6 +103,7 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 	f.BoolVar(&o.showStored, "show-stored", false, "show each accepted object as kube-apiserver would store it: pruned, defaulted, metadata filled; without what only the server assigns (uid, creationTimestamp on create, resourceVersion, managedFields)")
 	f.BoolVar(&o.warningsAsErrors, "warnings-as-errors", false, `deny an object the server would warn about: each warning becomes a finding of rule schema/warning (exit 1)`)
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
+	f.Var(newChoiceFlag(&o.unpaired, unpairedError, unpairedCreate), "unpaired", `with --old: what an input without a previous version there (renamed, moved, new) is, and an old object no input pairs with: "error" (an error result each) or "create" (validate the input as a CREATE, with a note on stderr for each)`)
 	f.Var(newChoiceFlag(&o.missingSchemas, missingSkip, missingError), "missing-schemas", `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
 	f.StringArrayVar(&o.namespaceLabels, "namespace-labels", nil, `labels of a namespace, for policies with a namespaceSelector: "NAMESPACE=KEY=VALUE,..." ("NAMESPACE=" for none; repeatable). Namespace objects among the inputs give them too; an object in a namespace with unknown labels is an error`)
 	f.StringArrayVar(&o.exclude, "exclude", nil, `do not read paths matching GLOB (repeatable): a GLOB without "/" matches a file or directory name, one with "/" the path relative to the walked PATH; path.Match syntax, no "**"`)
@@ -184,7 +186,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 					err = output.result(i, unreadableSource(sources.paths[i], err))
 				}
 				for j := 0; j < len(docs) && err == nil; j++ {
-					err = output.result(i, o.evaluate(ctx, run, docs[j]))
+					err = output.result(i, o.evaluate(ctx, run, i, docs[j]))
 					// A checked object is garbage: the heap holds one
 					// object per worker, not a whole file of them.
 					docs[j] = manifest.Document{}
@@ -212,6 +214,14 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if ctx.Err() != nil {
 		return &exitError{code: ExitInternal, err: context.Cause(ctx)}
 	}
+	run.createNotes.print(streams)
+	// The old objects nothing paired with come after every input, from
+	// the --old files: only now is it known that no input pairs with them.
+	for _, r := range olds.unpairedOld(streams, o.unpaired) {
+		if err := output.result(len(sources.paths), r); err != nil {
+			return &exitError{code: ExitInternal, err: err}
+		}
+	}
 	summary, err := output.close(o.allowEmpty, paths)
 	if err != nil {
 		return err
@@ -233,7 +243,10 @@ func emptyOrInputError(err error) error {
 type validationRun struct {
 	registry *schema.Registry
 	engine   *policies.Engine
-	olds     map[objectKey]*unstructured.Unstructured
+	olds     *oldObjects
+	// createNotes tell which inputs were validated as a CREATE for want
+	// of a previous version (--unpaired=create).
+	createNotes createNotes
 	// namespaceLabels are the labels of namespaces, from
 	// --namespace-labels and the Namespaces among the inputs, for policies
 	// with a namespaceSelector.
@@ -336,37 +349,9 @@ func parseNamespaceLabels(values []string) (map[string]map[string]string, error)
 	return out, nil
 }
 
-// objectKey identifies an object across the old and new inputs.
-type objectKey struct {
-	apiVersion, kind, namespace, name string
-}
-
-func keyOf(registry *schema.Registry, obj *unstructured.Unstructured) objectKey {
-	return objectKey{obj.GetAPIVersion(), obj.GetKind(), registry.Namespace(obj), obj.GetName()}
-}
-
-func loadOldObjects(streams Streams, registry *schema.Registry, paths []string) (map[objectKey]*unstructured.Unstructured, error) {
-	docs, err := manifest.ReadPaths(streams.In, paths...)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	olds := make(map[objectKey]*unstructured.Unstructured, len(docs))
-	for _, doc := range docs {
-		if doc.Err != nil {
-			return nil, inputError(fmt.Errorf("%s: %w", doc.Position(), doc.Err))
-		}
-		key := keyOf(registry, doc.Object)
-		if _, dup := olds[key]; dup {
-			return nil, usageError("%s: %s %s/%s appears twice in --old", doc.Position(), key.kind, key.namespace, key.name)
-		}
-		olds[key] = doc.Object
-	}
-	return olds, nil
-}
-
-// evaluate gives one document its verdict, through the same engine the
-// webhook uses.
-func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc manifest.Document) report.Result {
+// evaluate gives document doc of source i its verdict, through the same
+// engine the webhook uses.
+func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i int, doc manifest.Document) report.Result {
 	res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line}
 	if doc.Err != nil {
 		res.Error = doc.Err.Error()
@@ -377,6 +362,10 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	if res.Name == "" {
 		res.Name = obj.GetGenerateName()
 	}
+	// Paired before anything is skipped: an old object whose input is
+	// skipped still has its input.
+	key := keyOf(run.registry, obj)
+	old := run.olds.pair(key)
 	if reason := o.skipReason(obj); reason != "" {
 		res.Skipped, res.SkipReason = true, reason
 		return res
@@ -390,7 +379,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 		FieldValidation: schema.FieldValidation(o.fieldValidation),
 		ShowStored:      o.showStored,
 	}
-	if old := run.olds[keyOf(run.registry, obj)]; old != nil {
+	if old != nil {
 		req.Operation, req.OldObject = v1alpha1.Update, old
 	}
 	if o.delete {
@@ -416,6 +405,16 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, doc 
 	case noSchema && len(out.Policies) == 0:
 		res.Skipped, res.SkipReason = true, noCRDReason+obj.GroupVersionKind().String()
 		return res
+	}
+	// An object nothing checks is skipped whatever --old holds; one that
+	// is checked is checked as what it is, an UPDATE, or not at all.
+	if old == nil && run.olds.given() {
+		if o.unpaired == unpairedError {
+			return report.Result{Source: res.Source, Document: res.Document, Line: res.Line,
+				APIVersion: res.APIVersion, Kind: res.Kind, Namespace: res.Namespace, Name: res.Name,
+				Error: run.olds.unpairedInput(key)}
+		}
+		run.createNotes.add(i, doc, key)
 	}
 	res.Violations = append(res.Violations, out.Violations...)
 	locateFindings(doc, res.Violations)
