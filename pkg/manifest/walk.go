@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -19,9 +20,10 @@ type Source struct {
 	Path string
 	// Skip, when set, says why Path is not read: a named pipe, socket or
 	// device in a directory (whose read would block or never end), a
-	// symlinked directory (not followed, so a link cycle cannot loop),
-	// or, with WalkOptions.SkipRepositoryFiles, a file of a repository
-	// that is not a manifest (RepositoryFile).
+	// symlinked directory that loops back to one it is in or whose target
+	// was read through another link already, or, with
+	// WalkOptions.SkipRepositoryFiles, a file of a repository that is not
+	// a manifest (RepositoryFile).
 	Skip string
 	// Err is why a directory on the way could not be listed; the caller
 	// reports it as it reports a file it cannot read.
@@ -71,7 +73,7 @@ func Walk(paths []string, opts WalkOptions) ([]Source, error) {
 	if opts.Match == nil {
 		opts.Match = IsManifestFile
 	}
-	w := walker{opts: opts, charts: map[string]bool{}}
+	w := walker{opts: opts, charts: map[string]bool{}, followed: map[string]string{}}
 	for _, p := range paths {
 		if p == "-" {
 			w.sources = append(w.sources, Source{Path: p})
@@ -89,6 +91,9 @@ type walker struct {
 	sources []Source
 	// charts caches whether a directory holds a Helm chart (Chart.yaml).
 	charts map[string]bool
+	// followed names, by the real path of its target, the first link to a
+	// directory the walk followed: each is read once.
+	followed map[string]string
 }
 
 func (w *walker) walk(arg string) error {
@@ -106,46 +111,59 @@ func (w *walker) walk(arg string) error {
 	}
 	// WalkDir does not follow a symlinked root, which would walk nothing:
 	// walk its target, and name the files under the path as given.
-	// Symlinked directories below it are not followed, so a link cycle
-	// cannot loop; symlinked files are read.
 	root, err := filepath.EvalSymlinks(arg)
 	if err != nil {
 		return err
 	}
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	return w.walkTree(arg, root, ".", nil)
+}
+
+// walkTree walks dir, a directory's real path, naming what it finds under
+// arg as rel, dir's path relative to arg. WalkDir follows no link, so
+// directory links are followed here, each target once: above holds the
+// real directories the links followed to reach dir are in, so that a link
+// to one of them, or to a directory above one, is seen as the loop it is.
+func (w *walker) walkTree(arg, dir, rel string, above []string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		inDir, relErr := filepath.Rel(dir, p)
+		if relErr != nil {
+			return relErr
+		}
+		relPath := filepath.Join(rel, inDir)
+		name := filepath.Join(arg, relPath)
 		if err != nil {
 			// An unreadable directory below the argument is one bad
 			// source, not the end of the walk.
-			if p != root && d != nil && d.IsDir() {
-				name := w.named(arg, root, p)
+			if relPath != "." && d != nil && d.IsDir() {
 				w.sources = append(w.sources, Source{Path: name, Err: openError(name, err)})
 				return fs.SkipDir
 			}
 			return err
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		if rel == "." {
+		if relPath == "." {
 			return nil
 		}
-		name := filepath.Join(arg, rel)
-		if w.excluded(filepath.ToSlash(rel)) {
+		if w.excluded(filepath.ToSlash(relPath)) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
 		if d.IsDir() {
-			if w.opts.SkipHiddenDirectories && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			if w.opts.SkipRepositoryFiles && d.Name() == githubDir {
-				w.sources = append(w.sources, Source{Path: name, Skip: githubReason})
+			if w.skipDirectory(name, d.Name()) {
 				return fs.SkipDir
 			}
 			return nil
+		}
+		// Links are looked at before names: a linked directory is named
+		// like a directory (samples -> ../update), not like a manifest.
+		if d.Type()&fs.ModeSymlink != 0 {
+			if target, ok := linkedDirectory(p); ok {
+				if !w.skipDirectory(name, d.Name()) {
+					w.follow(arg, relPath, target, append(slices.Clip(above), filepath.Dir(p)))
+				}
+				return nil
+			}
 		}
 		if !w.opts.Match(d.Name()) {
 			return nil
@@ -159,13 +177,50 @@ func (w *walker) walk(arg string) error {
 	})
 }
 
-// named is p, found under root, named under the argument as given.
-func (w *walker) named(arg, root, p string) string {
-	rel, err := filepath.Rel(root, p)
-	if err != nil {
-		return p
+// follow walks target, the real path of the directory link at rel under
+// arg, unless it loops back to a directory in above, or was read already
+// through another link: each is a skipped source that says so.
+func (w *walker) follow(arg, rel, target string, above []string) {
+	name := filepath.Join(arg, rel)
+	for _, dir := range above {
+		if dir == target || strings.HasPrefix(dir, target+string(filepath.Separator)) {
+			w.sources = append(w.sources, Source{Path: name, Skip: "symbolic link to a directory it is in (a loop), not followed"})
+			return
+		}
 	}
-	return filepath.Join(arg, rel)
+	if first, ok := w.followed[target]; ok {
+		w.sources = append(w.sources, Source{Path: name, Skip: "symbolic link to a directory already read through " + first})
+		return
+	}
+	w.followed[target] = name
+	if err := w.walkTree(arg, target, rel, above); err != nil {
+		w.sources = append(w.sources, Source{Path: name, Err: openError(name, err)})
+	}
+}
+
+// skipDirectory says whether a directory below a walked one is left out,
+// and lists it as skipped when that is to be said.
+func (w *walker) skipDirectory(name, base string) bool {
+	if w.opts.SkipHiddenDirectories && strings.HasPrefix(base, ".") {
+		return true
+	}
+	if w.opts.SkipRepositoryFiles && base == githubDir {
+		w.sources = append(w.sources, Source{Path: name, Skip: githubReason})
+		return true
+	}
+	return false
+}
+
+// linkedDirectory returns the real path of the directory link p points
+// to; false when p does not lead to a directory (a file, a dangling link,
+// a cycle of links), which the read of p explains if it is read at all.
+func linkedDirectory(p string) (string, bool) {
+	info, err := os.Stat(p)
+	if err != nil || !info.IsDir() {
+		return "", false
+	}
+	target, err := filepath.EvalSymlinks(p)
+	return target, err == nil
 }
 
 // add lists a file to read, or to skip when it is a repository file.
@@ -178,16 +233,12 @@ func (w *walker) add(name string) {
 }
 
 // notRegular says why a file found in a directory is not read: a named
-// pipe, socket or device would block the read or never end it, and a
-// symlinked directory is not followed. Empty for a regular file, and for
-// a file whose Stat fails, which its read reports.
+// pipe, socket or device would block the read or never end it. Empty for
+// a regular file, and for a file whose Stat fails, which its read reports.
 func notRegular(p string) string {
 	info, err := os.Stat(p)
-	switch {
-	case err != nil, info.Mode().IsRegular():
+	if err != nil || info.Mode().IsRegular() {
 		return ""
-	case info.IsDir():
-		return "symbolic link to a directory, not followed"
 	}
 	return fmt.Sprintf("not a regular file (%s)", fileType(info.Mode()))
 }

@@ -57,7 +57,8 @@ func TestWalkSkipsWhatIsNotAFile(t *testing.T) {
 		"a.yaml",
 		// Listed, for its read to say that its target is missing.
 		"dangling.yaml",
-		"linked-dir.yaml: symbolic link to a directory, not followed",
+		// Followed, whatever its name.
+		"linked-dir.yaml/b.yaml",
 		"pipe.yaml: not a regular file (named pipe)",
 		"sub/b.yaml",
 	)
@@ -65,6 +66,58 @@ func TestWalkSkipsWhatIsNotAFile(t *testing.T) {
 	// A library caller reading CRDs gets an error, not a read that blocks.
 	if _, err := ReadPaths(nil, dir); err == nil || err.Error() != filepath.Join(dir, "dangling.yaml")+": symbolic link to missing.yaml, which does not exist" {
 		t.Errorf("ReadPaths: err = %v", err)
+	}
+}
+
+// Directory links are followed, whatever their name (samples ->
+// ../update holds manifests though "samples" is no manifest's name), each
+// target once; a link back to a directory it is in would loop, and is
+// skipped with a note, as is a second link to a target already read.
+func TestWalkFollowsDirectoryLinks(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		links map[string]string // link: target, relative to the link
+		want  []string
+	}{
+		{
+			name:  "followed",
+			links: map[string]string{"objects/samples": "../update"},
+			want:  []string{"objects/a.yaml", "objects/samples/nested/deep.yaml", "objects/samples/new.yaml"},
+		},
+		{
+			name: "loops and a target read twice",
+			links: map[string]string{
+				"objects/again":   "../update",
+				"objects/loop":    "..",
+				"objects/samples": "../update",
+				"objects/self":    ".",
+				// Reached through objects/again: back to objects, a loop.
+				"update/nested/back": "../../objects",
+			},
+			want: []string{
+				"objects/a.yaml",
+				"objects/again/nested/back: symbolic link to a directory it is in (a loop), not followed",
+				"objects/again/nested/deep.yaml",
+				"objects/again/new.yaml",
+				"objects/loop: symbolic link to a directory it is in (a loop), not followed",
+				"objects/samples: symbolic link to a directory already read through {dir}/objects/again",
+				"objects/self: symbolic link to a directory it is in (a loop), not followed",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filetree.Write(t, map[string]string{"objects/a.yaml": "", "update/new.yaml": "", "update/nested/deep.yaml": ""})
+			for link, target := range tc.links {
+				if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := make([]string, len(tc.want))
+			for i, w := range tc.want {
+				want[i] = strings.ReplaceAll(w, "{dir}", dir)
+			}
+			assertWalk(t, dir, []string{filepath.Join(dir, "objects")}, WalkOptions{}, want...)
+		})
 	}
 }
 

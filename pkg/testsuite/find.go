@@ -44,8 +44,9 @@ func Find(paths ...string) ([]string, error) {
 }
 
 // findInDirectory returns the suite files under dir. A suite file the walk
-// does not read (a named pipe, a symlinked directory) and a directory it
-// cannot list are errors, not notes: a suite left out would pass the run.
+// does not read (a named pipe, a directory link that loops) and a
+// directory it cannot list are errors, not notes: a suite left out would
+// pass the run.
 func findInDirectory(dir string) ([]string, error) {
 	arg := dir
 	if arg == "-" {

@@ -90,11 +90,15 @@ func TestFindRefusesSuitesItCannotRead(t *testing.T) {
 	if err := os.Mkdir(linkDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(linkDir, "x.crdguard-test.yaml")
-	if err := os.Symlink(filepath.Join(dir, "sub"), link); err != nil {
+	// A directory link is followed, unless it loops back.
+	if err := os.Symlink(filepath.Join(dir, "sub"), filepath.Join(linkDir, "sub")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Find(linkDir); err == nil || err.Error() != link+": symbolic link to a directory, not followed" {
+	link := filepath.Join(linkDir, "sub", "loop")
+	if err := os.Symlink(dir, filepath.Join(dir, "sub", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find(linkDir); err == nil || err.Error() != link+": symbolic link to a directory it is in (a loop), not followed" {
 		t.Errorf("Find(%s) error = %v", linkDir, err)
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -169,5 +170,29 @@ func TestInputPathsRefusesATerminal(t *testing.T) {
 	}
 	if paths, err := inputPaths(Streams{inTerminal: true}, []string{"-"}, "crdguard validate"); err != nil || len(paths) != 1 {
 		t.Errorf("an explicit -: %v, %v", paths, err)
+	}
+}
+
+// A directory link below a PATH is read (samples -> ../update), and a
+// link that loops is skipped with a note: neither passes in silence.
+func TestValidateDirectoryLinks(t *testing.T) {
+	dir := filetree.Write(t, map[string]string{"update/bad.yaml": readFile(t, badYAML), "objects/good.yaml": readFile(t, goodYAML)})
+	for link, target := range map[string]string{"objects/samples": "../update", "objects/loop": ".."} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "-q", "-o", "json", filepath.Join(dir, "objects"))
+	wantErr := "crdguard: note: skipped " + filepath.Join(dir, "objects", "loop") + ": symbolic link to a directory it is in (a loop), not followed\n"
+	if r.code != ExitViolations || r.stder != wantErr {
+		t.Fatalf("exit %d, stderr %q; want 1, %q", r.code, r.stder, wantErr)
+	}
+	var sources []string
+	for _, res := range decodeReport(t, r).Results {
+		sources = append(sources, res.Source)
+	}
+	want := []string{filepath.Join(dir, "objects", "good.yaml"), filepath.Join(dir, "objects", "samples", "bad.yaml")}
+	if sources = slices.Compact(sources); !slices.Equal(sources, want) {
+		t.Errorf("sources = %q, want %q", sources, want)
 	}
 }
