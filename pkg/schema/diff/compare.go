@@ -47,6 +47,9 @@ func Compare(old, new *apiextensionsv1.CustomResourceDefinition) ([]Change, erro
 		}
 		for i := range nodeChanges {
 			nodeChanges[i].CRD = new.Name
+			if neverRequested(v) {
+				onlyStoredObjects(&nodeChanges[i])
+			}
 		}
 		changes = append(changes, nodeChanges...)
 	}
@@ -58,6 +61,24 @@ func Compare(old, new *apiextensionsv1.CustomResourceDefinition) ([]Change, erro
 		})
 	}
 	return tidy(changes), nil
+}
+
+// neverRequested tells whether no request uses a version's schema, before
+// or after: neither CRD serves it, nor stores new objects in it.
+func neverRequested(v VersionPair) bool {
+	return !v.Old.Served && !v.New.Served && !v.Old.Storage && !v.New.Storage
+}
+
+// onlyStoredObjects lowers a breaking change in a version no request uses
+// to a warning: only objects still stored in it (the CRD's
+// status.storedVersions) can meet the new schema, which the files do not
+// tell.
+func onlyStoredObjects(ch *Change) {
+	if ch.Impact != Breaking {
+		return
+	}
+	ch.Impact = Warning
+	ch.Message += fmt.Sprintf("; %s is served by neither CRD, so only objects still stored in it can meet this: it is breaking if the cluster's status.storedVersions lists %s", ch.Version, ch.Version)
 }
 
 // Unclassified is the catch-all: it is not in the registry's check lists
