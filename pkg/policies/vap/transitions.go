@@ -21,8 +21,8 @@ import (
 // tagPattern (CEL has no regular-expression groups). Each "[*]" pairs
 // old and new items by key as the engine does. Where the compiled rule may differ in
 // messages: objects and lists are shown as "{…}" and "[…]" (CEL has no
-// JSON encoder), and list items with duplicate keys are each matched
-// against any new item with that key.
+// JSON encoder). A repeated key is reported at each later new item, as the
+// engine does.
 func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
 	var out []ruleCEL
 	for i, rt := range tr.Transitions {
@@ -180,7 +180,9 @@ func splitWildcard(p rules.ObjectPath) (list, rest rules.ObjectPath, wildcards i
 // passed lists. At each "[*]" every new item is paired with the old item
 // of the same key (every key field a scalar) or, when it has no key, with
 // the keyless old item at its position; items on one side only are not
-// judged. Duplicate keys pair with the first old item.
+// judged. A new item whose key an earlier new item has is a Duplicate
+// finding and pairs with none; the first pairs with the first old item of
+// its key.
 func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, passed int, oldRoot, newRoot string, curAt celPath) (string, error) {
 	list, rest, wildcards := splitWildcard(p)
 	if wildcards == 0 {
@@ -198,8 +200,9 @@ func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, passed int, old
 		return "", err
 	}
 	names := c.names
-	oldList, newList, olv := names.next("ol"), names.next("nl"), names.next("olv")
+	oldList, newList, olv, nlv := names.next("ol"), names.next("nl"), names.next("olv"), names.next("nlv")
 	j, item, match, oi := names.next("j"), names.next("it"), names.next("m"), names.next("oi")
+	earlier, k := names.next("dup"), names.next("k")
 	listAt := curAt.steps(list.Steps)
 	// Value checks report at the new item's index, as the engine does.
 	keyed, err := t.celPairs(c, rest, passed+1, match+"[0]", item, listAt.indexVar(j))
@@ -213,11 +216,19 @@ func (t transitionCEL) celPairs(c *compiler, p rules.ObjectPath, passed int, old
 	// An object without its keys is a finding; scalars pair by position.
 	keyless := celFinding(listAt.indexVar(j), fmt.Sprintf(`"Required value: has no %s, which identifies the items of " + %s + %s`,
 		strings.Join(keys, ", "), listAt.expr(), celString(" for "+string(t.Check)+"; give the items their keys, or set the transition's keys or matchBy: Index")))
-	perItem := fmt.Sprintf(`(%[1]s ? cel.bind(%[2]s, %[3]s.filter(%[4]s, %[5]s), size(%[2]s) > 0 ? %[6]s : []) : !%[7]s ? [%[8]s] : (%[9]s < size(%[3]s) && %[10]s ? %[11]s : []))`,
+	// A key an earlier new item has identifies nothing: rules.duplicateKey.
+	var desc []string
+	for _, key := range keys {
+		desc = append(desc, fmt.Sprintf(`%s + %s`, celString(key+" "), celShowValue(item+"["+celString(key)+"]")))
+	}
+	duplicate := celFinding(listAt.indexVar(j), fmt.Sprintf(`"Duplicate value: " + %s + " is also the key of " + %s + ", so it identifies no item of " + %s + %s`,
+		strings.Join(desc, ` + " and " + `), listAt.indexVar(earlier+"[0]").expr(), listAt.expr(), celString(" for "+string(t.Check)+"; give each item its own key")))
+	perItem := fmt.Sprintf(`(%[1]s ? cel.bind(%[12]s, lists.range(%[9]s).filter(%[13]s, %[14]s), size(%[12]s) > 0 ? [%[15]s] : cel.bind(%[2]s, %[3]s.filter(%[4]s, %[5]s), size(%[2]s) > 0 ? %[6]s : [])) : !%[7]s ? [%[8]s] : (%[9]s < size(%[3]s) && %[10]s ? %[11]s : []))`,
 		celHasKeys(item, keys), match, olv, oi, celSameKeys(oi, item, keys), keyed,
-		celIsScalar(item), keyless, j, celIsScalar(olv+"["+j+"]"), positional)
-	return fmt.Sprintf(`cel.bind(%[1]s, %[3]s, cel.bind(%[2]s, %[4]s, %[1]s.hasValue() && %[2]s.hasValue() && type(%[1]s.value()) == list && type(%[2]s.value()) == list ? cel.bind(%[8]s, %[1]s.value(), %[2]s.value().transformList(%[5]s, %[6]s, %[7]s)).flatten() : []))`,
-		oldList, newList, celGet(names, list, oldRoot), celGet(names, list, newRoot), j, item, perItem, olv), nil
+		celIsScalar(item), keyless, j, celIsScalar(olv+"["+j+"]"), positional,
+		earlier, k, celSameKeys(nlv+"["+k+"]", item, keys), duplicate)
+	return fmt.Sprintf(`cel.bind(%[1]s, %[3]s, cel.bind(%[2]s, %[4]s, %[1]s.hasValue() && %[2]s.hasValue() && type(%[1]s.value()) == list && type(%[2]s.value()) == list ? cel.bind(%[8]s, %[1]s.value(), cel.bind(%[9]s, %[2]s.value(), %[9]s.transformList(%[5]s, %[6]s, %[7]s))).flatten() : []))`,
+		oldList, newList, celGet(names, list, oldRoot), celGet(names, list, newRoot), j, item, perItem, olv, nlv), nil
 }
 
 // celVersion is judgeVersion in CEL.

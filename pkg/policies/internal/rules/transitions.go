@@ -39,6 +39,12 @@ import (
 //     lacking a key field is a finding, never matched by position instead:
 //     that would compare the wrong items. Lists that nothing identifies
 //     say matchBy: Index. Scalar items pair by position.
+//   - A key that repeats identifies nothing either: a list keyed by a rule
+//     is no list-map, so the CRD lets duplicates in. A new item whose key
+//     an earlier item has is a finding (Duplicate, at that item, as the
+//     API server reports a list-map's), never paired: pairing it with
+//     nothing would leave it unchecked, and a swap would flip the verdict.
+//     Of old items sharing a key, the first is the one compared.
 //   - Immutable compares JSON values exactly (numbers by value): "1Gi" to
 //     "1024Mi" is a change, as for the API server's self == oldSelf.
 //   - MaxMinorSkip limits upgrades and forbids any change of the major
@@ -268,6 +274,8 @@ func (t *Transition) walk(gvk runtimeschema.GroupVersionKind, i, list int, old, 
 				t.walk(gvk, i+1, list+1, old.index(m.old), cur.index(m.cur), errs, fn)
 			case m.cur >= 0 && m.keyless:
 				*errs = append(*errs, field.Required(cur.index(m.cur).path, fmt.Sprintf("has no %s, which identifies the items of %s for %s; give the items their keys, or set the transition's keys or matchBy: Index", strings.Join(keys, ", "), cur.path, t.Check)))
+			case m.cur >= 0 && m.repeats >= 0:
+				*errs = append(*errs, duplicateKey(cur.index(m.cur).path, cur.path.Index(m.repeats), cur.path, m.key, t.Check))
 			}
 		}
 	default:
@@ -306,6 +314,18 @@ type itemMatch struct {
 	key string
 	// keyless marks an object item without its keys: it pairs with none.
 	keyless bool
+	// repeats is the index of the earlier new item with the same key, for
+	// a new item that pairs with none because of it; else -1.
+	repeats int
+}
+
+// duplicateKey is the finding for a new item at path whose key an
+// earlier item (at first) of list has: the API server's Duplicate, with
+// what it means for the check.
+func duplicateKey(path, first, list *field.Path, key string, check v1alpha1.TransitionCheck) *field.Error {
+	e := field.Duplicate(path, field.OmitValueType{})
+	e.Detail = fmt.Sprintf("%s is also the key of %s, so it identifies no item of %s for %s; give each item its own key", key, first, list, check)
+	return e
 }
 
 // matchItems pairs list items: by index, or by keys. By keys, objects
@@ -313,39 +333,53 @@ type itemMatch struct {
 // without pair with nothing (keyless), and scalar items by position.
 // Matches come in the new list's order, then the old items left over.
 // Items with the same key (which a list-map forbids, but a list keyed by
-// the rule may have) match in their order.
+// the rule may have): the first new one pairs with the first old one,
+// later new ones pair with none and say which item they repeat, and later
+// old ones are left over only when the first is (its key is gone).
 func matchItems(oldList, curList []any, keys []string, byIndex bool) []itemMatch {
 	var out []itemMatch
 	if byIndex {
 		for j := range curList {
-			m := itemMatch{old: -1, cur: j}
+			m := itemMatch{old: -1, cur: j, repeats: -1}
 			if j < len(oldList) {
 				m.old = j
 			}
 			out = append(out, m)
 		}
 		for i := len(curList); i < len(oldList); i++ {
-			out = append(out, itemMatch{old: i, cur: -1})
+			out = append(out, itemMatch{old: i, cur: -1, repeats: -1})
 		}
 		return out
 	}
-	oldByKey := map[string][]int{}
+	oldByKey := map[string]int{} // the first old item of each key
 	oldKeys := make([]string, len(oldList))
+	oldFirst := make([]int, len(oldList)) // the first old item with this item's key
 	for i, item := range oldList {
 		id, desc := itemKey(item, keys)
-		oldKeys[i] = desc
-		if desc != "" {
-			oldByKey[id] = append(oldByKey[id], i)
+		oldKeys[i], oldFirst[i] = desc, i
+		if desc == "" {
+			continue
 		}
+		if first, ok := oldByKey[id]; ok {
+			oldFirst[i] = first
+			continue
+		}
+		oldByKey[id] = i
 	}
 	used := make([]bool, len(oldList))
+	curByKey := map[string]int{}
 	for j, item := range curList {
-		m := itemMatch{old: -1, cur: j}
+		m := itemMatch{old: -1, cur: j, repeats: -1}
 		id, desc := itemKey(item, keys)
-		switch same := oldByKey[id]; {
-		case desc != "" && len(same) > 0:
-			m.old, m.key = same[0], desc
-			oldByKey[id] = same[1:]
+		first, repeated := curByKey[id]
+		if desc != "" && !repeated {
+			curByKey[id] = j
+		}
+		switch same, ok := oldByKey[id]; {
+		case desc != "" && repeated:
+			m.key, m.repeats = desc, first
+		case desc != "" && ok:
+			m.old, m.key = same, desc
 		case desc == "" && !isScalar(item):
 			m.keyless = true
 		case desc == "" && j < len(oldList) && !used[j] && isScalar(oldList[j]):
@@ -357,8 +391,8 @@ func matchItems(oldList, curList []any, keys []string, byIndex bool) []itemMatch
 		out = append(out, m)
 	}
 	for i := range oldList {
-		if !used[i] {
-			out = append(out, itemMatch{old: i, cur: -1, key: oldKeys[i], keyless: oldKeys[i] == "" && !isScalar(oldList[i])})
+		if !used[i] && !used[oldFirst[i]] {
+			out = append(out, itemMatch{old: i, cur: -1, repeats: -1, key: oldKeys[i], keyless: oldKeys[i] == "" && !isScalar(oldList[i])})
 		}
 	}
 	return out

@@ -132,55 +132,72 @@ func TestMatchItems(t *testing.T) {
 		old:  []any{obj("name", "a"), obj("name", "b"), obj("name", "c")},
 		cur:  []any{obj("name", "c"), obj("name", "a"), obj("name", "d")},
 		keys: []string{"name"},
-		want: []itemMatch{{2, 0, `name "c"`, false}, {0, 1, `name "a"`, false}, {-1, 2, "", false}, {1, -1, `name "b"`, false}},
+		want: []itemMatch{{2, 0, `name "c"`, false, -1}, {0, 1, `name "a"`, false, -1}, {-1, 2, "", false, -1}, {1, -1, `name "b"`, false, -1}},
 	}, {
 		name: "two keys",
 		old:  []any{obj("name", "a", "ns", "x"), obj("name", "a", "ns", "y")},
 		cur:  []any{obj("name", "a", "ns", "y")},
 		keys: []string{"name", "ns"},
-		want: []itemMatch{{1, 0, `name "a" and ns "y"`, false}, {0, -1, `name "a" and ns "x"`, false}},
+		want: []itemMatch{{1, 0, `name "a" and ns "y"`, false, -1}, {0, -1, `name "a" and ns "x"`, false, -1}},
 	}, {
 		name: "objects without the key pair with nothing, never by position",
 		old:  []any{obj("role", "r"), obj("name", "a"), obj("role", "w")},
 		cur:  []any{obj("role", "r2"), obj("role", "w"), obj("name", "a")},
 		keys: []string{"name"},
-		want: []itemMatch{{-1, 0, "", true}, {-1, 1, "", true}, {1, 2, `name "a"`, false}, {0, -1, "", true}, {2, -1, "", true}},
+		want: []itemMatch{{-1, 0, "", true, -1}, {-1, 1, "", true, -1}, {1, 2, `name "a"`, false, -1}, {0, -1, "", true, -1}, {2, -1, "", true, -1}},
 	}, {
 		name: "a dotted key: swapped and shrunk items pair by metadata.name",
 		old:  []any{nested("data"), nested("logs")},
 		cur:  []any{nested("logs"), nested("data")},
 		keys: []string{"metadata.name"},
-		want: []itemMatch{{1, 0, `metadata.name "logs"`, false}, {0, 1, `metadata.name "data"`, false}},
+		want: []itemMatch{{1, 0, `metadata.name "logs"`, false, -1}, {0, 1, `metadata.name "data"`, false, -1}},
 	}, {
 		name:    "by index",
 		old:     []any{obj("role", "r"), obj("role", "w"), obj("role", "x")},
 		cur:     []any{obj("role", "w"), obj("role", "r")},
 		byIndex: true,
-		want:    []itemMatch{{0, 0, "", false}, {1, 1, "", false}, {2, -1, "", false}},
+		want:    []itemMatch{{0, 0, "", false, -1}, {1, 1, "", false, -1}, {2, -1, "", false, -1}},
 	}, {
-		name: "duplicate keys match in order",
+		// A repeated key identifies nothing: the second new "a" says which
+		// item it repeats and pairs with none, and the second old "a"
+		// stays behind its first, which is paired.
+		name: "a repeated key: the first items pair, a later new one repeats",
 		old:  []any{obj("name", "a", "v", "1"), obj("name", "b"), obj("name", "a", "v", "2")},
 		cur:  []any{obj("name", "a", "v", "1"), obj("name", "a", "v", "2")},
 		keys: []string{"name"},
-		want: []itemMatch{{0, 0, `name "a"`, false}, {2, 1, `name "a"`, false}, {1, -1, `name "b"`, false}},
+		want: []itemMatch{{0, 0, `name "a"`, false, -1}, {-1, 1, `name "a"`, false, 0}, {1, -1, `name "b"`, false, -1}},
 	}, {
+		name: "swapped duplicates pair the same way",
+		old:  []any{obj("name", "a", "v", "3")},
+		cur:  []any{obj("name", "a", "v", "1"), obj("name", "a", "v", "3")},
+		keys: []string{"name"},
+		want: []itemMatch{{0, 0, `name "a"`, false, -1}, {-1, 1, `name "a"`, false, 0}},
+	}, {
+		// Dropping a duplicate removes no key: it is how a repeated key is
+		// fixed, so NoRemoval must not forbid it.
 		name: "one of two duplicates removed",
 		old:  []any{obj("name", "a"), obj("name", "a")},
 		cur:  []any{obj("name", "a")},
 		keys: []string{"name"},
-		want: []itemMatch{{0, 0, `name "a"`, false}, {1, -1, `name "a"`, false}},
+		want: []itemMatch{{0, 0, `name "a"`, false, -1}},
+	}, {
+		name: "every duplicate of a key that is gone is left over",
+		old:  []any{obj("name", "a"), obj("name", "a"), obj("name", "b")},
+		cur:  []any{obj("name", "b")},
+		keys: []string{"name"},
+		want: []itemMatch{{2, 0, `name "b"`, false, -1}, {0, -1, `name "a"`, false, -1}, {1, -1, `name "a"`, false, -1}},
 	}, {
 		name: "scalars by position",
 		old:  []any{"x", "y"},
 		cur:  []any{"y"},
 		keys: []string{"name"},
-		want: []itemMatch{{0, 0, "", false}, {1, -1, "", false}},
+		want: []itemMatch{{0, 0, "", false, -1}, {1, -1, "", false, -1}},
 	}, {
 		name: "a key that is an object is no key",
 		old:  []any{map[string]any{"name": map[string]any{"first": "a"}}},
 		cur:  []any{map[string]any{"name": map[string]any{"first": "b"}}},
 		keys: []string{"name"},
-		want: []itemMatch{{-1, 0, "", true}, {0, -1, "", true}},
+		want: []itemMatch{{-1, 0, "", true, -1}, {0, -1, "", true, -1}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
