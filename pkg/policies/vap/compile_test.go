@@ -288,7 +288,7 @@ spec:
 func TestVAPExampleMessages(t *testing.T) {
 	want := []struct{ variable, message string }{
 		{"resources", "[mysql-safety/resources] spec.resources: Invalid value: requests required for cpu, memory; limits required for memory; limits.cpu over requests.cpu allowed more than 1.5× and less than 4×; limits.memory over requests.memory allowed more than 1.5× and less than 4×"},
-		{"image_version", "[mysql-safety/image-version] spec.image: Invalid value: the image tag must match spec.version (compare: TagPrefix)"},
+		{"image_version", "[mysql-safety/image-version] spec.image: Invalid value: the image tag must match spec.version (compare: TagPrefix), which must be set when an image is"},
 		{"safe_updates_replicas_no_decrease", "[mysql-safety/safe-updates] spec.replicas: Invalid value: may not decrease (check: NoDecrease)"},
 		{"safe_updates_storage_size_no_decrease", "[mysql-safety/safe-updates] spec.storage.size: Invalid value: may not decrease (check: NoDecrease)"},
 		{"safe_updates_storage_storage_class_name_immutable", "[mysql-safety/safe-updates] spec.storage.storageClassName: Invalid value: is immutable once set (check: Immutable)"},

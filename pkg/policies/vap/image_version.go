@@ -64,11 +64,17 @@ const (
 
 // celCheck is the rule's Check in CEL, with the findings that f selects.
 func (r imageVersionCEL) celCheck(names *celNames, f imageFindings) string {
+	atText := r.VersionPath.FieldPath().String() // versionPath has no [*]
+	// No version while an image is set: rules.checkVersionAbsent.
+	absent := "[]"
+	if r.VersionAbsent == v1alpha1.DenyVersionAbsent && f != digestOnlyFindings {
+		absent = fmt.Sprintf(`(%s ? [%s] : [])`, r.celSetsImage(names), celString(atText+": Required value: cannot show the images agree: "+atText+
+			" is not set, so the operator runs a default version that crdguard cannot know; set it to the images' version (versionAbsent: Allow in the rule accepts this)"))
+	}
 	return celVisit(names, r.VersionPath, "object", func(at celPath, raw string, found bool) string {
 		if !found {
-			return "[]"
+			return absent
 		}
-		atText := r.VersionPath.FieldPath().String() // versionPath has no [*]
 		want, isNumber := names.next("want"), names.next("isNumber")
 		declared := celString(atText+" ") + " + " + want
 		var images []string
@@ -105,24 +111,54 @@ func (r imageVersionCEL) celCheck(names *celNames, f imageFindings) string {
 			}
 			checks = fmt.Sprintf("(%s.matches(%s) ? %s : %s)", want, celString(semverStrictRE), checks, notSemver)
 		}
-		return fmt.Sprintf(`(type(%[1]s) == string || %[2]s ? cel.bind(%[3]s, %[4]s, cel.bind(%[5]s, type(%[1]s) != string, %[3]s == "" ? [] : %[6]s)) : %[7]s)`,
-			raw, celIsNumber(raw), want, celScalarString(raw), isNumber, checks, versionErrors)
+		return fmt.Sprintf(`(type(%[1]s) == string || %[2]s ? cel.bind(%[3]s, %[4]s, cel.bind(%[5]s, type(%[1]s) != string, %[3]s == "" ? %[8]s : %[6]s)) : %[7]s)`,
+			raw, celIsNumber(raw), want, celScalarString(raw), isNumber, checks, versionErrors, absent)
 	})
+}
+
+// celSetsImage is setsImage in CEL: true when the object sets an image
+// at an image path or of a selected container.
+func (r imageVersionCEL) celSetsImage(names *celNames) string {
+	var places []string
+	for _, p := range r.ImagePaths {
+		places = append(places, celVisit(names, p, "object", func(_ celPath, _ string, found bool) string {
+			return map[bool]string{true: "[true]", false: "[]"}[found]
+		}))
+	}
+	if r.ContainersPath != nil {
+		places = append(places, celVisit(names, *r.ContainersPath, "object", func(_ celPath, value string, found bool) string {
+			if !found {
+				return "[]"
+			}
+			c := names.next("c")
+			return fmt.Sprintf(`(type(%[1]s) == list && %[1]s.exists(%[2]s, %[3]s && "image" in %[2]s && %[2]s.image != null) ? [true] : [])`, value, c, r.celSelectedContainer(c))
+		}))
+	}
+	if len(places) == 0 {
+		return "false"
+	}
+	return "size(" + strings.Join(places, " + ") + ") > 0"
+}
+
+// celContainerName is a container's name, "" when it has none (itemName).
+func celContainerName(c string) string {
+	return fmt.Sprintf(`("name" in %[1]s && type(%[1]s.name) == string ? %[1]s.name : "")`, c)
+}
+
+// celSelectedContainer is true when the CEL value c is a container whose
+// image the rule checks: containerName's, and not excluded.
+func (r imageVersionCEL) celSelectedContainer(c string) string {
+	s := fmt.Sprintf(`(type(%[1]s) == map && !(%[2]s in %[3]s)`, c, celContainerName(c), celStrings(r.Exclude))
+	if r.ContainerName != "" {
+		s += " && " + celContainerName(c) + " == " + celString(r.ContainerName)
+	}
+	return s + ")"
 }
 
 // celContainers is checkContainers in CEL.
 func (r imageVersionCEL) celContainers(names *celNames, path celPath, value, declared, want, isNumber, atText string, f imageFindings) string {
 	i, item := names.next("i"), names.next("c")
-	containerName := func(c string) string {
-		return fmt.Sprintf(`("name" in %[1]s && type(%[1]s.name) == string ? %[1]s.name : "")`, c)
-	}
-	selectedBy := func(c string) string {
-		s := fmt.Sprintf(`(type(%[1]s) == map && !(%[2]s in %[3]s)`, c, containerName(c), celStrings(r.Exclude))
-		if r.ContainerName != "" {
-			s += " && " + containerName(c) + " == " + celString(r.ContainerName)
-		}
-		return s + ")"
-	}
+	containerName, selectedBy := celContainerName, r.celSelectedContainer
 	selected := selectedBy(item)
 	image := r.celImage(names, path.indexVar(i).child("image"), item+".image", declared, want, isNumber, atText, f)
 	perItem := fmt.Sprintf(`(%s && "image" in %s && %s.image != null ? %s : [])`, selected, item, item, image)

@@ -80,7 +80,11 @@ func imageVersionSummary(r *rules.ImageVersion, digestOnly bool) string {
 	if digestOnly {
 		return summary(paths, "Invalid value", "an image pinned by digest only has no tag to check against "+r.VersionPath.String()+"; use name:tag@digest")
 	}
-	return summary(paths, "Invalid value", fmt.Sprintf("the image tag must match %s (compare: %s)", r.VersionPath, r.Compare))
+	allowed := fmt.Sprintf("the image tag must match %s (compare: %s)", r.VersionPath, r.Compare)
+	if r.VersionAbsent == v1alpha1.DenyVersionAbsent {
+		allowed += ", which must be set when an image is"
+	}
+	return summary(paths, "Invalid value", allowed)
 }
 
 // transitionSummary names a transition's path and what may change.

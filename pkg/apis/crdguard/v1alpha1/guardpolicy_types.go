@@ -424,7 +424,29 @@ type ImageVersionRule struct {
 	// +kubebuilder:default=Deny
 	// +optional
 	DigestOnly Enforcement `json:"digestOnly,omitempty"`
+	// VersionAbsent says what an object whose versionPath is not set
+	// (missing, null or "") gets when it sets an image the rule checks:
+	// Deny reports it at versionPath at the rule's enforcement, since the
+	// operator then runs a default version that crdguard cannot know;
+	// Allow accepts it, for a versionPath that objects may leave out.
+	// Default: Deny.
+	// +kubebuilder:default=Deny
+	// +optional
+	VersionAbsent VersionAbsent `json:"versionAbsent,omitempty"`
 }
+
+// VersionAbsent is what an imageVersion rule does with an object that
+// sets an image but not the version to check it against.
+// +kubebuilder:validation:Enum=Deny;Allow
+type VersionAbsent string
+
+const (
+	// DenyVersionAbsent reports the missing version: the images cannot be
+	// shown to agree with it.
+	DenyVersionAbsent VersionAbsent = "Deny"
+	// AllowVersionAbsent checks nothing when the version is not set.
+	AllowVersionAbsent VersionAbsent = "Allow"
+)
 
 // TransitionCheck is a restriction on how a value may change.
 // +kubebuilder:validation:Enum=Immutable;NoDecrease;NoIncrease;NoDowngrade;MaxMinorSkip;MaxMajorSkip;NoRemoval

@@ -20,10 +20,13 @@ import (
 // the object declares, so "spec.version: 8.0.36" cannot run an 8.4.0 image.
 //
 // Decisions, in the order a check meets them:
-//   - No version at versionPath (missing, null or ""): no findings. The
-//     object declares nothing to agree with; making the field required is
-//     the CRD schema's job, and images of objects that carry no version
-//     (a label used as versionPath, say) must not all be denied.
+//   - No version at versionPath (missing, null or "") while an image the
+//     rule checks is set: one finding at versionPath (versionAbsent:
+//     Deny, the default). The operator then runs a default version that
+//     crdguard cannot know, so nothing shows the image agrees; a pass
+//     would fail open. versionAbsent: Allow opts out, for a versionPath
+//     that objects may leave out. With no image set either, the operator
+//     picks both and there is nothing to disagree: no finding.
 //   - A number at versionPath is used as written by the API server: an
 //     unquoted YAML 8.0 arrives as the integer 8, and mismatch messages say
 //     so, because that is the usual cause.
@@ -58,6 +61,8 @@ type ImageVersion struct {
 	TagPattern *TagPattern
 	Compare    v1alpha1.VersionCompare
 	DigestOnly v1alpha1.Enforcement
+	// VersionAbsent is Deny or Allow, never "".
+	VersionAbsent v1alpha1.VersionAbsent
 }
 
 func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (Rule, field.ErrorList) {
@@ -66,9 +71,10 @@ func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (
 	r := &ImageVersion{
 		ContainerName: cfg.ContainerName,
 		Exclude:       cfg.ExcludeContainers,
-		// The CRD defaults both; policies built in Go get the same defaults.
-		Compare:    cmp.Or(cfg.Compare, v1alpha1.CompareSemver),
-		DigestOnly: cmp.Or(cfg.DigestOnly, v1alpha1.Deny),
+		// The CRD defaults these; policies built in Go get the same defaults.
+		Compare:       cmp.Or(cfg.Compare, v1alpha1.CompareSemver),
+		DigestOnly:    cmp.Or(cfg.DigestOnly, v1alpha1.Deny),
+		VersionAbsent: cmp.Or(cfg.VersionAbsent, v1alpha1.DenyVersionAbsent),
 	}
 	var errs field.ErrorList
 
@@ -124,6 +130,9 @@ func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (
 	if digestOnly := []v1alpha1.Enforcement{v1alpha1.Deny, v1alpha1.Warn}; !slices.Contains(digestOnly, r.DigestOnly) {
 		errs = append(errs, field.NotSupported(path.Child("digestOnly"), cfg.DigestOnly, digestOnly))
 	}
+	if absent := []v1alpha1.VersionAbsent{v1alpha1.DenyVersionAbsent, v1alpha1.AllowVersionAbsent}; !slices.Contains(absent, r.VersionAbsent) {
+		errs = append(errs, field.NotSupported(path.Child("versionAbsent"), cfg.VersionAbsent, absent))
+	}
 	return r, errs
 }
 
@@ -132,15 +141,12 @@ func (r *ImageVersion) Operations() []v1alpha1.Operation { return createUpdate }
 func (r *ImageVersion) Check(_ context.Context, req *Request) ([]Finding, error) {
 	obj := req.Object.Object
 	raw, versionAt, found := r.VersionPath.get(obj)
-	if !found {
-		return nil, nil
-	}
 	want, isNumber, ok := scalarString(raw)
+	if !found || ok && want == "" {
+		return r.checkVersionAbsent(obj, versionAt), nil
+	}
 	if !ok {
 		return findings(field.TypeInvalid(versionAt, raw, "must be a string or a number: the version that images are checked against")), nil
-	}
-	if want == "" {
-		return nil, nil
 	}
 	declared := declaredVersion{at: versionAt, value: want, isNumber: isNumber}
 	if r.Compare == v1alpha1.CompareSemver {
@@ -167,6 +173,42 @@ func (r *ImageVersion) Check(_ context.Context, req *Request) ([]Finding, error)
 		})
 	}
 	return out, nil
+}
+
+// checkVersionAbsent is the finding for an object without a version at
+// versionAt that sets an image the rule would check.
+func (r *ImageVersion) checkVersionAbsent(obj map[string]any, versionAt *field.Path) []Finding {
+	if r.VersionAbsent == v1alpha1.AllowVersionAbsent || !r.setsImage(obj) {
+		return nil
+	}
+	return findings(field.Required(versionAt, fmt.Sprintf("cannot show the images agree: %s is not set, so the operator runs a default version that crdguard cannot know; set it to the images' version (versionAbsent: Allow in the rule accepts this)", versionAt)))
+}
+
+// setsImage tells whether obj sets any image the rule checks: at an image
+// path, or of a selected container.
+func (r *ImageVersion) setsImage(obj map[string]any) bool {
+	set := false
+	for _, p := range r.ImagePaths {
+		p.visit(obj, func(_ *field.Path, _ any, found bool) {
+			set = set || found
+		})
+	}
+	if r.ContainersPath != nil {
+		r.ContainersPath.visit(obj, func(_ *field.Path, value any, found bool) {
+			list, _ := value.([]any)
+			for _, item := range list {
+				c, ok := item.(map[string]any)
+				if !ok || c["image"] == nil {
+					continue
+				}
+				name, _ := itemName(c)
+				if (r.ContainerName == "" || name == r.ContainerName) && !slices.Contains(r.Exclude, name) {
+					set = true
+				}
+			}
+		})
+	}
+	return set
 }
 
 // declaredVersion is the object's version, as written and as parsed.
