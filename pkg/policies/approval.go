@@ -178,6 +178,20 @@ func annotationChanged(req *Request, annotation string) (string, bool) {
 	return AnnotationWritten(old, req.Object.GetAnnotations(), annotation)
 }
 
+// carriesApproval tells whether applyApproval judges an approval in req,
+// and so needs the policies of the object whatever their operations: one
+// this request writes (crdguard.dev/approve or its record), or on DELETE
+// the approval the stored object holds.
+func carriesApproval(req *Request) bool {
+	if req.Object == nil {
+		_, ok := req.OldObject.GetAnnotations()[v1alpha1.ApproveAnnotation]
+		return ok
+	}
+	_, approval := annotationChanged(req, v1alpha1.ApproveAnnotation)
+	_, record := annotationChanged(req, v1alpha1.LastApprovalAnnotation)
+	return approval || record
+}
+
 // applyApproval lifts the Deny findings an approval names, and denies
 // writing an approval or its record by anyone but an approver.
 func applyApproval(req *Request, guarding []*policy, res *Result) {

@@ -115,9 +115,15 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	}
 	// guarding are the policies of the object, whatever the operation: an
 	// approval of a DELETE is written by an UPDATE, and only their
-	// approvers may write it.
+	// approvers may write it. A policy of other operations decides nothing
+	// in a request that carries no approval, so it is not matched, and
+	// needs no namespace labels.
+	carriesApproval := carriesApproval(&req)
 	var guarding, matched []*policy
 	for _, p := range e.policies {
+		if !p.matchesOperation(&req) && !carriesApproval {
+			continue
+		}
 		ok, err := p.matchesObject(&req)
 		if err != nil {
 			return res, err

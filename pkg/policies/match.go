@@ -3,9 +3,11 @@ package policies
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
@@ -42,17 +44,34 @@ func (p *policy) matchesObject(req *Request) (bool, error) {
 		return false, nil // a cluster-scoped object has no namespace to select
 	}
 	if req.NamespaceLabels == nil {
-		return false, &UnknownNamespaceError{Namespace: req.Namespace, Policy: p.Name}
+		e := &UnknownNamespaceError{Namespace: req.Namespace, Policy: p.Name}
+		if !p.matchesOperation(req) {
+			e.Operations = p.Spec.Match.Operations
+		}
+		return false, e
 	}
 	return p.NamespaceSelector.Matches(labels.Set(req.NamespaceLabels)), nil
 }
 
 // UnknownNamespaceError is a request whose namespace's labels a policy's
-// namespaceSelector needs, and Request.NamespaceLabels does not give.
+// namespaceSelector needs, and Request.NamespaceLabels does not give:
+// the policy matches the request's operation, or the request carries an
+// approval, which the policy's approvers alone may write.
 type UnknownNamespaceError struct {
 	Namespace, Policy string
+	// Operations are the policy's, when they do not include the request's:
+	// its selector then decides whether it judges the request's approval.
+	Operations []v1alpha1.Operation
 }
 
 func (e *UnknownNamespaceError) Error() string {
-	return fmt.Sprintf("the labels of namespace %s are unknown, and GuardPolicy %s selects namespaces by label", e.Namespace, e.Policy)
+	msg := fmt.Sprintf("the labels of namespace %s are unknown, and GuardPolicy %s selects namespaces by label", e.Namespace, e.Policy)
+	if len(e.Operations) > 0 {
+		ops := make([]string, len(e.Operations))
+		for i, op := range e.Operations {
+			ops[i] = string(op)
+		}
+		msg += fmt.Sprintf(": it matches only %s, and judges the approval (%s or %s) this request carries", strings.Join(ops, ", "), v1alpha1.ApproveAnnotation, v1alpha1.LastApprovalAnnotation)
+	}
+	return msg
 }
