@@ -145,7 +145,16 @@ func TestTransitionListKeysAgainstSchema(t *testing.T) {
 		},
 		want: []string{
 			`spec.rules[0].transitions[0].path: Invalid value: "spec.volumeClaimTemplates[*].spec.storage": nothing identifies the items of spec.volumeClaimTemplates in MySQLCluster: they have no list-map keys and no name field; set keys (like metadata.name), or matchBy: Index`,
-			`spec.rules[0].transitions[1].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards[*].nodes in MySQLCluster: they have no list-map keys and no name field; set keys (like metadata.name), or matchBy: Index`,
+			`spec.rules[0].transitions[1].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards[*].nodes in MySQLCluster: they have no list-map keys and no name field; give listKeys[1] keys (like metadata.name), or matchBy: Index`,
+		},
+	}, {
+		// keys is refused for a path with two lists: the hint names
+		// listKeys, the form that loads.
+		name: "two lists nothing identifies, and no keys",
+		ts:   []v1alpha1.FieldTransition{{Path: "spec.shards[*].nodes[*].disk", Check: v1alpha1.NoDecrease}},
+		want: []string{
+			`spec.rules[0].transitions[0].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards in MySQLCluster: they have no list-map keys and no name field; set listKeys, one entry per list of the path (spec.shards, spec.shards[*].nodes), with keys (like metadata.name) or matchBy: Index in entry 0`,
+			`spec.rules[0].transitions[0].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards[*].nodes in MySQLCluster: they have no list-map keys and no name field; set listKeys, one entry per list of the path (spec.shards, spec.shards[*].nodes), with keys (like metadata.name) or matchBy: Index in entry 1`,
 		},
 	}, {
 		name: "one keys list for two lists",

@@ -81,6 +81,9 @@ func compileListIdentities(cfg *v1alpha1.FieldTransition, p ObjectPath, at *fiel
 	}
 
 	lists := make([]listIdentity, len(schemaPaths))
+	// Errors against the schema are kept apart: one list's does not stop
+	// the next list's check, as a configuration error does.
+	var schemaErrs field.ErrorList
 	for i, c := range perList {
 		lists[i] = listIdentity{SchemaPath: schemaPaths[i], Keys: c.keys, ByIndex: c.matchBy == v1alpha1.MatchByIndex}
 		if c.at == nil {
@@ -104,7 +107,7 @@ func compileListIdentities(cfg *v1alpha1.FieldTransition, p ObjectPath, at *fiel
 			if len(c.keys) > 0 {
 				for j, k := range c.keys {
 					if has, known := env.schemas.ItemHasField(gvk, schemaPaths[i], strings.Split(k, ".")); known && !has {
-						errs = append(errs, field.Invalid(c.at.Child("keys").Index(j), k, fmt.Sprintf("the items of %s in %s have no field %s", texts[i], gvk.Kind, k)))
+						schemaErrs = append(schemaErrs, field.Invalid(c.at.Child("keys").Index(j), k, fmt.Sprintf("the items of %s in %s have no field %s", texts[i], gvk.Kind, k)))
 					}
 				}
 				continue
@@ -113,11 +116,24 @@ func compileListIdentities(cfg *v1alpha1.FieldTransition, p ObjectPath, at *fiel
 				continue
 			}
 			if has, known := env.schemas.ItemHasField(gvk, schemaPaths[i], DefaultListKeys); known && !has {
-				errs = append(errs, field.Invalid(at.Child("path"), cfg.Path, fmt.Sprintf("nothing identifies the items of %s in %s: they have no list-map keys and no name field; set keys (like metadata.name), or matchBy: Index", texts[i], gvk.Kind)))
+				schemaErrs = append(schemaErrs, field.Invalid(at.Child("path"), cfg.Path, fmt.Sprintf("nothing identifies the items of %s in %s: they have no list-map keys and no name field; %s", texts[i], gvk.Kind, identifyHint(cfg, i, texts))))
 			}
 		}
 	}
-	return lists, errs
+	return lists, append(errs, schemaErrs...)
+}
+
+// identifyHint says how to identify the items of the path's i-th list in
+// the form that loads: keys alone serve a path with one list, and are
+// refused for more, where each list has its entry in listKeys.
+func identifyHint(cfg *v1alpha1.FieldTransition, i int, texts []string) string {
+	switch {
+	case len(cfg.ListKeys) > 0:
+		return fmt.Sprintf("give listKeys[%d] keys (like metadata.name), or matchBy: Index", i)
+	case len(texts) > 1:
+		return fmt.Sprintf("set listKeys, one entry per list of the path (%s), with keys (like metadata.name) or matchBy: Index in entry %d", strings.Join(texts, ", "), i)
+	}
+	return "set keys (like metadata.name), or matchBy: Index"
 }
 
 // keyValue is the value at the dotted field path key within item.
