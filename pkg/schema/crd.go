@@ -22,17 +22,6 @@ import (
 
 var crdGVK = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
 
-// InvalidCRDError is a CRD that kube-apiserver would refuse to create.
-type InvalidCRDError struct {
-	Position string
-	Name     string
-	Errs     field.ErrorList
-}
-
-func (e *InvalidCRDError) Error() string {
-	return fmt.Sprintf("%s: CustomResourceDefinition %q is invalid: %v", e.Position, e.Name, e.Errs.ToAggregate())
-}
-
 // CRDsFromDocuments picks the CustomResourceDefinitions out of documents,
 // ignoring other objects (a CRD folder often holds a kustomization too). Every
 // CRD is decoded strictly and validated as the API server validates a CRD on
@@ -128,7 +117,7 @@ func crdFromDocument(ctx context.Context, doc manifest.Document) (*apiextensions
 		return nil, fmt.Errorf("%s: CustomResourceDefinition %q: %w", doc.Position(), doc.Object.GetName(), err)
 	}
 	if errs := ValidateCRD(ctx, crd); len(errs) > 0 {
-		return nil, &InvalidCRDError{Position: doc.Position(), Name: crd.Name, Errs: errs}
+		return nil, newInvalidCRDError(doc, crd, errs)
 	}
 	return crd, nil
 }

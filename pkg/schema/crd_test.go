@@ -22,7 +22,7 @@ func TestCRDsFromYAML(t *testing.T) {
 
 	invalid := strings.Replace(thing, "type: integer", "type: integr", 1)
 	_, err = crdschema.CRDsFromYAML(t.Context(), []byte(invalid), "things.yaml")
-	if want := `things.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid: `; err == nil || !strings.HasPrefix(err.Error(), want) {
+	if want := `things.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid:` + "\n  " + `things.yaml:19: `; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("err = %v, want one starting %s", err, want)
 	}
 	_, err = crdschema.CRDsFromYAML(t.Context(), []byte("\x00"), "things.yaml")

@@ -65,19 +65,19 @@ properties:
 		{
 			name: "name must be plural.group",
 			in:   strings.Replace(valid, "things.example.io", "thing.example.io", 1),
-			want: `crds.yaml:1 (document 1): CustomResourceDefinition "thing.example.io" is invalid: metadata.name: Invalid value: "thing.example.io": must be spec.names.plural+"."+spec.group`,
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "thing.example.io" is invalid:` + "\n  " + `crds.yaml:3: metadata.name: Invalid value: "thing.example.io": must be spec.names.plural+"."+spec.group`,
 		},
 		{
 			name: "CEL that does not compile",
 			in:   strings.Replace(valid, "self.a > 0", "self.b > 0", 1),
-			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.b \u003e 0","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:5: undefined field 'b'` + "\n | self.b > 0\n | ....^",
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid:` + "\n  " + `crds.yaml:19: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: compilation failed: ERROR: <input>:1:5: undefined field 'b'` + "\n     | self.b > 0\n     | ....^",
 		},
 		{
 			// The server validates the internal version, where one schema
 			// shared by all versions sits at spec.validation; it prints that path.
 			name: "non-structural schema",
 			in:   strings.Replace(valid, "a: {type: integer}", "a: {}", 1),
-			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid: spec.validation.openAPIV3Schema.properties[spec].properties[a].type: Required value: must not be empty for specified object fields`,
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid:` + "\n  " + `crds.yaml:21: spec.validation.openAPIV3Schema.properties[spec].properties[a].type: Required value: must not be empty for specified object fields`,
 		},
 		{
 			name: "unknown field in the CRD",
@@ -89,7 +89,24 @@ properties:
 			name: "the first of two invalid CRDs",
 			in: valid + "---\n" + strings.ReplaceAll(strings.Replace(valid, "self.a > 0", "self.b > 0", 1), "thing", "widget") +
 				"---\n" + strings.ReplaceAll(strings.Replace(valid, "type: integer", "type: int", 1), "thing", "gadget"),
-			want: `crds.yaml:23 (document 2): CustomResourceDefinition "widgets.example.io" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.b \u003e 0","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:5: undefined field 'b'` + "\n | self.b > 0\n | ....^",
+			want: `crds.yaml:23 (document 2): CustomResourceDefinition "widgets.example.io" is invalid:` + "\n  " + `crds.yaml:41: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: compilation failed: ERROR: <input>:1:5: undefined field 'b'` + "\n     | self.b > 0\n     | ....^",
+		},
+		{
+			// The server quotes the whole versions list as Go structs for
+			// each cause; each is said once, at the version it is about.
+			name: "a version name given twice",
+			in:   valid + twoVersions("v1", "storage: false"),
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid:` + "\n  " +
+				`crds.yaml:22: spec.versions[1].name: Duplicate value: "v1": must contain unique version names; spec.versions[0] (line 9) has it too`,
+		},
+		{
+			// The server also reports every storage version but the first
+			// as missing from status.storedVersions, which it filled
+			// itself: a consequence, left out.
+			name: "three storage versions",
+			in:   valid + twoVersions("v2", "storage: true") + twoVersions("v3", "storage: true"),
+			want: `crds.yaml:1 (document 1): CustomResourceDefinition "things.example.io" is invalid:` + "\n  " +
+				`crds.yaml:24: spec.versions[1].storage: Invalid value: true: must have exactly one version marked as storage version; spec.versions[0] (line 9) is one already, and so is spec.versions[2] (line 26)`,
 		},
 		{
 			name: "v1beta1",
@@ -201,4 +218,10 @@ func TestValidateUpdateWithUndecodableOldObject(t *testing.T) {
 	if len(errs) != 1 || errs[0].Field != "metadata" || !strings.HasPrefix(errs[0].Detail, "old object: ") {
 		t.Errorf("errs = %v, want one metadata error about the old object", errs)
 	}
+}
+
+// twoVersions is another item of crdYAML's versions, named name, with
+// storage set by storage ("storage: true").
+func twoVersions(name, storage string) string {
+	return fmt.Sprintf("  - name: %s\n    served: true\n    %s\n    schema: {openAPIV3Schema: {type: object}}\n", name, storage)
 }

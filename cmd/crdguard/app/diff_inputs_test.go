@@ -43,7 +43,7 @@ func TestDiffSkipsWhatIsNotACRD(t *testing.T) {
 		// A CRD fragment no kustomization lists as a patch is a broken CRD
 		// (the API server's own list of what is wrong follows).
 		{"fragment not listed as a patch", "crd/bases", "unlisted", ExitUsage,
-			"crdguard: NEW: " + filepath.Join("unlisted", "patch.yaml") + ":1 (document 1): CustomResourceDefinition \"widgets.example.com\" is invalid: "},
+			"crdguard: NEW: " + filepath.Join("unlisted", "patch.yaml") + ":1 (document 1): CustomResourceDefinition \"widgets.example.com\" is invalid:\n  "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -194,7 +194,7 @@ func TestLintUsageErrors(t *testing.T) {
 		{"no root types", []string{"lint", "../../../pkg/report"}, "crdguard: no CRD root types (+kubebuilder:object:root=true, or embedded TypeMeta and ObjectMeta) in ../../../pkg/report\n"},
 		// Fail closed: a wrong file must not lint against no schemas.
 		{"no CRD in --crds", []string{"lint", "--crds", exampleDir + "good.yaml", lintPkg("clean")}, "crdguard: " + exampleDir + "good.yaml holds no CustomResourceDefinition\n"},
-		{"invalid CRD", []string{"lint", "--crds", "testdata/invalid-crd.yaml", lintPkg("clean")}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
+		{"invalid CRD", []string{"lint", "--crds", "testdata/invalid-crd.yaml", lintPkg("clean")}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid:\n  testdata/invalid-crd.yaml:13: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
 	})
 	// A package that does not compile cannot be linted.
 	r := crdguard(t, "", "lint", "example.com/nope")

@@ -254,7 +254,7 @@ func TestValidateUsageErrors(t *testing.T) {
 		{"diff without paths", []string{"diff"}, "crdguard: accepts 2 arg(s), received 0\nRun 'crdguard diff --help' for usage.\n"},
 		{"bad missing-schemas", []string{"validate", "--missing-schemas", "ignore", goodYAML}, "crdguard: invalid argument \"ignore\" for \"--missing-schemas\" flag: unknown value \"ignore\": valid values are skip, error\nRun 'crdguard validate --help' for usage.\n"},
 		{"missing file", []string{"validate", "--crds", exampleCRD, "nope.yaml"}, "crdguard: stat nope.yaml: no such file or directory\n"},
-		{"invalid CRD", []string{"validate", "--crds", "testdata/invalid-crd.yaml", goodYAML}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
+		{"invalid CRD", []string{"validate", "--crds", "testdata/invalid-crd.yaml", goodYAML}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid:\n  testdata/invalid-crd.yaml:13: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
 		{"old object twice", []string{"validate", "--crds", exampleCRD, "--old", "testdata/old-good.yaml", "--old", "testdata/old-good.yaml", goodYAML}, "crdguard: testdata/old-good.yaml:1 (document 1): MySQLCluster shop/prod appears twice in --old\n"},
 	})
 }
