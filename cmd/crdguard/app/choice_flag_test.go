@@ -49,3 +49,31 @@ func TestChoiceFlagsTakeAnyCase(t *testing.T) {
 		t.Errorf("exit %d and %d, stderr %q and %q; outputs equal: %t", lower.code, upper.code, lower.stder, upper.stder, upper.stdout == lower.stdout)
 	}
 }
+
+// TestChoiceFlagsComplete: the shell completes every fixed-choice flag
+// with its values, and offers no file names for it.
+func TestChoiceFlagsComplete(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", "-o", ""}, "text\njson\nsarif\njunit\nmarkdown\n"},
+		{[]string{"validate", "--field-validation", ""}, "Strict\nWarn\nIgnore\n"},
+		{[]string{"validate", "--missing-schemas", ""}, "skip\nerror\n"},
+		{[]string{"validate", "--unpaired", ""}, "error\ncreate\n"},
+		{[]string{"lint", "--fail-on", ""}, "error\nwarning\ninfo\n"},
+		{[]string{"lint", "--output", ""}, "text\njson\nsarif\njunit\nmarkdown\n"},
+		{[]string{"diff", "--min-severity", ""}, "breaking\nwarning\ninfo\n"},
+		{[]string{"audit", "-o", ""}, "text\njson\nsarif\njunit\nmarkdown\n"},
+		{[]string{"test", "-o", ""}, "text\njunit\n"},
+		{[]string{"vap", "-o", ""}, "yaml\njson\n"},
+		{[]string{"vap", "--messages", ""}, "summary\nfindings\n"},
+		{[]string{"webhook-config", "-o", ""}, "values\nkustomize\n"},
+	} {
+		r := crdguard(t, "", append([]string{"__complete"}, tc.args...)...)
+		// :4 is cobra's ShellCompDirectiveNoFileComp.
+		if want := tc.want + ":4\n"; r.code != ExitOK || r.stdout != want {
+			t.Errorf("%q: exit %d, completions\n%s\nwant\n%s", tc.args, r.code, r.stdout, want)
+		}
+	}
+}

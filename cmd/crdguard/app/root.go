@@ -177,13 +177,17 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 		// kubectl runs it.
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: name},
 	}
-	// --version prints what `crdguard version` does.
+	// --version prints what `crdguard version` does. Declared here so that
+	// cobra gives it no -v: kubectl users type -v=N for verbosity, and a
+	// plugin gets it as typed.
+	root.Flags().Bool("version", false, "print the crdguard version, as crdguard version does")
 	root.SetVersionTemplate(versionText())
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
 	root.AddCommand(newValidateCommand(streams), newTestCommand(streams), newDiffCommand(streams), newLintCommand(streams), newAuditCommand(streams), newVAPCommand(streams), newWebhookConfigCommand(streams), newVersionCommand(streams))
 	renameExamples(root, name)
+	completeChoices(root)
 	return root
 }
 

@@ -41,6 +41,9 @@ func fieldValidations() []string {
 }
 
 type validateOptions struct {
+	// filenames are inputs given as kubectl takes them (-f), read after
+	// the positional ones.
+	filenames       []string
 	crds            []string
 	policies        []string
 	old             []string
@@ -87,12 +90,14 @@ named pipes, sockets and devices, kustomization files, a Helm chart's
 Chart.yaml, values.yaml and templates, and .github directories.`,
 		Example: `  crdguard validate --crds config/crd/bases config/samples
   crdguard validate --crds crds/ --old main/objects/ objects/ -o json
-  kubectl get widgets -A -o yaml | crdguard validate --crds crds/ -`,
+  kubectl get widgets -A -o yaml | crdguard validate --crds crds/ -
+  crdguard validate --crds crds/ -f widget.yaml -f samples/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.Context(), args, streams)
+			return o.run(cmd.Context(), append(args, o.filenames...), streams)
 		},
 	}
 	f := cmd.Flags()
+	f.StringArrayVarP(&o.filenames, "filename", "f", nil, `an input PATH, as kubectl's -f (repeatable; read after the PATH arguments); not comma-separated, not a URL, and a directory is walked whole, as with -R`)
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable)")
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable)")
 	f.BoolVar(&o.delete, "delete", false, "evaluate every object as a DELETE of that object")

@@ -196,3 +196,26 @@ func TestValidateDirectoryLinks(t *testing.T) {
 		t.Errorf("sources = %q, want %q", sources, want)
 	}
 }
+
+// -f/--filename is kubectl's spelling of an input: the same run as the
+// PATH arguments, read after them.
+func TestValidateFilenameFlag(t *testing.T) {
+	positional := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "json", goodYAML, badYAML)
+	for _, args := range [][]string{
+		{"-f", goodYAML, "-f", badYAML},
+		{"--filename", goodYAML, "--filename=" + badYAML},
+		{goodYAML, "-f", badYAML},
+	} {
+		r := crdguard(t, "", append([]string{"validate", "--crds", exampleCRD, "-o", "json"}, args...)...)
+		if r != positional {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and the output of the PATH arguments", args, r.code, r.stder, positional.code)
+		}
+	}
+	if positional.code != ExitViolations {
+		t.Errorf("exit %d, want 1 (bad.yaml is denied)", positional.code)
+	}
+	r := crdguard(t, "", "validate", "--crds", "-", "-f", "-")
+	if want := "crdguard: standard input (-) can be read once, and it is given to --crds and the inputs\n"; r.code != ExitUsage || r.stder != want {
+		t.Errorf("-f -: exit %d, stderr %q; want 2, %q", r.code, r.stder, want)
+	}
+}

@@ -34,3 +34,16 @@ func TestVersionOfBinary(t *testing.T) {
 		t.Errorf("crdguard --version = %q, want \"crdguard VERSION\\n%s\"", out, want)
 	}
 }
+
+// -v is not --version: kubectl users type -v=N for verbosity, and kubectl
+// hands it to the plugin as typed, where it was a ParseBool error.
+func TestVersionHasNoShorthand(t *testing.T) {
+	checkUsageErrors(t, []usageErrorCase{
+		{"kubectl's verbosity", []string{"-v=6"}, "crdguard: unknown shorthand flag: 'v' in -v=6\nRun 'crdguard --help' for usage.\n"},
+		{"-v alone", []string{"-v"}, "crdguard: unknown shorthand flag: 'v' in -v\nRun 'crdguard --help' for usage.\n"},
+	})
+	help := crdguard(t, "", "--help").stdout
+	if !strings.Contains(help, "\n      --version   print the crdguard version, as crdguard version does\n") {
+		t.Errorf("help does not list --version alone:\n%s", help)
+	}
+}
