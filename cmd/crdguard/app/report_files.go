@@ -2,11 +2,15 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/crdguard/crdguard/internal/version"
 	"github.com/crdguard/crdguard/pkg/report"
@@ -56,9 +60,45 @@ func (f *reportFiles) Set(value string) error {
 	return nil
 }
 
-// write writes the report file, naming it when that fails: the run's
-// verdict stands, but the step that reads the file gets an error, not an
-// empty report.
+// checkWritable fails, as a usage error, when a report file could not be
+// written: found only after the run, that would lose the run's verdict
+// to an exit 3 for a mistyped path. A file that is there is opened for
+// writing and left as it is; one that is not is created and removed, so
+// that a run that writes no report leaves nothing behind.
+func (f reportFiles) checkWritable() error {
+	for _, r := range f {
+		file, err := os.OpenFile(r.path, os.O_WRONLY, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			file, err = os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err == nil {
+				err = os.Remove(r.path)
+			}
+		}
+		if file != nil {
+			file.Close()
+		}
+		if err != nil {
+			return usageError("--report %s=%s: %w", r.format, r.path, err)
+		}
+	}
+	return nil
+}
+
+// checkReportFiles is checkWritable for the --report flag of cmd, if it
+// has one.
+func checkReportFiles(cmd *cobra.Command) error {
+	if flag := cmd.Flags().Lookup("report"); flag != nil {
+		if files, ok := flag.Value.(*reportFiles); ok {
+			return files.checkWritable()
+		}
+	}
+	return nil
+}
+
+// write writes the report file, naming it when that fails, which after
+// checkWritable is the machine's fault (a full disk): the run's verdict
+// stands, but the step that reads the file gets an error, not an empty
+// report.
 func (r reportFile) write(data []byte) error {
 	if err := os.WriteFile(r.path, data, 0o644); err != nil {
 		return &exitError{code: ExitInternal, err: fmt.Errorf("--report %s=%s: %w", r.format, r.path, err)}

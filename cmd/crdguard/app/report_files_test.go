@@ -1,6 +1,9 @@
 package app
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,11 +70,40 @@ func TestReportFileErrors(t *testing.T) {
 			t.Errorf("exit %d, stderr %q, want %d with %q", got.code, got.stder, ExitUsage, want)
 		}
 	})
+	// Checked before the run: a mistyped path is a usage error, not an
+	// internal error that loses the verdict after the whole run.
 	t.Run("a file that cannot be written", func(t *testing.T) {
 		path := filepath.Join(dir, "missing", "out.json")
-		got := crdguard(t, "", "validate", "--crds", exampleCRD, "--report", "json="+path, goodYAML)
-		if want := "crdguard: --report json=" + path + ": open " + path + ": no such file or directory\n"; got.code != ExitInternal || got.stder != want {
-			t.Errorf("exit %d, stderr %q, want %d with %q", got.code, got.stder, ExitInternal, want)
+		readOnly := filepath.Join(dir, "read-only.json")
+		if err := os.WriteFile(readOnly, []byte("kept"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"validate", "--crds", exampleCRD, goodYAML},
+			{"diff", exampleCRD, exampleCRD},
+			{"lint", "--crds", exampleCRD, "./nothing/..."},
+			{"audit", "--kubeconfig", filepath.Join(dir, "no-kubeconfig")},
+		} {
+			got := crdguard(t, "", append(args, "--report", "json="+path)...)
+			if want := "crdguard: --report json=" + path + ": open " + path + ": no such file or directory\n"; got.code != ExitUsage || got.stdout != "" || got.stder != want {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q, want %d, nothing and %q", args[0], got.code, got.stdout, got.stder, ExitUsage, want)
+			}
+		}
+		if os.Geteuid() != 0 { // root writes a read-only file
+			got := crdguard(t, "", "validate", "--crds", exampleCRD, goodYAML, "--report", "json="+readOnly)
+			if want := "crdguard: --report json=" + readOnly + ": open " + readOnly + ": permission denied\n"; got.code != ExitUsage || got.stder != want {
+				t.Errorf("read-only: exit %d, stderr %q, want %d with %q", got.code, got.stder, ExitUsage, want)
+			}
+		}
+		if data, err := os.ReadFile(readOnly); err != nil || string(data) != "kept" {
+			t.Errorf("the checked file holds %q (%v), want it unchanged", data, err)
+		}
+	})
+	t.Run("a file that is not there is not left behind", func(t *testing.T) {
+		path := filepath.Join(dir, "new.json")
+		got := crdguard(t, "", "validate", "--crds", exampleCRD, "--report", "json="+path, filepath.Join(dir, "no-such-input.yaml"))
+		if _, err := os.Stat(path); got.code != ExitUsage || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("exit %d, stat %v; want 2 and no file", got.code, err)
 		}
 	})
 }

@@ -173,6 +173,9 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Get(),
+		// Every output is checked before a run, so that a verdict is never
+		// lost to a path that cannot be written.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return checkReportFiles(cmd) },
 		// Use stays the binary's name; the kubectl plugin is shown as
 		// kubectl runs it.
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: name},
