@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -211,15 +212,14 @@ func decode(source string, index int, c chunk) []Document {
 	doc := Document{Source: source, Index: index, Line: c.line}
 	obj, err := decodeObject(c.data)
 	if err != nil {
-		doc.Err = errors.New(yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		doc.Err = errors.New(yamlLine.ReplaceAllStringFunc(oneLine(err.Error()), func(m string) string {
 			n, _ := strconv.Atoi(m[len("line "):])
 			return "line " + strconv.Itoa(c.line+n-1)
 		}))
 		return []Document{doc}
 	}
-	doc.Object = obj
+	doc.Object, doc.Raw = obj, c.data
 	if !obj.IsList() {
-		doc.Raw = c.data
 		if err := checkTypeMeta(obj.Object); err != nil {
 			doc.Object, doc.Err = nil, err
 		}
@@ -228,19 +228,86 @@ func decode(source string, index int, c chunk) []Document {
 	return listItems(doc, obj)
 }
 
+// oneLine puts the YAML parser's list of errors ("yaml: unmarshal
+// errors:" then one indented line each, as for a duplicate key) on one
+// line, which every output prints as is: the text output would show its
+// line breaks as a literal \n.
+func oneLine(msg string) string {
+	const list = "yaml: unmarshal errors:\n"
+	if !strings.HasPrefix(msg, list) {
+		return msg
+	}
+	causes := strings.Split(strings.TrimPrefix(msg, list), "\n")
+	for i, c := range causes {
+		causes[i] = strings.TrimSpace(c)
+	}
+	return "yaml: " + strings.Join(causes, "; ")
+}
+
 func decodeObject(data []byte) (*unstructured.Unstructured, error) {
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		return nil, err
 	}
-	var content map[string]any
+	if err := refuseAfterJSON(data); err != nil {
+		return nil, err
+	}
+	var content any
 	if err := utiljson.Unmarshal(j, &content); err != nil {
-		return nil, fmt.Errorf("not an object: %w", err)
+		return nil, err
 	}
-	if content == nil {
-		return nil, errors.New("not an object: null document")
+	object, ok := content.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s, not an object", jsonKind(content))
 	}
-	return &unstructured.Unstructured{Object: content}, nil
+	return &unstructured.Unstructured{Object: object}, nil
+}
+
+// jsonKind names what a decoded JSON value is, in JSON's words.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "an object"
+	}
+	return "a number"
+}
+
+// refuseAfterJSON refuses text after a JSON document. The YAML parser
+// reads a JSON document as a flow collection and ignores whatever follows
+// it, so a second object appended to a JSON file, or a stray brace, would
+// be dropped in silence. Text that is not JSON from its first byte is
+// YAML, which the parser reads whole.
+func refuseAfterJSON(data []byte) error {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return nil // flow YAML rather than JSON ({a: 1}): the YAML parser's
+	}
+	end := len(data) - len(trimmed) + int(dec.InputOffset())
+	for i, line := range bytes.SplitAfter(data[end:], []byte("\n")) {
+		rest := bytes.TrimSpace(line)
+		if len(rest) == 0 || rest[0] == '#' {
+			continue
+		}
+		n := bytes.Count(data[:end], []byte("\n")) + 1 + i
+		if len(rest) > 40 {
+			rest = append(rest[:40:40], "..."...)
+		}
+		return fmt.Errorf("json: line %d: %q after the end of the JSON document; separate documents with a --- line", n, rest)
+	}
+	return nil
 }
 
 func listItems(list Document, obj *unstructured.Unstructured) []Document {
@@ -249,11 +316,17 @@ func listItems(list Document, obj *unstructured.Unstructured) []Document {
 		list.Object, list.Err = nil, fmt.Errorf("%s items: %w", obj.GetKind(), err)
 		return []Document{list}
 	}
+	// Each item is found at its own line; its text is the List's, so it
+	// keeps no Raw of its own.
+	positions := list.FieldPositions()
 	docs := make([]Document, len(items))
 	for i, item := range items {
-		doc := Document{Source: list.Source, Index: list.Index, Line: list.Line}
+		doc := Document{Source: list.Source, Index: list.Index, InList: true, Item: i, Line: list.Line}
+		if line := positions.Of(fmt.Sprintf("items[%d]", i)).Line; line > 0 {
+			doc.Line = line
+		}
 		if m, ok := item.(map[string]any); !ok {
-			doc.Err = fmt.Errorf("items[%d]: not an object", i)
+			doc.Err = fmt.Errorf("items[%d]: %s, not an object", i, jsonKind(item))
 		} else if err := checkTypeMeta(m); err != nil {
 			doc.Err = fmt.Errorf("items[%d]: %w", i, err)
 		} else {

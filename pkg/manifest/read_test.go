@@ -36,12 +36,14 @@ items:
 	type want struct {
 		index, line int
 		name, err   string
+		position    string
 	}
 	wants := []want{
-		{0, 2, "a", ""},
-		{1, 11, "b", ""},
-		{1, 11, "", "items[1]: apiVersion and kind are required: apiVersion missing"},
-		{2, 19, "c", ""},
+		{0, 2, "a", "", "in.yaml:2 (document 1)"},
+		// Each item of a List at its own line and index.
+		{1, 14, "b", "", "in.yaml:14 (document 2, items[0])"},
+		{1, 17, "", "items[1]: apiVersion and kind are required: apiVersion missing", "in.yaml:17 (document 2, items[1])"},
+		{2, 19, "c", "", "in.yaml:19 (document 3)"},
 	}
 	if len(docs) != len(wants) {
 		t.Fatalf("got %d documents, want %d: %+v", len(docs), len(wants), docs)
@@ -56,8 +58,8 @@ items:
 		if d.Object != nil {
 			gotName = d.Object.GetName()
 		}
-		if d.Source != "in.yaml" || d.Index != w.index || d.Line != w.line || gotName != w.name || gotErr != w.err {
-			t.Errorf("document %d = {%s %d %d %q %q}, want {in.yaml %d %d %q %q}", i, d.Source, d.Index, d.Line, gotName, gotErr, w.index, w.line, w.name, w.err)
+		if d.Source != "in.yaml" || d.Index != w.index || d.Line != w.line || gotName != w.name || gotErr != w.err || d.Position() != w.position {
+			t.Errorf("document %d = {%s %d %d %q %q %q}, want {in.yaml %d %d %q %q %q}", i, d.Source, d.Index, d.Line, gotName, gotErr, d.Position(), w.index, w.line, w.name, w.err, w.position)
 		}
 	}
 	// YAML 1.1 as kubectl reads it: yes is a boolean, an unquoted 8.0 the integer 8.
@@ -83,7 +85,12 @@ func TestReadErrors(t *testing.T) {
 		{
 			name: "duplicate key",
 			in:   "apiVersion: v1\nkind: A\nkind: B\n",
-			want: []string{`yaml: unmarshal errors:` + "\n" + `  line 3: key "kind" already set in map`},
+			want: []string{`yaml: line 3: key "kind" already set in map`},
+		},
+		{
+			name: "duplicate keys",
+			in:   "apiVersion: v1\nkind: A\nkind: B\nmetadata: {}\nmetadata: {}\n",
+			want: []string{`yaml: line 3: key "kind" already set in map; line 5: key "metadata" already set in map`},
 		},
 		{
 			name: "missing apiVersion and kind",
@@ -93,12 +100,48 @@ func TestReadErrors(t *testing.T) {
 		{
 			name: "scalar document",
 			in:   "just a string\n",
-			want: []string{"not an object: json: cannot unmarshal string into Go value of type map[string]interface {}"},
+			want: []string{"a string, not an object"},
+		},
+		{
+			name: "list document",
+			in:   "- a\n- b\n",
+			want: []string{"a list, not an object"},
+		},
+		{
+			name: "a List item that is not an object",
+			in:   "apiVersion: v1\nkind: List\nitems: [7]\n",
+			want: []string{"items[0]: a number, not an object"},
 		},
 		{
 			name: "null document",
 			in:   "null\n",
-			want: []string{"not an object: null document"},
+			want: []string{"null, not an object"},
+		},
+		// The YAML parser reads a JSON document and ignores what follows.
+		{
+			name: "text after a JSON document",
+			in:   "\n{\"apiVersion\": \"v1\", \"kind\": \"A\"} trailing garbage\n",
+			want: []string{`json: line 2: "trailing garbage" after the end of the JSON document; separate documents with a --- line`},
+		},
+		{
+			name: "two JSON documents without a separator",
+			in:   "{\"apiVersion\": \"v1\", \"kind\": \"A\"}\n# a comment\n{\"apiVersion\": \"v1\", \"kind\": \"B\", \"metadata\": {\"name\": \"a-long-name-to-cut\"}}\n",
+			want: []string{`json: line 3: "{\"apiVersion\": \"v1\", \"kind\": \"B\", \"metad..." after the end of the JSON document; separate documents with a --- line`},
+		},
+		{
+			name: "a stray brace",
+			in:   "{\"apiVersion\": \"v1\", \"kind\": \"A\"}}\n",
+			want: []string{`json: line 1: "}" after the end of the JSON document; separate documents with a --- line`},
+		},
+		{
+			name: "JSON then a comment and a separator",
+			in:   "{\"apiVersion\": \"v1\", \"kind\": \"A\"}\n# end\n---\n{\"apiVersion\": \"v1\", \"kind\": \"B\"}\n",
+			want: []string{"", ""},
+		},
+		{
+			name: "flow YAML is YAML",
+			in:   "{apiVersion: v1, kind: A}\n",
+			want: []string{""},
 		},
 	}
 	for _, tt := range tests {

@@ -146,6 +146,9 @@ func junitCaseName(r *Result) string {
 	switch {
 	case !r.NotStream:
 		where = "document " + strconv.Itoa(r.Document+1)
+		if r.Item != nil {
+			where += " items[" + strconv.Itoa(*r.Item) + "]"
+		}
 	case r.Line > 0:
 		where = "line " + strconv.Itoa(r.Line)
 	}

@@ -37,6 +37,9 @@ type Result struct {
 	Source string `json:"source"`
 	// Document is the 0-based index of the document within Source.
 	Document int `json:"document"`
+	// Item is the 0-based index of the object in the items of the List
+	// that Document is; nil when Document is no List.
+	Item *int `json:"item,omitempty"`
 	// NotStream marks a Source that is not a stream of YAML documents, such
 	// as the Go file crdguard lint reports on: Document is then always 0
 	// and means nothing, and the text and JUnit outputs leave it out.

@@ -138,6 +138,9 @@ func textLocation(r *Result) string {
 	if r.NotStream {
 		return loc
 	}
+	if r.Item != nil {
+		return loc + " (document " + strconv.Itoa(r.Document+1) + ", items[" + strconv.Itoa(*r.Item) + "])"
+	}
 	return loc + " (document " + strconv.Itoa(r.Document+1) + ")"
 }
 

@@ -358,6 +358,9 @@ func parseNamespaceLabels(values []string) (map[string]map[string]string, error)
 // engine the webhook uses.
 func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i int, doc manifest.Document) report.Result {
 	res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line}
+	if doc.InList {
+		res.Item = &doc.Item
+	}
 	if doc.Err != nil {
 		res.Error = doc.Err.Error()
 		return res

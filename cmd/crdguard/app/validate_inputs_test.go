@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -217,5 +218,38 @@ func TestValidateFilenameFlag(t *testing.T) {
 	r := crdguard(t, "", "validate", "--crds", "-", "-f", "-")
 	if want := "crdguard: standard input (-) can be read once, and it is given to --crds and the inputs\n"; r.code != ExitUsage || r.stder != want {
 		t.Errorf("-f -: exit %d, stderr %q; want 2, %q", r.code, r.stder, want)
+	}
+}
+
+// Each item of a List is reported at its own line and index, in every
+// format, rather than all at the List's first line.
+func TestValidateListItemsAtTheirLines(t *testing.T) {
+	dir := filetree.Write(t, map[string]string{"list.yaml": `apiVersion: v1
+kind: List
+items:
+- apiVersion: db.example.io/v1
+  kind: MySQLCluster
+  metadata: {name: a, namespace: shop}
+- apiVersion: db.example.io/v1
+  kind: MySQLCluster
+  metadata: {name: b, namespace: shop}
+`})
+	list := filepath.Join(dir, "list.yaml")
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "json", list)
+	rep := decodeReport(t, r)
+	var got []string
+	for _, res := range rep.Results {
+		item := -1
+		if res.Item != nil {
+			item = *res.Item
+		}
+		got = append(got, fmt.Sprintf("%s document %d item %d line %d", res.Name, res.Document, item, res.Line))
+	}
+	if want := []string{"a document 0 item 0 line 4", "b document 0 item 1 line 7"}; !slices.Equal(got, want) {
+		t.Errorf("results %q, want %q", got, want)
+	}
+	text := crdguard(t, "", "validate", "--crds", exampleCRD, "-q", list).stdout
+	if want := list + ":7 (document 1, items[1]): MySQLCluster shop/b is invalid (CREATE):\n"; !strings.Contains(text, want) {
+		t.Errorf("text output does not hold %q:\n%s", want, text)
 	}
 }
