@@ -212,10 +212,16 @@ func decode(source string, index int, c chunk) []Document {
 	doc := Document{Source: source, Index: index, Line: c.line}
 	obj, err := decodeObject(c.data)
 	if err != nil {
-		doc.Err = errors.New(yamlLine.ReplaceAllStringFunc(oneLine(err.Error()), func(m string) string {
+		msg := yamlLine.ReplaceAllStringFunc(oneLine(err.Error()), func(m string) string {
 			n, _ := strconv.Atoi(m[len("line "):])
 			return "line " + strconv.Itoa(c.line+n-1)
-		}))
+		})
+		// The parser's words ("did not find expected node content") do
+		// not say that the document is a template, which it cannot be.
+		if bytes.Contains(c.data, []byte("{{")) {
+			msg += " " + HelmTemplateHint
+		}
+		doc.Err = errors.New(msg)
 		return []Document{doc}
 	}
 	doc.Object, doc.Raw = obj, c.data
@@ -227,6 +233,10 @@ func decode(source string, index int, c chunk) []Document {
 	}
 	return listItems(doc, obj)
 }
+
+// HelmTemplateHint ends the error of a document that does not decode and
+// holds Helm template actions ("{{"), naming the step that makes it YAML.
+const HelmTemplateHint = "(the document holds Helm template actions: render it with helm template first)"
 
 // oneLine puts the YAML parser's list of errors ("yaml: unmarshal
 // errors:" then one indented line each, as for a duplicate key) on one

@@ -56,7 +56,7 @@ func TestTextEscapesInput(t *testing.T) {
   Warning: warn\x1b[1m | *bold*
 e.yaml:1 (document 1): error: yaml: bad \x1b[31m
 s.yaml:1 (document 1): Thing s skipped: no CRD for \u202eThing
-3 objects: 0 allowed, 1 denied, 1 skipped, 1 error
+2 objects and 1 unreadable input: 0 allowed, 1 denied, 1 skipped, 1 error
 `
 	if got != want {
 		t.Errorf("text output\n got: %q\nwant: %q", got, want)

@@ -31,8 +31,7 @@ func (m *markdownWriter) end(w *bytes.Buffer, s Summary) error {
 	if s.Denied > 0 || s.Errors > 0 {
 		icon = "❌"
 	}
-	fmt.Fprintf(w, "### %s crdguard %s: %s: %d allowed, %d denied, %d skipped, %s\n",
-		icon, m.command, plural(s.Objects, "object"), s.Allowed, s.Denied, s.Skipped, plural(s.Errors, "error"))
+	fmt.Fprintf(w, "### %s crdguard %s: %s\n", icon, m.command, countsLine(s))
 	_, err := w.Write(m.objects.Bytes())
 	return err
 }

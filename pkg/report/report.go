@@ -81,11 +81,15 @@ type Patch struct {
 
 // Summary counts the results by outcome. Objects = Allowed + Denied + Skipped + Errors.
 type Summary struct {
+	// Objects counts every result, Unreadable ones too.
 	Objects int `json:"objects"`
 	Allowed int `json:"allowed"`
 	Denied  int `json:"denied"`
 	Skipped int `json:"skipped"`
 	Errors  int `json:"errors"`
+	// Unreadable counts the error results that are no object: a file or
+	// a document that could not be read (they have no kind).
+	Unreadable int `json:"unreadable,omitempty"`
 }
 
 // Report is everything one run found. Build it with New so that Summary,

@@ -40,11 +40,11 @@ func TestNew(t *testing.T) {
 		want    Summary
 	}{
 		{"empty", nil, Summary{}},
-		{"sample", sampleResults(), Summary{Objects: 6, Allowed: 2, Denied: 2, Skipped: 1, Errors: 1}},
+		{"sample", sampleResults(), Summary{Objects: 6, Allowed: 2, Denied: 2, Skipped: 1, Errors: 1, Unreadable: 1}},
 		{
 			"error wins over skipped and deny",
 			[]Result{{Error: "bad", Skipped: true, Violations: []Finding{{Enforcement: v1alpha1.Deny}}}},
-			Summary{Objects: 1, Errors: 1},
+			Summary{Objects: 1, Errors: 1, Unreadable: 1},
 		},
 		{
 			"skipped wins over deny",

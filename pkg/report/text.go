@@ -31,9 +31,20 @@ func (t *textWriter) result(w *bytes.Buffer, r *Result) error {
 }
 
 func (t *textWriter) end(w *bytes.Buffer, s Summary) error {
-	_, err := fmt.Fprintf(w, "%s: %d allowed, %d denied, %d skipped, %s\n",
-		plural(s.Objects, "object"), s.Allowed, s.Denied, s.Skipped, plural(s.Errors, "error"))
+	_, err := fmt.Fprintln(w, countsLine(s))
 	return err
+}
+
+// countsLine is the summary of text and markdown: "3 objects: 1 allowed,
+// 1 denied, 1 skipped, 0 errors". A file or document that could not be
+// read is no object, and is counted apart: "2 objects and 1 unreadable
+// input: ..., 1 error".
+func countsLine(s Summary) string {
+	counted := plural(s.Objects, "object")
+	if s.Unreadable > 0 {
+		counted = plural(s.Objects-s.Unreadable, "object") + " and " + plural(s.Unreadable, "unreadable input")
+	}
+	return fmt.Sprintf("%s: %d allowed, %d denied, %d skipped, %s", counted, s.Allowed, s.Denied, s.Skipped, plural(s.Errors, "error"))
 }
 
 // worthReporting says whether quiet mode keeps a result. Skipped objects are

@@ -75,7 +75,7 @@ func TestText(t *testing.T) {
 			name:    "input error",
 			results: []Result{{Source: "bad.yaml", Line: 4, Document: 1, Error: "missing kind"}},
 			want: "bad.yaml:4 (document 2): error: missing kind\n" +
-				"1 object: 0 allowed, 0 denied, 0 skipped, 1 error\n",
+				"0 objects and 1 unreadable input: 0 allowed, 0 denied, 0 skipped, 1 error\n",
 		},
 		{
 			name: "quiet keeps problems and warnings only",
@@ -89,7 +89,7 @@ func TestText(t *testing.T) {
 			want: "a.yaml:5 (document 2): Namespace warned is valid (CREATE):\n" +
 				"  Warning: deprecated\n" +
 				"a.yaml:20 (document 4): error: missing kind\n" +
-				"4 objects: 2 allowed, 0 denied, 1 skipped, 1 error\n",
+				"3 objects and 1 unreadable input: 2 allowed, 0 denied, 1 skipped, 1 error\n",
 		},
 	}
 	for _, tt := range tests {

@@ -126,5 +126,8 @@ func (s *Summary) add(r *Result) {
 		s.Skipped++
 	case outcomeError:
 		s.Errors++
+		if r.Kind == "" {
+			s.Unreadable++
+		}
 	}
 }

@@ -255,7 +255,7 @@ func readDiffFiles(streams Streams, side, arg string) ([]manifest.Document, erro
 // deploy/ folder, say), where the walk cannot know it for a template.
 func helmTemplateError(path string, err error) error {
 	data, readErr := os.ReadFile(path)
-	if readErr != nil || !bytes.Contains(data, []byte("{{")) {
+	if readErr != nil || !bytes.Contains(data, []byte("{{")) || strings.HasSuffix(err.Error(), manifest.HelmTemplateHint) {
 		return err
 	}
 	return fmt.Errorf("%w (the file holds Helm template actions: render it with helm template and diff the output)", err)

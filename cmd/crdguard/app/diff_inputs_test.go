@@ -39,7 +39,7 @@ func TestDiffSkipsWhatIsNotACRD(t *testing.T) {
 		{"other objects", "crd/bases", "mixed", ExitOK,
 			"crdguard: note: NEW: skipped " + filepath.Join("mixed", "all.yaml") + ":25 (document 2): apps/v1 Deployment, not a CustomResourceDefinition\n"},
 		{"Helm template", "crd/bases", "deploy", ExitUsage,
-			"crdguard: NEW: " + filepath.Join("deploy", "crds.yaml") + ":1 (document 1): yaml: did not find expected node content (the file holds Helm template actions: render it with helm template and diff the output)\n"},
+			"crdguard: NEW: " + filepath.Join("deploy", "crds.yaml") + ":1 (document 1): yaml: did not find expected node content (the document holds Helm template actions: render it with helm template first)\n"},
 		// A CRD fragment no kustomization lists as a patch is a broken CRD
 		// (the API server's own list of what is wrong follows).
 		{"fragment not listed as a patch", "crd/bases", "unlisted", ExitUsage,

@@ -109,14 +109,15 @@ func TestLineIndexJSONAndFallbacks(t *testing.T) {
 		t.Errorf("JSON: line = %d, want 7", got)
 	}
 
-	// The items of a List share the List's text: the document's line.
+	// The items of a List share the List's text, so a field of one is at
+	// the item's line.
 	const list = "# x\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
 	docs, err = manifest.Read(strings.NewReader(list), "list.yaml")
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("read list: %v, %d documents", err, len(docs))
 	}
-	if got := newLineIndex(docs[0]).line("metadata.name", ""); got != 2 {
-		t.Errorf("List item: line = %d, want the List's line 2", got)
+	if got := newLineIndex(docs[0]).line("metadata.name", ""); got != 5 {
+		t.Errorf("List item: line = %d, want the item's line 5", got)
 	}
 	// No index (a finding with nothing to locate): no line, so the
 	// result's own line is used.

@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,8 +29,16 @@ func stdinOnce(flags ...pathFlag) error {
 			}
 		}
 	}
-	if len(readers) > 1 {
-		return usageError("standard input (-) can be read once, and it is given to %s", strings.Join(readers, " and "))
+	switch {
+	case len(readers) < 2:
+	case slices.Equal(readers, slices.Repeat(readers[:1], len(readers))):
+		times := fmt.Sprintf("%d times", len(readers))
+		if len(readers) == 2 {
+			times = "twice"
+		}
+		return usageError("standard input (-) can be read once, and it is given to %s %s", readers[0], times)
+	default:
+		return usageError("standard input (-) can be read once, and it is given to %s", strings.Join(slices.Compact(readers), " and "))
 	}
 	return nil
 }

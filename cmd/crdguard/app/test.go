@@ -166,7 +166,11 @@ func (o *testOptions) writeText(w io.Writer, runs []suiteRun) error {
 		}
 	}
 	t := tally(runs)
-	ew.printf("%d cases: %d passed, %d failed, %d errors\n", t.cases, t.passed, t.failed, t.errors)
+	cases := "cases"
+	if t.cases == 1 {
+		cases = "case"
+	}
+	ew.printf("%d %s: %d passed, %d failed, %d errors\n", t.cases, cases, t.passed, t.failed, t.errors)
 	return ew.err
 }
 

@@ -169,7 +169,7 @@ func TestTestExitCodes(t *testing.T) {
 		code: ExitUsage,
 		stdout: unevaluated + ": TestSuite t\n" +
 			"  ERROR a policy, not a cluster (CREATE GuardPolicy mysql-safety): no CRD defines crdguard.dev/v1alpha1, Kind=GuardPolicy and no policy matches the request: the case checks nothing\n" +
-			"1 cases: 0 passed, 0 failed, 1 errors\n",
+			"1 case: 0 passed, 0 failed, 1 errors\n",
 	}, {
 		name:   "a directory without suites",
 		args:   []string{"test", empty},

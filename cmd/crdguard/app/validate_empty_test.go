@@ -40,7 +40,7 @@ func TestValidateRefusesToCheckNothing(t *testing.T) {
 	}, {
 		name:    "every object skipped",
 		args:    []string{cm},
-		stderr:  "crdguard: warning: skipped 1 objects whose kind no CRD defines: v1 ConfigMap (1)\ncrdguard: " + cm + ": no object was checked: no CRD defines their kinds and no policy matches them; pass their CRDs with --crds (--allow-empty accepts it)\n",
+		stderr:  "crdguard: warning: skipped 1 object whose kind no CRD defines: v1 ConfigMap (1)\ncrdguard: " + cm + ": no object was checked: no CRD defines their kinds and no policy matches them; pass their CRDs with --crds (--allow-empty accepts it)\n",
 		allowed: ExitOK,
 	}, {
 		name:    "standard input for --crds and the inputs",

@@ -69,7 +69,7 @@ func TestValidateReportsBadFilesAndGoesOn(t *testing.T) {
 		"z-good.yaml: allowed",
 	}
 	assertLines(t, "results", outcomes(dir, rep), want)
-	if rep.Summary != (report.Summary{Objects: 6, Allowed: 2, Skipped: 1, Errors: 3}) {
+	if rep.Summary != (report.Summary{Objects: 6, Allowed: 2, Skipped: 1, Errors: 3, Unreadable: 3}) {
 		t.Errorf("summary = %+v", rep.Summary)
 	}
 	wantStderr := "crdguard: note: skipped " + dir + "/.github: GitHub configuration (workflows, templates), not manifests\n" +
@@ -78,7 +78,7 @@ func TestValidateReportsBadFilesAndGoesOn(t *testing.T) {
 		"crdguard: note: skipped " + dir + "/chart/values.yaml: Helm chart metadata or values, not a manifest\n" +
 		"crdguard: note: skipped " + dir + "/deploy/kustomization.yaml: kustomization file: render it with kustomize build and validate the output\n" +
 		"crdguard: note: skipped " + dir + "/pipe.yaml: not a regular file (named pipe)\n" +
-		"crdguard: warning: skipped 1 objects whose kind no CRD defines: v1 ConfigMap (1)\n"
+		"crdguard: warning: skipped 1 object whose kind no CRD defines: v1 ConfigMap (1)\n"
 	if r.stder != wantStderr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", r.stder, wantStderr)
 	}
@@ -89,7 +89,7 @@ func TestValidateReportsBadFilesAndGoesOn(t *testing.T) {
 		dir + "/binary.yaml: error: binary data, not a YAML or JSON manifest",
 		dir + "/dangling.yaml: error: symbolic link to gone.yaml, which does not exist",
 		dir + "/z-good.yaml:1 (document 1): MySQLCluster shop/prod is valid (CREATE)",
-		"6 objects: 2 allowed, 0 denied, 1 skipped, 3 errors",
+		"3 objects and 3 unreadable inputs: 2 allowed, 0 denied, 1 skipped, 3 errors",
 	} {
 		if !strings.Contains(text.stdout, line+"\n") {
 			t.Errorf("text output lacks %q\n%s", line, text.stdout)

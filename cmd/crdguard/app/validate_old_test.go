@@ -84,7 +84,7 @@ func TestValidateUnpaired(t *testing.T) {
 			stdout: path("good.yaml") + ":1 (document 1): MySQLCluster shop/prod is invalid (UPDATE):\n" + fmt.Sprintf(downgrade, path("good.yaml")) +
 				path("configmap.yaml") + ":1 (document 1): ConfigMap shop/settings skipped: no CustomResourceDefinition defines /v1, Kind=ConfigMap\n" +
 				"2 objects: 0 allowed, 1 denied, 1 skipped, 0 errors\n",
-			stderr: "crdguard: warning: skipped 1 objects whose kind no CRD defines: v1 ConfigMap (1)\n",
+			stderr: "crdguard: warning: skipped 1 object whose kind no CRD defines: v1 ConfigMap (1)\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

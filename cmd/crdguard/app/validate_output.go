@@ -150,5 +150,13 @@ func warnSkipped(streams Streams, counts map[string]int) {
 		total += n
 	}
 	sort.Strings(kinds)
-	fmt.Fprintf(streams.Err, "crdguard: warning: skipped %d objects whose kind no CRD defines: %s\n", total, strings.Join(kinds, ", "))
+	fmt.Fprintf(streams.Err, "crdguard: warning: skipped %s whose kind no CRD defines: %s\n", objectCount(total), strings.Join(kinds, ", "))
+}
+
+// objectCount is "1 object" or "N objects".
+func objectCount(n int) string {
+	if n == 1 {
+		return "1 object"
+	}
+	return fmt.Sprintf("%d objects", n)
 }

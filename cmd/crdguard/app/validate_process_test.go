@@ -119,7 +119,7 @@ func TestValidateReportsUnreadableFile(t *testing.T) {
 	for _, line := range []string{
 		objects + "/good.yaml:1 (document 1): MySQLCluster shop/prod is valid (CREATE)",
 		objects + "/secret.yaml: error: permission denied",
-		"2 objects: 1 allowed, 0 denied, 0 skipped, 1 error",
+		"1 object and 1 unreadable input: 1 allowed, 0 denied, 0 skipped, 1 error",
 	} {
 		if !strings.Contains(stdout.String(), line+"\n") {
 			t.Errorf("output lacks %q\n%s", line, stdout.String())

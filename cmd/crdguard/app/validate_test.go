@@ -211,7 +211,7 @@ func TestValidateBadInput(t *testing.T) {
 		t.Errorf("exit code = %d, want 2", r.code)
 	}
 	rep := decodeReport(t, r)
-	if rep.Summary != (report.Summary{Objects: 4, Allowed: 1, Skipped: 1, Errors: 2}) {
+	if rep.Summary != (report.Summary{Objects: 4, Allowed: 1, Skipped: 1, Errors: 2, Unreadable: 2}) {
 		t.Errorf("summary = %+v", rep.Summary)
 	}
 	wantErrors := []string{
@@ -225,7 +225,7 @@ func TestValidateBadInput(t *testing.T) {
 			t.Errorf("result %d error = %q, want %q", i, got, want)
 		}
 	}
-	if want := "crdguard: warning: skipped 1 objects whose kind no CRD defines: v1 ConfigMap (1)\n"; r.stder != want {
+	if want := "crdguard: warning: skipped 1 object whose kind no CRD defines: v1 ConfigMap (1)\n"; r.stder != want {
 		t.Errorf("stderr = %q, want %q", r.stder, want)
 	}
 }
@@ -255,6 +255,11 @@ func TestValidateUsageErrors(t *testing.T) {
 		{"bad missing-schemas", []string{"validate", "--missing-schemas", "ignore", goodYAML}, "crdguard: invalid argument \"ignore\" for \"--missing-schemas\" flag: unknown value \"ignore\": valid values are skip, error\nRun 'crdguard validate --help' for usage.\n"},
 		{"missing file", []string{"validate", "--crds", exampleCRD, "nope.yaml"}, "crdguard: stat nope.yaml: no such file or directory\n"},
 		{"invalid CRD", []string{"validate", "--crds", "testdata/invalid-crd.yaml", goodYAML}, "crdguard: testdata/invalid-crd.yaml:1 (document 1): CustomResourceDefinition \"mysqlclusters.db.example.io\" is invalid:\n  testdata/invalid-crd.yaml:13: spec.scope: Unsupported value: \"Galactic\": supported values: \"Cluster\", \"Namespaced\"\n"},
+		{"stdin twice as an input", []string{"validate", "--crds", exampleCRD, "-", "-"}, "crdguard: standard input (-) can be read once, and it is given to the inputs twice\n"},
+		{"stdin to --crds twice", []string{"validate", "--crds", "-", "--crds", "-", "--crds", "-", goodYAML}, "crdguard: standard input (-) can be read once, and it is given to --crds 3 times\n"},
+		// validate's walk skips a chart's templates; a template given to
+		// --crds is named as one rather than as a YAML syntax error.
+		{"Helm template as --crds", []string{"validate", "--crds", "testdata/helm-template-crd.yaml", goodYAML}, "crdguard: testdata/helm-template-crd.yaml:1 (document 1): yaml: line 5: did not find expected node content (the document holds Helm template actions: render it with helm template first)\n"},
 		{"old object twice", []string{"validate", "--crds", exampleCRD, "--old", "testdata/old-good.yaml", "--old", "testdata/old-good.yaml", goodYAML}, "crdguard: testdata/old-good.yaml:1 (document 1): MySQLCluster shop/prod appears twice in --old\n"},
 	})
 }
