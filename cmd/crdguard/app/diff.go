@@ -85,7 +85,7 @@ Checks:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Error|Warn|None), enumValueAdded and waivers")
+	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Deny|Warn|Audit; Error and None are read as Deny and Audit), enumValueAdded and waivers")
 	f.StringArrayVar(&o.objects, "objects", nil, "file or directory of existing objects to validate against the new CRDs (repeatable)")
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an OLD or NEW without CRDs, as when the first release adds them (default: exit 2)")
 	f.Var(newChoiceFlag(&o.minSeverity, string(diff.Breaking), string(diff.Warning), string(diff.Info)), "min-severity",

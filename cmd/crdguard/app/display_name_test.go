@@ -32,3 +32,20 @@ func TestDisplayName(t *testing.T) {
 		t.Errorf("unknown flag: exit %d, stderr %q; want %d, %q", code, errOut.String(), ExitUsage, want)
 	}
 }
+
+// No example in any command's help runs the crdguard binary under the
+// plugin's name, after a pipe either (kubectl get ... | crdguard validate).
+func TestDisplayNameInEveryExample(t *testing.T) {
+	const name = "kubectl crdguard"
+	root := newRootCommand(name, Streams{})
+	for _, cmd := range append(root.Commands(), root) {
+		for line := range strings.Lines(cmd.Example) {
+			words := strings.Fields(line)
+			for i, w := range words {
+				if w == "crdguard" && (i == 0 || words[i-1] == "|") { // a command, not a release name
+					t.Errorf("%s example runs crdguard, not %s: %q", cmd.Name(), name, line)
+				}
+			}
+		}
+	}
+}

@@ -195,9 +195,9 @@ Exit codes: 0 nothing denied, 1 violations, 2 usage or unreadable input,
 }
 
 // renameExamples shows the examples, written for the crdguard binary, as
-// name runs them.
+// name runs them: at the start of a line and after a pipe.
 func renameExamples(cmd *cobra.Command, name string) {
-	cmd.Example = strings.ReplaceAll(cmd.Example, "  crdguard ", "  "+name+" ")
+	cmd.Example = strings.NewReplacer("  crdguard ", "  "+name+" ", "| crdguard ", "| "+name+" ").Replace(cmd.Example)
 	for _, c := range cmd.Commands() {
 		renameExamples(c, name)
 	}

@@ -64,8 +64,10 @@ the mutating webhook sets.
 
 Rules a ValidatingAdmissionPolicy cannot express stay with the webhook: Deny
 rules of a policy with approvers that run on DELETE (a deletion uses the stored
-approval and its record), and NoRemoval below a "[*]". Each is listed on stderr,
-or by --check.
+approval and its record), NoRemoval below a "[*]", and a tagPattern (of an
+imageVersion rule or a transition's imageTag: CEL has no regular-expression
+groups to read the version out of the tag). Each is listed on stderr, or by
+--check.
 Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 		Example: `  crdguard vap --policies examples/mysql/policy.yaml --crds examples/mysql/crd.yaml | kubectl apply -f -
   crdguard vap --policies policies/ --check`,

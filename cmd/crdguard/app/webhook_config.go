@@ -38,7 +38,7 @@ func newWebhookConfigCommand(streams Streams) *cobra.Command {
 		Short: "Render the webhooks' admission rules from GuardPolicies",
 		Long: `Render the admission rules of the validate.crdguard.dev and mutate.crdguard.dev
 webhooks from the GuardPolicies, for installs that keep the rules in git instead of
-letting the webhook manage them (--manage-webhook-rules).
+letting the webhook manage them (the chart's webhook.manageRules).
 
 Each policy's kinds are mapped to resources by the CRDs (--crds) and client-go's
 built-in kinds; a kind neither defines is an error (exit code 2), as is a match
