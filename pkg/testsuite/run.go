@@ -82,6 +82,11 @@ func (s *Suite) runCase(ctx context.Context, i int) CaseResult {
 	objectRef := (&report.Result{Kind: subject.GetKind(), Namespace: req.Namespace, Name: subject.GetName()}).ObjectRef()
 	res := CaseResult{Name: c.Name, Operation: c.Operation, Object: objectRef}
 
+	if _, err := registry.Validator(subject.GroupVersionKind()); err != nil && !s.AllowMissingSchemas {
+		res.Err = fmt.Errorf("no CRD was loaded for %s %s, so its schema is not checked: give the CRD in the suite's crds or with crdguard test --crds, or set allowMissingSchemas: true in the suite to check it by its policies alone",
+			subject.GetAPIVersion(), subject.GetKind())
+		return res
+	}
 	out, err := s.engine.Evaluate(ctx, req)
 	if unknown := (*policies.UnknownNamespaceError)(nil); errors.As(err, &unknown) {
 		err = fmt.Errorf("%w: give them with namespaceLabels", err)

@@ -35,6 +35,8 @@ func outcome(r CaseResult) string {
 func TestRun(t *testing.T) {
 	for _, tc := range []struct {
 		name, cases, want string
+		// suite is what the suite says before its cases; header when "".
+		suite string
 	}{{
 		name: "every finding listed",
 		cases: unsafeCase(`    result: denied
@@ -135,10 +137,27 @@ true mysql-safety/safe-updates: want audited at [spec.replicas], got audited at 
   object: {file: policy.yaml}
   expect: {result: allowed}
 `,
-		want: `passed=false error=no CRD defines crdguard.dev/v1alpha1, Kind=GuardPolicy and no policy matches the request: the case checks nothing`,
+		suite: header + "allowMissingSchemas: true\n",
+		want:  `passed=false error=no CRD defines crdguard.dev/v1alpha1, Kind=GuardPolicy and no policy matches the request: the case checks nothing`,
+	}, {
+		// Run without its CRDs, a suite would pass most of its cases for
+		// the wrong reason: a policy that finds nothing allows.
+		name:  "a kind no CRD defines is an error",
+		suite: strings.Replace(header, "crds: [crd.yaml]\n", "", 1),
+		cases: goodCase,
+		want:  `passed=false error=no CRD was loaded for db.example.io/v1 MySQLCluster, so its schema is not checked: give the CRD in the suite's crds or with crdguard test --crds, or set allowMissingSchemas: true in the suite to check it by its policies alone`,
+	}, {
+		name:  "unless the suite allows it",
+		suite: strings.Replace(header, "crds: [crd.yaml]\n", "allowMissingSchemas: true\n", 1),
+		cases: goodCase,
+		want:  "passed=true\ntrue result: want allowed, got allowed",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := suiteDir(t, header+"cases:\n"+tc.cases)
+			suite := tc.suite
+			if suite == "" {
+				suite = header
+			}
+			path := suiteDir(t, suite+"cases:\n"+tc.cases)
 			for _, name := range []string{"unsafe.yaml", "update/old.yaml", "update/approved.yaml"} {
 				copyExample(t, filepath.Dir(path), name)
 			}

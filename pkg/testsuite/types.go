@@ -21,6 +21,12 @@ type TestSuite struct {
 	// Policies are files or directories of GuardPolicies, relative to the
 	// suite file.
 	Policies []string `json:"policies,omitempty"`
+	// AllowMissingSchemas lets a case's object be of a kind no loaded CRD
+	// defines, checked by the policies alone (a built-in kind such as a
+	// Deployment). Default false: such a case is an error naming the kind,
+	// since a run without the CRDs (no --crds) would otherwise pass most
+	// cases for the wrong reason.
+	AllowMissingSchemas bool `json:"allowMissingSchemas,omitempty"`
 	// Cases are the requests to evaluate, at least one.
 	Cases []Case `json:"cases"`
 }

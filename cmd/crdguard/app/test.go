@@ -166,11 +166,7 @@ func (o *testOptions) writeText(w io.Writer, runs []suiteRun) error {
 		}
 	}
 	t := tally(runs)
-	cases := "cases"
-	if t.cases == 1 {
-		cases = "case"
-	}
-	ew.printf("%d %s: %d passed, %d failed, %d errors\n", t.cases, cases, t.passed, t.failed, t.errors)
+	ew.printf("%s: %d passed, %d failed, %s\n", countOf(t.cases, "case"), t.passed, t.failed, countOf(t.errors, "error"))
 	return ew.err
 }
 

@@ -150,13 +150,13 @@ func warnSkipped(streams Streams, counts map[string]int) {
 		total += n
 	}
 	sort.Strings(kinds)
-	fmt.Fprintf(streams.Err, "crdguard: warning: skipped %s whose kind no CRD defines: %s\n", objectCount(total), strings.Join(kinds, ", "))
+	fmt.Fprintf(streams.Err, "crdguard: warning: skipped %s whose kind no CRD defines: %s\n", countOf(total, "object"), strings.Join(kinds, ", "))
 }
 
-// objectCount is "1 object" or "N objects".
-func objectCount(n int) string {
+// countOf is "1 noun" or "N nouns".
+func countOf(n int, noun string) string {
 	if n == 1 {
-		return "1 object"
+		return "1 " + noun
 	}
-	return fmt.Sprintf("%d objects", n)
+	return fmt.Sprintf("%d %ss", n, noun)
 }
