@@ -1,9 +1,9 @@
 // Package webhook turns AdmissionReviews into pkg/policies requests and
 // their results back into admission responses.
 //
-// It holds the user logic of the crdguard webhook server only: transport
-// (TLS, the HTTP server, certificates) lives in cmd/webhook, and decisions
-// live in pkg/policies. Requests are built as `crdguard validate` builds
+// It holds admission only: transport (TLS, the HTTP server, certificates)
+// lives in cmd/webhook, decisions live in pkg/policies, and what runs
+// against the cluster in the background lives in internal/cluster. Requests are built as `crdguard validate` builds
 // them, so the CLI and the webhook give every object the same verdict; the
 // one difference is that the webhook leaves decoding and schema validation
 // to the API server, which does both before its validating webhooks run.
@@ -28,11 +28,10 @@
 //     500.
 //
 // The engine is read from an EngineHolder on every request, so a source can
-// replace the policies and schemas without a restart: EngineFromFiles
-// (--policies, --crds) once at start, or ClusterSource (sources.go), which
-// watches GuardPolicies and CRDs through informers, rebuilds after each
-// burst of changes, and never lets an invalid stored GuardPolicy replace its
-// last good version. Metrics (metrics.go)
-// count /validate's decisions, findings and approvals, and expose the
-// engine's size and the serving certificate's expiry.
+// replace the policies and schemas without a restart. The sources, and the
+// loops that follow the engine into the cluster (managed webhook rules,
+// GuardPolicy status), live one floor up in internal/cluster, which
+// imports this package and never the reverse. Metrics (metrics.go) count
+// /validate's decisions, findings and approvals, and expose the serving
+// certificate's expiry.
 package webhook

@@ -10,14 +10,14 @@ import (
 	"github.com/crdguard/crdguard/pkg/policies"
 )
 
-// errNotReady is what a request gets before any source has produced an
-// engine. It is an evaluation error (500), never an allow: failing open
+// ErrNotReady is what a request gets before any source has produced an
+// engine, and what waits on one reports. It is an evaluation error (500), never an allow: failing open
 // before the policies are known would let exactly the unsafe objects in.
-var errNotReady = errors.New("crdguard has not loaded its policies and schemas yet")
+var ErrNotReady = errors.New("crdguard has not loaded its policies and schemas yet")
 
 // EngineHolder holds the engine every request is evaluated with. Sources
-// (EngineFromFiles once, ClusterSource after every change) build a new
-// engine and Store it; requests in flight keep the engine they loaded. The
+// (internal/cluster: the files once, the cluster after every change) build
+// a new engine and Store it; requests in flight keep the engine they loaded. The
 // zero value holds no engine.
 type EngineHolder struct {
 	engine atomic.Pointer[policies.Engine]
@@ -49,8 +49,8 @@ func (h *EngineHolder) Store(engine *policies.Engine) {
 }
 
 // Changed returns a channel that the next Store closes: what follows the
-// engine (the managed webhook rules, the GuardPolicy status, through
-// followEngines) waits on it instead of watching the sources again.
+// engine (internal/cluster's managed webhook rules and GuardPolicy status)
+// waits on it instead of watching the sources again.
 func (h *EngineHolder) Changed() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -77,31 +77,4 @@ func evaluate(ctx context.Context, engine *policies.Engine, req policies.Request
 		err = fmt.Errorf("evaluation outlived the request: %w", ctx.Err())
 	}
 	return res, err
-}
-
-// SourceStats say what an engine was built from, for logs and metrics.
-type SourceStats struct {
-	// Policies is the number of GuardPolicies.
-	Policies int
-	// Schemas is the number of kinds (group, version, kind) with a schema.
-	Schemas int
-}
-
-// EngineFromFiles builds the engine the webhook evaluates requests with
-// from CRD files and GuardPolicy files (files or directories), validated
-// exactly as `crdguard validate --crds --policies` validates them, and
-// leaving out the rules mode leaves to compiled policies.
-func EngineFromFiles(ctx context.Context, crdPaths, policyPaths []string, mode Mode) (*policies.Engine, SourceStats, error) {
-	// A path without a CRD or a GuardPolicy is an error: a webhook started
-	// with none would allow everything. A server has no standard input,
-	// so "-" reads nothing.
-	all, guardPolicies, err := policies.Files{CRDs: crdPaths, Policies: policyPaths}.Engine(ctx)
-	if err != nil {
-		return nil, SourceStats{}, err
-	}
-	engine, err := mode.admissionEngine(all, guardPolicies, all.Schemas())
-	if err != nil {
-		return nil, SourceStats{}, err
-	}
-	return engine, SourceStats{Policies: len(guardPolicies), Schemas: len(all.Schemas().Kinds())}, nil
 }

@@ -15,18 +15,20 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 // The worked example every test uses.
 var examples = filepath.Join("..", "..", "examples", "mysql")
 
+// mysqlEngine is the example's engine with every rule, as
+// internal/cluster's EngineFromFiles builds it for --enforcement=webhook.
 var mysqlEngine = sync.OnceValues(func() (*EngineHolder, error) {
-	engine, _, err := EngineFromFiles(
-		context.Background(),
-		[]string{filepath.Join(examples, "crd.yaml")},
-		[]string{filepath.Join(examples, "policy.yaml")},
-		ModeWebhook,
-	)
+	engine, _, err := policies.Files{
+		CRDs:     []string{filepath.Join(examples, "crd.yaml")},
+		Policies: []string{filepath.Join(examples, "policy.yaml")},
+	}.Engine(context.Background())
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,9 @@ type boundedError struct{ err error }
 func (e boundedError) Error() string { return bounded(e.err.Error()) }
 func (e boundedError) Unwrap() error { return e.err }
 
-func boundError(err error) error {
+// BoundError is err with its message bounded, for a log line that
+// carries an error whose size the caller does not control.
+func BoundError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -47,7 +49,7 @@ func boundValues(keysAndValues []any) []any {
 			}
 			out[i] = b
 		case error:
-			out[i] = boundError(v)
+			out[i] = BoundError(v)
 		default:
 			out[i] = v
 		}

@@ -34,20 +34,15 @@ func decisionOf(resp admission.Response) string {
 	return decisionError
 }
 
-// Metrics are the webhook's Prometheus metrics. A nil *Metrics records
-// nothing, so handlers work without them (in tests, say).
+// Metrics are the admission handlers' Prometheus metrics and the serving
+// certificate's expiry; the engine's own are internal/cluster's. A nil
+// *Metrics records nothing, so handlers work without them (in tests, say).
 type Metrics struct {
 	requests    *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
 	violations  *prometheus.CounterVec
 	approvals   prometheus.Counter
-	policies    prometheus.Gauge
-	schemas     prometheus.Gauge
 	certExpires prometheus.Gauge
-	invalid     *prometheus.GaugeVec
-	builds      *prometheus.CounterVec
-	rulesErrors prometheus.Counter
-	rulesSynced prometheus.Gauge
 }
 
 // NewMetrics creates the metrics; Register exposes them.
@@ -68,44 +63,22 @@ func NewMetrics() *Metrics {
 			Name: "crdguard_policy_violations_total",
 			Help: "Findings of /validate, by policy, rule and enforcement (Deny, Warn, Audit).",
 		}, []string{"policy", "rule", "enforcement"}),
-		approvals: newCounter("crdguard_approvals_total",
-			"Requests /validate allowed because an approver lifted a denial."),
-		policies: newGauge("crdguard_policies",
-			"GuardPolicies in the engine serving requests."),
-		schemas: newGauge("crdguard_schemas",
-			"CRD kinds (group, version, kind) whose schemas the engine serving requests knows."),
-		certExpires: newGauge("crdguard_serving_certificate_expiry_timestamp_seconds",
-			"When the serving certificate expires, in seconds since the Unix epoch."),
-		invalid: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "crdguard_policy_invalid",
-			Help: "1 for each GuardPolicy in the cluster whose stored version is invalid; the engine uses its last good version, or leaves it out if it never had one. The logs say why.",
-		}, []string{"policy"}),
-		builds: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "crdguard_engine_builds_total",
-			Help: "Engines built from the cluster's GuardPolicies and CRDs, by result (success, error); on an error the previous engine keeps serving.",
-		}, []string{"result"}),
-		rulesErrors: newCounter("crdguard_webhook_rules_sync_errors_total",
-			"Failed attempts of the elected replica to compute or write the rules of its webhooks (--manage-webhook-rules); the last written rules stay. The logs say why."),
-		rulesSynced: newGauge("crdguard_webhook_rules_last_sync_timestamp_seconds",
-			"When the elected replica last found or made the rules of its webhooks equal to its GuardPolicies' (--manage-webhook-rules), in seconds since the Unix epoch; 0 on the other replicas."),
+		approvals: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "crdguard_approvals_total",
+			Help: "Requests /validate allowed because an approver lifted a denial.",
+		}),
+		certExpires: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "crdguard_serving_certificate_expiry_timestamp_seconds",
+			Help: "When the serving certificate expires, in seconds since the Unix epoch.",
+		}),
 	}
-}
-
-// newGauge and newCounter make a metric without labels; the ones with
-// labels spell out their options.
-func newGauge(name, help string) prometheus.Gauge {
-	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-}
-
-func newCounter(name, help string) prometheus.Counter {
-	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 }
 
 // Register adds the metrics to reg, for the manager's /metrics that is
 // controller-runtime's metrics.Registry.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	var errs []error
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.violations, m.approvals, m.policies, m.schemas, m.certExpires, m.invalid, m.builds, m.rulesErrors, m.rulesSynced} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.violations, m.approvals, m.certExpires} {
 		errs = append(errs, reg.Register(c))
 	}
 	return errors.Join(errs...)
@@ -143,15 +116,6 @@ func (m *Metrics) observe(op, kind, decision string, took time.Duration, res *po
 	}
 }
 
-// SetSources records the size of the engine now serving.
-func (m *Metrics) SetSources(policies, schemas int) {
-	if m == nil {
-		return
-	}
-	m.policies.Set(float64(policies))
-	m.schemas.Set(float64(schemas))
-}
-
 // SetServingCertificate records when cert expires; a certwatcher callback,
 // so a renewal shows at once.
 func (m *Metrics) SetServingCertificate(cert tls.Certificate) {
@@ -165,46 +129,4 @@ func (m *Metrics) SetServingCertificate(cert tls.Certificate) {
 	if leaf != nil {
 		m.certExpires.Set(float64(leaf.NotAfter.Unix()))
 	}
-}
-
-// setInvalidPolicies records the GuardPolicies whose stored version is
-// invalid, replacing the previous set so a fixed or deleted one disappears.
-func (m *Metrics) setInvalidPolicies(problems []PolicyProblem) {
-	if m == nil {
-		return
-	}
-	m.invalid.Reset()
-	for _, p := range problems {
-		m.invalid.WithLabelValues(p.Name).Set(1)
-	}
-}
-
-// engineBuilt counts one rebuild from the cluster.
-func (m *Metrics) engineBuilt(ok bool) {
-	if m == nil {
-		return
-	}
-	result := "success"
-	if !ok {
-		result = "error"
-	}
-	m.builds.WithLabelValues(result).Inc()
-}
-
-// rulesSyncFailed counts one failed computation or write of the managed
-// webhook rules.
-func (m *Metrics) rulesSyncFailed() {
-	if m == nil {
-		return
-	}
-	m.rulesErrors.Inc()
-}
-
-// rulesSyncSucceeded records when the managed webhook rules were last
-// found or made current.
-func (m *Metrics) rulesSyncSucceeded(at time.Time) {
-	if m == nil {
-		return
-	}
-	m.rulesSynced.Set(float64(at.Unix()))
 }

@@ -31,7 +31,6 @@ func TestMetrics(t *testing.T) {
 	} {
 		v.Handle(t.Context(), req)
 	}
-	m.SetSources(1, 2)
 	m.SetServingCertificate(tls.Certificate{Leaf: &x509.Certificate{NotAfter: time.Unix(1800000000, 0)}})
 
 	want := `
@@ -45,25 +44,19 @@ crdguard_admission_requests_total{decision="allowed",kind="other",operation="CRE
 # HELP crdguard_approvals_total Requests /validate allowed because an approver lifted a denial.
 # TYPE crdguard_approvals_total counter
 crdguard_approvals_total 1
-# HELP crdguard_policies GuardPolicies in the engine serving requests.
-# TYPE crdguard_policies gauge
-crdguard_policies 1
 # HELP crdguard_policy_violations_total Findings of /validate, by policy, rule and enforcement (Deny, Warn, Audit).
 # TYPE crdguard_policy_violations_total counter
 crdguard_policy_violations_total{enforcement="Audit",policy="mysql-safety",rule="safe-updates"} 1
 crdguard_policy_violations_total{enforcement="Deny",policy="mysql-safety",rule="image-version"} 1
 crdguard_policy_violations_total{enforcement="Deny",policy="mysql-safety",rule="resources"} 1
 crdguard_policy_violations_total{enforcement="Warn",policy="mysql-safety",rule="production-replicas"} 1
-# HELP crdguard_schemas CRD kinds (group, version, kind) whose schemas the engine serving requests knows.
-# TYPE crdguard_schemas gauge
-crdguard_schemas 2
 # HELP crdguard_serving_certificate_expiry_timestamp_seconds When the serving certificate expires, in seconds since the Unix epoch.
 # TYPE crdguard_serving_certificate_expiry_timestamp_seconds gauge
 crdguard_serving_certificate_expiry_timestamp_seconds 1.8e+09
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
-		"crdguard_admission_requests_total", "crdguard_approvals_total", "crdguard_policies", "crdguard_policy_violations_total",
-		"crdguard_schemas", "crdguard_serving_certificate_expiry_timestamp_seconds"); err != nil {
+		"crdguard_admission_requests_total", "crdguard_approvals_total", "crdguard_policy_violations_total",
+		"crdguard_serving_certificate_expiry_timestamp_seconds"); err != nil {
 		t.Error(err)
 	}
 	if n := testutil.CollectAndCount(m.duration); n != 3 {
@@ -83,6 +76,5 @@ func withKind(req admission.Request, kind string) admission.Request {
 func TestMetricsNil(t *testing.T) {
 	var m *Metrics
 	m.observe("CREATE", "MySQLCluster", decisionAllowed, time.Second, nil)
-	m.SetSources(1, 1)
 	m.SetServingCertificate(tls.Certificate{})
 }

@@ -86,7 +86,7 @@ func TestMutator(t *testing.T) {
 func TestMutatorCannotEvaluate(t *testing.T) {
 	m := &Mutator{Engines: &EngineHolder{}}
 	resp := m.Handle(t.Context(), request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil))
-	assertResponse(t, resp, false, http.StatusInternalServerError, errNotReady.Error(), nil)
+	assertResponse(t, resp, false, http.StatusInternalServerError, ErrNotReady.Error(), nil)
 
 	resp = m.Handle(t.Context(), request(admissionv1.Create, bob, []byte(`[]`), nil))
 	assertResponse(t, resp, false, http.StatusBadRequest, "decoding the admission request's object: json: cannot unmarshal array into Go value of type map[string]interface {}", nil)

@@ -10,10 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 func TestNamespaceLabels(t *testing.T) {
-	engine, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{filepath.Join("testdata", "prod-namespaces.yaml")}, ModeWebhook)
+	engine, _, err := policies.Files{CRDs: []string{filepath.Join(examples, "crd.yaml")}, Policies: []string{filepath.Join("testdata", "prod-namespaces.yaml")}}.Engine(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func prepare(ctx context.Context, req admission.Request, engines *EngineHolder, 
 	}
 	engine := engines.Load()
 	if engine == nil {
-		return preq, res, ptr.To(admission.Errored(http.StatusInternalServerError, errNotReady))
+		return preq, res, ptr.To(admission.Errored(http.StatusInternalServerError, ErrNotReady))
 	}
 	if err := addNamespaceLabels(ctx, lookup, engine, &preq); err != nil {
 		log.Error(err, "Cannot evaluate the request")

@@ -64,7 +64,7 @@ func (d *deferredValues) Info(level int, msg string, keysAndValues ...any) {
 }
 
 func (d *deferredValues) Error(err error, msg string, keysAndValues ...any) {
-	d.writer().Error(boundError(err), msg, boundValues(keysAndValues)...)
+	d.writer().Error(BoundError(err), msg, boundValues(keysAndValues)...)
 }
 
 func (d *deferredValues) WithValues(keysAndValues ...any) logr.LogSink {

@@ -102,7 +102,7 @@ func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		logf.FromContext(ctx).Error(boundError(err), "Cannot read the AdmissionReview")
+		logf.FromContext(ctx).Error(BoundError(err), "Cannot read the AdmissionReview")
 		code := int32(http.StatusBadRequest)
 		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
 			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("request entity is too large; limit is %d bytes", maxReviewSize)

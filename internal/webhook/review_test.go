@@ -29,7 +29,7 @@ func TestReviewServerLeavesFailuresToFailurePolicy(t *testing.T) {
 		code     int
 		body     string // a substring
 	}{
-		{"cannot evaluate: HTTP 500 for failurePolicy", admission.Errored(http.StatusInternalServerError, errNotReady), http.StatusInternalServerError, errNotReady.Error()},
+		{"cannot evaluate: HTTP 500 for failurePolicy", admission.Errored(http.StatusInternalServerError, ErrNotReady), http.StatusInternalServerError, ErrNotReady.Error()},
 		{"denied: a review the API server reads", admission.Denied("no"), http.StatusOK, `"allowed":false`},
 		{"bad request: a review", admission.Errored(http.StatusBadRequest, io.ErrUnexpectedEOF), http.StatusOK, `"code":400`},
 		{"allowed: a review", admission.Allowed(""), http.StatusOK, `"allowed":true`},

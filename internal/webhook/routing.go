@@ -37,7 +37,7 @@ var allOperations = []v1alpha1.Operation{v1alpha1.Create, v1alpha1.Update, v1alp
 // Unrouted lists what match selects and no configuration sends to
 // /validate, one entry per kind: "MySQLCluster.db.example.io v1 (DELETE)".
 func (r *Routing) Unrouted(ctx context.Context, match v1alpha1.Match) ([]string, error) {
-	rules, err := r.validateRules(ctx)
+	rules, err := r.ValidateRules(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +56,21 @@ func (r *Routing) unrouted(rules []admissionregistrationv1.RuleWithOperations, m
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// UnroutedResources lists what match selects and rules do not route, by
+// group, version and resource, in match order, as a status condition
+// names them: "db.example.io/v1/mysqlclusters (DELETE)".
+func (r *Routing) UnroutedResources(rules []admissionregistrationv1.RuleWithOperations, match v1alpha1.Match) ([]string, error) {
+	kinds, err := unroutedKinds(r.Mapper, rules, match)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.resourceString()
+	}
+	return out, nil
 }
 
 // unroutedKind is one kind, or one version of it, that some of a match's
@@ -144,8 +159,9 @@ func opStrings(ops []v1alpha1.Operation) []string {
 	return out
 }
 
-// validateRules are the rules of the webhooks that call /validate.
-func (r *Routing) validateRules(ctx context.Context) ([]admissionregistrationv1.RuleWithOperations, error) {
+// ValidateRules are the rules of the webhooks that call /validate, read
+// once so that many policies can be checked against them.
+func (r *Routing) ValidateRules(ctx context.Context) ([]admissionregistrationv1.RuleWithOperations, error) {
 	var rules []admissionregistrationv1.RuleWithOperations
 	for _, name := range r.Configurations {
 		var c admissionregistrationv1.ValidatingWebhookConfiguration

@@ -32,7 +32,7 @@ func (c *RoutingCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// The configurations once per scrape, whatever the number of policies.
-	rules, err := c.Routing.validateRules(ctx)
+	rules, err := c.Routing.ValidateRules(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(unroutedDesc, err)
 		return

@@ -284,7 +284,7 @@ func TestValidatorCannotEvaluate(t *testing.T) {
 		name:    "no engine loaded yet",
 		engines: &EngineHolder{},
 		ctx:     t.Context(),
-		message: errNotReady.Error(),
+		message: ErrNotReady.Error(),
 	}, {
 		name:    "the API server gave up on the request",
 		engines: engines(t),

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/crdguard/crdguard/internal/cluster"
 	"github.com/crdguard/crdguard/internal/selfsigned"
 	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/policies"
@@ -271,7 +272,7 @@ func NewOptions() *Options {
 		ShutdownTimeout:         30 * time.Second,
 		SourceDebounce:          500 * time.Millisecond,
 		MaxInFlightRequestBytes: 64 << 20,
-		Mode:                    string(webhook.ModeWebhook),
+		Mode:                    string(cluster.ModeWebhook),
 		CRDReplayMaxObjects:     10000,
 		CRDReplayPageSize:       500,
 		CRDReplayTimeout:        8 * time.Second,
@@ -421,8 +422,8 @@ func (o *Options) Validate() field.ErrorList {
 		}
 	}
 	errs = append(errs, o.validateClientAuth()...)
-	if !slices.Contains(webhook.Modes, webhook.Mode(o.Mode)) {
-		errs = append(errs, field.NotSupported(field.NewPath("enforcement"), o.Mode, webhook.Modes))
+	if !slices.Contains(cluster.Modes, cluster.Mode(o.Mode)) {
+		errs = append(errs, field.NotSupported(field.NewPath("enforcement"), o.Mode, cluster.Modes))
 	}
 	if o.MaxInFlightRequestBytes < webhook.MinBodyBudget {
 		errs = append(errs, field.Invalid(field.NewPath("max-in-flight-request-bytes"), o.MaxInFlightRequestBytes, fmt.Sprintf("must be at least %d, twice the bound of one body", webhook.MinBodyBudget)))

@@ -33,6 +33,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/crdguard/crdguard/internal/cluster"
 	"github.com/crdguard/crdguard/internal/version"
 	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -54,8 +55,8 @@ func Run(ctx context.Context, o *Options) error {
 	draining := &atomic.Bool{}
 	ctx = delayShutdown(ctx, o.ShutdownDelay, draining, log)
 
-	metrics := webhook.NewMetrics()
-	if err := metrics.Register(ctrlmetrics.Registry); err != nil {
+	metrics, engineMetrics := webhook.NewMetrics(), cluster.NewMetrics()
+	if err := errors.Join(metrics.Register(ctrlmetrics.Registry), engineMetrics.Register(ctrlmetrics.Registry)); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
 	// Files are loaded before serving: a webhook that starts without its
@@ -66,22 +67,22 @@ func Run(ctx context.Context, o *Options) error {
 	// The background audit reports every rule, including those compiled
 	// policies enforce on admission.
 	audited := engines
-	mode := webhook.Mode(o.Mode)
-	var source *webhook.ClusterSource
+	mode := cluster.Mode(o.Mode)
+	var source *cluster.Source
 	// With policies from the cluster, --crds are read once, for the
 	// source's schemas and the background audit's.
 	var fileCRDs []*apiextensionsv1.CustomResourceDefinition
 	if len(o.Policies) > 0 {
-		engine, stats, err := webhook.EngineFromFiles(ctx, o.CRDs, o.Policies, mode)
+		engine, stats, err := cluster.EngineFromFiles(ctx, o.CRDs, o.Policies, mode)
 		if err != nil {
 			return err
 		}
 		engines.Store(engine)
-		metrics.SetSources(stats.Policies, stats.Schemas)
+		engineMetrics.SetSources(stats.Policies, stats.Schemas)
 		log.Info("Loaded policies and schemas from files", "crds", o.CRDs, "policies", o.Policies, "policyCount", stats.Policies, "schemaCount", stats.Schemas)
 	} else {
-		source = &webhook.ClusterSource{Engines: engines, Mode: mode, Metrics: metrics, Log: log.WithName("sources"), Debounce: o.SourceDebounce}
-		if mode == webhook.ModeVAP {
+		source = &cluster.Source{Engines: engines, Mode: mode, Metrics: engineMetrics, Log: log.WithName("sources"), Debounce: o.SourceDebounce}
+		if mode == cluster.ModeVAP {
 			audited = &webhook.EngineHolder{}
 			source.AllRules = audited
 		}
@@ -208,9 +209,9 @@ func Run(ctx context.Context, o *Options) error {
 		Shutdown: ctx,
 	})
 	if o.ManageWebhookRules {
-		managed := &webhook.ManagedRules{
+		managed := &cluster.ManagedRules{
 			Engines: engines, Mapper: mgr.GetRESTMapper(), Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(),
-			Validating: o.WebhookConfiguration, Metrics: metrics, Log: log.WithName("webhook-rules"),
+			Validating: o.WebhookConfiguration, Metrics: engineMetrics, Log: log.WithName("webhook-rules"),
 		}
 		if o.MutatingWebhook {
 			managed.Mutating = o.WebhookConfiguration
@@ -230,7 +231,7 @@ func Run(ctx context.Context, o *Options) error {
 		if o.ManageWebhookRules && !slices.Contains(configurations, o.WebhookConfiguration) {
 			configurations = append(configurations, o.WebhookConfiguration)
 		}
-		if err := mgr.Add(&webhook.PolicyStatus{
+		if err := mgr.Add(&cluster.PolicyStatus{
 			Source: source, Engines: engines, Mode: mode,
 			Routing:  &webhook.Routing{Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Configurations: configurations},
 			Policies: mgr.GetCache(), Live: mgr.GetAPIReader(), Writer: mgr.GetClient(),
@@ -346,7 +347,7 @@ func (o *Options) crdGuard(cfg *rest.Config) (*webhook.CRDGuard, error) {
 
 // newInformer is the cache's informer constructor: client-go's, with its
 // list and watch calls reported to source, when there is one.
-func newInformer(source *webhook.ClusterSource) func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer {
+func newInformer(source *cluster.Source) func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer {
 	return func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 		if source != nil {
 			lw = source.ReportingListerWatcher(lw)

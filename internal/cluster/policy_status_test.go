@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/vap"
 )
@@ -144,9 +145,9 @@ func TestEnforcedCondition(t *testing.T) {
 				}})
 			}
 			reader := builder.Build()
-			s := &PolicyStatus{Mode: tc.mode, Live: reader, Routing: &Routing{Reader: reader, Mapper: mapper, Configurations: []string{"crdguard"}}}
+			s := &PolicyStatus{Mode: tc.mode, Live: reader, Routing: &webhook.Routing{Reader: reader, Mapper: mapper, Configurations: []string{"crdguard"}}}
 			checker := &enforcementChecker{status: s, loaded: &LoadedPolicies{}}
-			checker.rules, checker.rulesErr = s.Routing.validateRules(t.Context())
+			checker.rules, checker.rulesErr = s.Routing.ValidateRules(t.Context())
 			got := checker.condition(t.Context(), LoadedPolicy{UID: "uid-p", Generation: 4, Policy: tc.gp, PolicyGeneration: 4})
 			want := metav1.Condition{Type: v1alpha1.ConditionEnforced, Status: tc.wantStatus, Reason: tc.wantReason, Message: tc.wantMessage, ObservedGeneration: 4}
 			if got != want {
@@ -183,12 +184,12 @@ func TestPolicyStatusWritesOnChange(t *testing.T) {
 			patches = append(patches, string(data))
 			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 		}}).Build()
-	source := &ClusterSource{}
+	source := &Source{}
 	source.book.loaded = &LoadedPolicies{Policies: map[string]LoadedPolicy{
 		"p": {UID: "uid-p", Generation: 1, Policy: statusPolicy("", "ConfigMap"), PolicyGeneration: 1},
 	}}
 	s := &PolicyStatus{
-		Source: source, Routing: &Routing{Reader: c, Mapper: mapper, Configurations: []string{"crdguard"}},
+		Source: source, Routing: &webhook.Routing{Reader: c, Mapper: mapper, Configurations: []string{"crdguard"}},
 		Policies: c, Live: c, Writer: c, Limiter: flowcontrol.NewFakeAlwaysRateLimiter(),
 	}
 	if err := s.sync(t.Context()); err != nil {

@@ -1,8 +1,7 @@
-package webhook
+package cluster
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,8 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/policies"
@@ -78,7 +77,7 @@ func mysqlRegistry(t *testing.T) *schema.Registry {
 // "warned" (allowed with the ratio finding as a warning) or "allowed".
 func verdict(t *testing.T, engine *policies.Engine) string {
 	t.Helper()
-	resp := (&Validator{Engines: NewEngineHolder(engine)}).Handle(t.Context(), request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil))
+	resp := (&webhook.Validator{Engines: webhook.NewEngineHolder(engine)}).Handle(t.Context(), request(admissionv1.Create, bob, example(t, "unsafe.yaml")))
 	switch {
 	case !resp.Allowed:
 		return "denied"
@@ -251,52 +250,6 @@ func TestDebounce(t *testing.T) {
 	<-done
 }
 
-// policyRequest is an AdmissionRequest for a GuardPolicy.
-func policyRequest(op admissionv1.Operation, obj *unstructured.Unstructured) admission.Request {
-	raw, _ := obj.MarshalJSON()
-	gvk := metav1.GroupVersionKind{Group: "crdguard.dev", Version: "v1alpha1", Kind: "GuardPolicy"}
-	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		UID: "uid-1", Kind: gvk, RequestKind: &gvk, Name: obj.GetName(), Operation: op,
-		Resource: metav1.GroupVersionResource{Group: "crdguard.dev", Version: "v1alpha1", Resource: "guardpolicies"},
-		Object:   runtime.RawExtension{Raw: raw},
-	}}
-}
-
-// TestPolicyValidator: /validate-policy admits a valid policy and denies
-// one crdguard cannot compile or the schema rejects, with every field path.
-func TestPolicyValidator(t *testing.T) {
-	v := &PolicyValidator{Engines: engines(t)}
-	if resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, storedPolicy(t, "uid-a", 1, nil))); !resp.Allowed {
-		t.Errorf("the example policy was denied: %+v", resp.Result)
-	}
-	bad := storedPolicy(t, "uid-a", 1, func(obj *unstructured.Unstructured) {
-		breakCEL(obj)
-		_ = unstructured.SetNestedField(obj.Object, "Sometimes", "spec", "enforcement")
-	})
-	for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update} {
-		resp := v.Handle(t.Context(), policyRequest(op, bad))
-		if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusUnprocessableEntity {
-			t.Fatalf("%s of an invalid policy: %+v, want a 422", op, resp.AdmissionResponse)
-		}
-		var fields []string
-		for _, c := range resp.Result.Details.Causes {
-			fields = append(fields, c.Field)
-		}
-		// The schema check runs first and stops there, as in the CLI (and
-		// as the API server does, with a note that CEL rules were skipped).
-		if !slices.Contains(fields, "spec.enforcement") || slices.Contains(fields, "spec.rules[5].cel.expression") {
-			t.Errorf("%s: causes at %q, want spec.enforcement and no CEL compile error", op, fields)
-		}
-	}
-	resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, storedPolicy(t, "uid-a", 1, breakCEL)))
-	if resp.Allowed || resp.Result.Details == nil || len(resp.Result.Details.Causes) != 1 || resp.Result.Details.Causes[0].Field != "spec.rules[5].cel.expression" {
-		t.Errorf("uncompilable CEL: %+v, want a 422 at spec.rules[5].cel.expression", resp.Result)
-	}
-	if resp := v.Handle(t.Context(), policyRequest(admissionv1.Delete, bad)); !resp.Allowed {
-		t.Errorf("a DELETE was denied: %+v", resp.Result)
-	}
-}
-
 // fakeCache is informertest's cache, whose informers a test drives, with
 // List served from a fake client holding what the cluster holds.
 type fakeCache struct {
@@ -308,11 +261,11 @@ func (c fakeCache) List(ctx context.Context, list client.ObjectList, opts ...cli
 	return c.objects.List(ctx, list, opts...)
 }
 
-// TestClusterSource drives ClusterSource.Start through its informers: no
+// TestSource drives Source.Start through its informers: no
 // engine (so /readyz fails) until every informer has synced, then the
 // cluster's policy; an edit is applied; an invalid edit is reported and
 // does not replace the last good version.
-func TestClusterSource(t *testing.T) {
+func TestSource(t *testing.T) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{apiextensionsv1.AddToScheme, v1alpha1.AddToScheme} {
 		if err := add(scheme); err != nil {
@@ -337,8 +290,8 @@ func TestClusterSource(t *testing.T) {
 		policyGVK: policyInformer, crdGVK: crdInformer,
 	}}
 	metrics := NewMetrics()
-	holder := &EngineHolder{}
-	source := &ClusterSource{
+	holder := &webhook.EngineHolder{}
+	source := &Source{
 		Cache: fakeCache{FakeInformers: informers, objects: objects}, Engines: holder, Metrics: metrics,
 		Log: logr.Discard(), Debounce: 10 * time.Millisecond,
 	}

@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
@@ -60,13 +61,13 @@ const maxConditionMessage = 32768
 // validatingadmissionpolicybindings.
 type PolicyStatus struct {
 	// Source is the cluster source whose builds the conditions report.
-	Source *ClusterSource
+	Source *Source
 	// Engines is the admission engine's holder: each Store is a build.
-	Engines *EngineHolder
+	Engines *webhook.EngineHolder
 	// Mode says which rules the webhook evaluates; "" is ModeWebhook.
 	Mode Mode
 	// Routing reads the configurations that send requests to /validate.
-	Routing *Routing
+	Routing *webhook.Routing
 	// Policies lists the stored GuardPolicies (the source's cache); Live
 	// reads the compiled policies by name; Writer patches the status.
 	Policies client.Reader
@@ -113,7 +114,7 @@ func (s *PolicyStatus) sync(ctx context.Context) error {
 		return fmt.Errorf("listing GuardPolicies: %w", err)
 	}
 	checker := &enforcementChecker{status: s, loaded: loaded}
-	checker.rules, checker.rulesErr = s.Routing.validateRules(ctx)
+	checker.rules, checker.rulesErr = s.Routing.ValidateRules(ctx)
 	var errs []error
 	for i := range list.Items {
 		obj := &list.Items[i]

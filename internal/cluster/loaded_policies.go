@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"k8s.io/apimachinery/pkg/types"
@@ -34,7 +34,7 @@ type LoadedPolicy struct {
 
 // Loaded returns what the last successful build made of the GuardPolicies,
 // nil before the first.
-func (s *ClusterSource) Loaded() *LoadedPolicies {
+func (s *Source) Loaded() *LoadedPolicies {
 	s.book.mu.Lock()
 	defer s.book.mu.Unlock()
 	return s.book.loaded

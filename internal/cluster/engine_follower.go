@@ -1,15 +1,17 @@
-package webhook
+package cluster
 
 import (
 	"context"
 	"time"
+
+	"github.com/crdguard/crdguard/internal/webhook"
 )
 
 // followEngines calls sync after every engine build and at least once per
 // resync, sooner (after retry) when it failed, until ctx is done. A failure
 // goes to onError with the wait before the next try; one caused by ctx
 // ending does not. A zero resync is a minute, a zero retry five seconds.
-func followEngines(ctx context.Context, engines *EngineHolder, resync, retry time.Duration, sync func(context.Context) error, onError func(err error, retryIn time.Duration)) {
+func followEngines(ctx context.Context, engines *webhook.EngineHolder, resync, retry time.Duration, sync func(context.Context) error, onError func(err error, retryIn time.Duration)) {
 	if resync <= 0 {
 		resync = time.Minute
 	}

@@ -1,17 +1,19 @@
-package webhook
+package cluster
 
 import (
 	"context"
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/crdguard/crdguard/internal/webhook"
 )
 
 // TestFollowEngines checks that sync runs at once, again after a failure's
 // retry, again on the next engine build, and that the loop returns when
 // the context ends. The resync is an hour, so no call comes from it.
 func TestFollowEngines(t *testing.T) {
-	engines := &EngineHolder{}
+	engines := &webhook.EngineHolder{}
 	calls := make(chan int, 10)
 	n := 0
 	sync := func(context.Context) error {

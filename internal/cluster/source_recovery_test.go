@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func TestReportingListerWatcher(t *testing.T) {
 		ListWithContextFunc:  func(context.Context, metav1.ListOptions) (runtime.Object, error) { return nil, down },
 		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return nil, down },
 	}
-	s := &ClusterSource{Log: logr.Discard()}
+	s := &Source{Log: logr.Discard()}
 	reporting := s.ReportingListerWatcher(lw)
 
 	canceled, cancel := context.WithCancel(t.Context())

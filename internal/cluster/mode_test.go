@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"path/filepath"
@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/policies"
@@ -44,10 +45,10 @@ func TestEnforcement(t *testing.T) {
 	}
 }
 
-// TestClusterSourceEnforcement: from the cluster, in vap mode, requests get
+// TestSourceEnforcement: from the cluster, in vap mode, requests get
 // the engine without the rules the compiled policies enforce alone, and AllRules (the background
 // audit's) the one with every rule.
-func TestClusterSourceEnforcement(t *testing.T) {
+func TestSourceEnforcement(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
@@ -57,9 +58,9 @@ func TestClusterSourceEnforcement(t *testing.T) {
 		t.Fatal(err)
 	}
 	objects := fake.NewClientBuilder().WithScheme(scheme).WithObjects(storedPolicy(t, "uid-a", 1, nil)).Build()
-	source := &ClusterSource{
+	source := &Source{
 		Cache: fakeCache{objects: objects}, Schemas: registry, Log: logr.Discard(),
-		Engines: &EngineHolder{}, Mode: ModeVAP, AllRules: &EngineHolder{},
+		Engines: &webhook.EngineHolder{}, Mode: ModeVAP, AllRules: &webhook.EngineHolder{},
 	}
 	if _, err := source.build(t.Context(), source.Cache); err != nil {
 		t.Fatal(err)

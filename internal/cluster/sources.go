@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"cmp"
@@ -19,17 +19,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
-// DefaultDebounce is how long ClusterSource waits after a change before it
+// DefaultDebounce is how long Source waits after a change before it
 // rebuilds, so a burst (kubectl apply -f of a directory, a Helm upgrade of
 // many CRDs) costs one rebuild rather than one per object.
 const DefaultDebounce = 500 * time.Millisecond
 
-// ClusterSource watches GuardPolicies and CustomResourceDefinitions through
+// Source watches GuardPolicies and CustomResourceDefinitions through
 // a controller-runtime cache and stores a new engine in Engines after every
 // change, debounced. It is a manager Runnable; Engines stays empty (so
 // /readyz fails and requests get 500s) until the informers have synced and
@@ -47,17 +48,17 @@ const DefaultDebounce = 500 * time.Millisecond
 //
 // RBAC: get, list and watch on guardpolicies.crdguard.dev and, unless
 // Schemas is set, on customresourcedefinitions.apiextensions.k8s.io.
-type ClusterSource struct {
+type Source struct {
 	// Cache provides the informers, normally the manager's GetCache().
 	Cache cache.Cache
 	// Engines receives every engine built for admission requests.
-	Engines *EngineHolder
+	Engines *webhook.EngineHolder
 	// Mode says which rules the admission engine evaluates; ""
 	// is ModeWebhook, every rule.
 	Mode Mode
 	// AllRules, when set, receives the engine of every rule too, whatever
 	// Enforcement leaves out: what the background audit evaluates.
-	AllRules *EngineHolder
+	AllRules *webhook.EngineHolder
 	// Metrics records the engine's size and invalid policies; nil records
 	// nothing.
 	Metrics *Metrics
@@ -86,7 +87,7 @@ type ClusterSource struct {
 
 // NeedLeaderElection is false: every replica serves requests, so every
 // replica needs the current engine.
-func (s *ClusterSource) NeedLeaderElection() bool { return false }
+func (s *Source) NeedLeaderElection() bool { return false }
 
 // Start registers the watches, builds the first engine once the informers
 // have synced, then rebuilds after changes until ctx is done. It fails
@@ -94,7 +95,7 @@ func (s *ClusterSource) NeedLeaderElection() bool { return false }
 // the manager stops; when RBAC forbids the list, the informer retries and
 // logs the error and the webhook stays unready. Either way a webhook that
 // cannot see its policies never looks healthy.
-func (s *ClusterSource) Start(ctx context.Context) error {
+func (s *Source) Start(ctx context.Context) error {
 	// One pending signal is enough: a rebuild reads everything anew.
 	changed := make(chan struct{}, 1)
 	notify := func() {
@@ -191,7 +192,7 @@ func guardPolicyObject() *unstructured.Unstructured {
 // rebuild builds an engine from the cache and stores it. On an error the
 // previous engine stays: serving with the last good policies beats serving
 // with none.
-func (s *ClusterSource) rebuild(ctx context.Context) {
+func (s *Source) rebuild(ctx context.Context) {
 	start := time.Now()
 	stats, err := s.build(ctx, s.Cache)
 	if err != nil {
@@ -206,7 +207,7 @@ func (s *ClusterSource) rebuild(ctx context.Context) {
 // build builds and stores an engine of the GuardPolicies policies lists
 // (the cache, or the API server while a watch is lost) and the CRDs in
 // the cache.
-func (s *ClusterSource) build(ctx context.Context, policies client.Reader) (SourceStats, error) {
+func (s *Source) build(ctx context.Context, policies client.Reader) (SourceStats, error) {
 	s.building.Lock()
 	defer s.building.Unlock()
 	registry := s.Schemas

@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"cmp"
@@ -15,10 +15,11 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 )
 
-// DefaultRecoveryInterval is how often ClusterSource reads GuardPolicies
+// DefaultRecoveryInterval is how often Source reads GuardPolicies
 // live while a watch is lost.
 const DefaultRecoveryInterval = 2 * time.Second
 
@@ -31,7 +32,7 @@ const DefaultRecoveryInterval = 2 * time.Second
 // rebuilt from them whenever they changed. CRDs stay as the cache has
 // them: they change rarely, and reading them all again is costly.
 
-// watchState is what ClusterSource knows of its watches.
+// watchState is what Source knows of its watches.
 type watchState struct {
 	lost atomic.Bool
 	// watching tells whether a watch call has succeeded since the loss:
@@ -47,13 +48,13 @@ type watchState struct {
 // call that fails: the sign of a lost watch, which client-go's reflectors
 // otherwise only retry, with backoff. Give it to the cache's informers
 // (cache.Options.NewInformer).
-func (s *ClusterSource) ReportingListerWatcher(lw toolscache.ListerWatcher) toolscache.ListerWatcher {
+func (s *Source) ReportingListerWatcher(lw toolscache.ListerWatcher) toolscache.ListerWatcher {
 	return &reportingListerWatcher{ListerWatcherWithContext: toolscache.ToListerWatcherWithContext(lw), source: s}
 }
 
 type reportingListerWatcher struct {
 	toolscache.ListerWatcherWithContext
-	source *ClusterSource
+	source *Source
 }
 
 func (r *reportingListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -83,13 +84,13 @@ func (r *reportingListerWatcher) Watch(opts metav1.ListOptions) (watch.Interface
 // watchFailed starts the recovery on the first failed call since the
 // watches were last known up. A call ended by its context ending is the
 // informer stopping, not a loss.
-func (s *ClusterSource) watchFailed(ctx context.Context, err error) {
+func (s *Source) watchFailed(ctx context.Context, err error) {
 	if err == nil || ctx.Err() != nil || !s.watch.lost.CompareAndSwap(false, true) {
 		return
 	}
 	s.watch.watching.Store(false)
 	s.watch.current.Store(time.Now().UnixNano())
-	s.Log.Info("Lost a watch of the API server; reading GuardPolicies live until the cache has caught up", "error", boundError(err))
+	s.Log.Info("Lost a watch of the API server; reading GuardPolicies live until the cache has caught up", "error", webhook.BoundError(err))
 	if s.Live != nil {
 		go s.recover(ctx)
 	}
@@ -97,7 +98,7 @@ func (s *ClusterSource) watchFailed(ctx context.Context, err error) {
 
 // Staleness is how long the engine's policies have not been known
 // current: 0 while the watches are up.
-func (s *ClusterSource) Staleness() time.Duration {
+func (s *Source) Staleness() time.Duration {
 	if !s.watch.lost.Load() {
 		return 0
 	}
@@ -106,7 +107,7 @@ func (s *ClusterSource) Staleness() time.Duration {
 
 // recover reads the GuardPolicies live until the cache holds what the API
 // server does, rebuilding the engine whenever they changed.
-func (s *ClusterSource) recover(ctx context.Context) {
+func (s *Source) recover(ctx context.Context) {
 	tick := time.NewTicker(cmp.Or(s.RecoveryInterval, DefaultRecoveryInterval))
 	defer tick.Stop()
 	var built map[string]string
@@ -155,7 +156,7 @@ func policyVersions(ctx context.Context, r client.Reader) (map[string]string, er
 
 // StalenessMetric is crdguard_source_staleness_seconds: Staleness, read at
 // every scrape.
-func (s *ClusterSource) StalenessMetric() prometheus.Collector {
+func (s *Source) StalenessMetric() prometheus.Collector {
 	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "crdguard_source_staleness_seconds",
 		Help: "How long the GuardPolicies served have not been known current: 0 while the watches of the API server are up.",

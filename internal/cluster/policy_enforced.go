@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"context"
@@ -47,15 +47,11 @@ func (c *enforcementChecker) condition(ctx context.Context, state LoadedPolicy) 
 	configurations := "ValidatingWebhookConfiguration " + joinNames(c.status.Routing.Configurations)
 	webhookProblem, webhookKnown := "", c.rulesErr == nil
 	if webhookKnown {
-		unrouted, err := unroutedKinds(c.status.Routing.Mapper, c.rules, gp.Spec.Match)
+		unrouted, err := c.status.Routing.UnroutedResources(c.rules, gp.Spec.Match)
 		if err != nil {
 			webhookProblem, webhookKnown = err.Error(), false
 		} else if len(unrouted) > 0 {
-			names := make([]string, len(unrouted))
-			for i, u := range unrouted {
-				names[i] = u.resourceString()
-			}
-			webhookProblem = fmt.Sprintf("%s sends crdguard no requests for %s", configurations, strings.Join(names, ", "))
+			webhookProblem = fmt.Sprintf("%s sends crdguard no requests for %s", configurations, strings.Join(unrouted, ", "))
 		}
 	} else {
 		webhookProblem = c.rulesErr.Error()
@@ -205,15 +201,7 @@ func (c *enforcementChecker) unmatched(m *admissionregistrationv1.MatchResources
 			}
 		}
 	}
-	kinds, err := unroutedKinds(c.status.Routing.Mapper, rules, match)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = k.resourceString()
-	}
-	return out, nil
+	return c.status.Routing.UnroutedResources(rules, match)
 }
 
 // compiledCache keeps each policy's compiled form while its version and

@@ -1,4 +1,4 @@
-package webhook
+package cluster
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/webhookrules"
 )
 
@@ -40,7 +41,7 @@ const (
 // yet established) are never written: the last good rules stay, the error
 // is logged, and the computation is retried after RetryPeriod.
 type ManagedRules struct {
-	Engines *EngineHolder
+	Engines *webhook.EngineHolder
 	// Mapper maps kinds to resources: the cluster's discovery.
 	Mapper meta.RESTMapper
 	// Reader reads the configurations live, by name; Writer patches them.
@@ -148,7 +149,7 @@ func (m *ManagedRules) forEachStale(ctx context.Context, stale func(c managedCon
 func (m *ManagedRules) compute() (webhookrules.Rules, error) {
 	engine := m.Engines.Load()
 	if engine == nil {
-		return webhookrules.Rules{}, errNotReady
+		return webhookrules.Rules{}, webhook.ErrNotReady
 	}
 	return webhookrules.Compute(engine.Routes(), m.Mapper)
 }

@@ -1,0 +1,86 @@
+package webhook
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// storedPolicy returns the example policy as the API server would store it:
+// with a UID and a generation, edited by fn.
+func storedPolicy(t *testing.T, uid types.UID, generation int64, fn func(*unstructured.Unstructured)) *unstructured.Unstructured {
+	t.Helper()
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(example(t, "policy.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	obj.SetUID(uid)
+	obj.SetGeneration(generation)
+	obj.SetResourceVersion("1")
+	obj.SetCreationTimestamp(metav1.Now())
+	if fn != nil {
+		fn(obj)
+	}
+	return obj
+}
+
+// breakCEL makes the policy valid against its CRD's schema but not
+// compilable: the kind of policy only crdguard itself can reject.
+func breakCEL(obj *unstructured.Unstructured) {
+	rules, _, _ := unstructured.NestedSlice(obj.Object, "spec", "rules")
+	rules[5].(map[string]any)["cel"].(map[string]any)["expression"] = "object.spec.replicas >="
+	_ = unstructured.SetNestedSlice(obj.Object, rules, "spec", "rules")
+}
+
+// policyRequest is an AdmissionRequest for a GuardPolicy.
+func policyRequest(op admissionv1.Operation, obj *unstructured.Unstructured) admission.Request {
+	raw, _ := obj.MarshalJSON()
+	gvk := metav1.GroupVersionKind{Group: "crdguard.dev", Version: "v1alpha1", Kind: "GuardPolicy"}
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID: "uid-1", Kind: gvk, RequestKind: &gvk, Name: obj.GetName(), Operation: op,
+		Resource: metav1.GroupVersionResource{Group: "crdguard.dev", Version: "v1alpha1", Resource: "guardpolicies"},
+		Object:   runtime.RawExtension{Raw: raw},
+	}}
+}
+
+// TestPolicyValidator: /validate-policy admits a valid policy and denies
+// one crdguard cannot compile or the schema rejects, with every field path.
+func TestPolicyValidator(t *testing.T) {
+	v := &PolicyValidator{Engines: engines(t)}
+	if resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, storedPolicy(t, "uid-a", 1, nil))); !resp.Allowed {
+		t.Errorf("the example policy was denied: %+v", resp.Result)
+	}
+	bad := storedPolicy(t, "uid-a", 1, func(obj *unstructured.Unstructured) {
+		breakCEL(obj)
+		_ = unstructured.SetNestedField(obj.Object, "Sometimes", "spec", "enforcement")
+	})
+	for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update} {
+		resp := v.Handle(t.Context(), policyRequest(op, bad))
+		if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("%s of an invalid policy: %+v, want a 422", op, resp.AdmissionResponse)
+		}
+		var fields []string
+		for _, c := range resp.Result.Details.Causes {
+			fields = append(fields, c.Field)
+		}
+		// The schema check runs first and stops there, as in the CLI (and
+		// as the API server does, with a note that CEL rules were skipped).
+		if !slices.Contains(fields, "spec.enforcement") || slices.Contains(fields, "spec.rules[5].cel.expression") {
+			t.Errorf("%s: causes at %q, want spec.enforcement and no CEL compile error", op, fields)
+		}
+	}
+	resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, storedPolicy(t, "uid-a", 1, breakCEL)))
+	if resp.Allowed || resp.Result.Details == nil || len(resp.Result.Details.Causes) != 1 || resp.Result.Details.Causes[0].Field != "spec.rules[5].cel.expression" {
+		t.Errorf("uncompilable CEL: %+v, want a 422 at spec.rules[5].cel.expression", resp.Result)
+	}
+	if resp := v.Handle(t.Context(), policyRequest(admissionv1.Delete, bad)); !resp.Allowed {
+		t.Errorf("a DELETE was denied: %+v", resp.Result)
+	}
+}
