@@ -1,35 +1,36 @@
 package app
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/go-logr/logr"
 	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/crdguard/crdguard/internal/auditor"
-	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/audit"
 )
 
 // auditLeaseName is the Lease the replicas elect the auditor with.
 const auditLeaseName = "crdguard-audit"
 
-// addAuditor adds the background auditor (--audit) to mgr. It evaluates
-// with the engine the webhook serves with, reads GuardPolicies and CRDs
-// from the manager's cache (the webhook's source runs those informers)
-// unless crds, read from --crds, are given, and lists objects and writes
-// reports through clients of its own that share one --audit-qps budget,
-// apart from the webhook's.
-func (o *Options) addAuditor(mgr manager.Manager, cfg *rest.Config, engines *webhook.EngineHolder, crds []*apiextensionsv1.CustomResourceDefinition, log logr.Logger) error {
-	cfg = rest.CopyConfig(cfg)
+// addAuditor adds the background auditor (--audit) to the manager. It
+// evaluates with the engine the webhook serves with (every rule of it, in
+// mode vap), reads GuardPolicies and CRDs from the manager's cache (the
+// webhook's source runs those informers) unless --crds were read, and
+// lists objects and writes reports through clients of its own that share
+// one --audit-qps budget, apart from the webhook's.
+func (s *server) addAuditor(context.Context) error {
+	o, mgr, log := s.o, s.mgr, s.log
+	if !o.Audit {
+		return nil
+	}
+	cfg := rest.CopyConfig(s.cfg)
 	burst := max(1, int(o.AuditQPS))
 	cfg.QPS, cfg.Burst = o.AuditQPS, burst
 	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(o.AuditQPS, burst)
@@ -51,9 +52,9 @@ func (o *Options) addAuditor(mgr manager.Manager, cfg *rest.Config, engines *web
 	}
 	log.Info("Background audit enabled", "interval", o.AuditInterval.String(), "qps", o.AuditQPS, "pageSize", o.AuditPageSize)
 	return mgr.Add(&auditor.Auditor{
-		Engines:  engines,
+		Engines:  s.audited,
 		Cache:    mgr.GetCache(),
-		CRDs:     crds,
+		CRDs:     s.fileCRDs,
 		Mapper:   mgr.GetRESTMapper(),
 		Lister:   &audit.Lister{Client: dyn, PageSize: o.AuditPageSize},
 		Client:   writer,
