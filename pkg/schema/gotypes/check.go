@@ -74,6 +74,9 @@ func (p *Pass) Report(site *Site, hint, format string, args ...any) {
 // ReportPath records a finding at site's source position for another JSON
 // path (a schema property with no Go field has no site of its own).
 func (p *Pass) ReportPath(site *Site, path, hint, format string, args ...any) {
+	if site.ignores(p.check.Name) {
+		return
+	}
 	f := Finding{
 		Check:   p.check.Name,
 		Kind:    p.Kind.GroupVersionKind,
@@ -82,9 +85,6 @@ func (p *Pass) ReportPath(site *Site, path, hint, format string, args ...any) {
 		Path:    displayPath(path),
 		Message: fmt.Sprintf(format, args...),
 		Hint:    hint,
-	}
-	if site.ignores(p.check.Name) {
-		return
 	}
 	if site.Anchor.IsValid() && !inDir(site.Pos.Filename, p.Kind.ModuleDir) {
 		f.Pos, f.DeclaredAt = site.Anchor, site.Pos
@@ -112,7 +112,8 @@ type Finding struct {
 	// (k8s.io/api's) points at the linted module's field that reaches it,
 	// which is what its authors can change.
 	Pos token.Position
-	// DeclaredAt is where a third-party declaration behind Pos is, when Pos is the linted module's field that reaches it; zero otherwise.
+	// DeclaredAt is where the third-party declaration behind Pos is, when
+	// Pos is the linted module's field that reaches it; zero otherwise.
 	DeclaredAt token.Position
 	// Path is the JSON path, [*] standing for any index or key; "<nil>" is
 	// the whole object.
