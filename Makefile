@@ -7,7 +7,7 @@ TOOLS     := sh hack/tools/install.sh
 # runs every other package.
 APISERVER_PKGS := /internal/localcluster /test/e2e /test/reliability /test/chart
 # Packages whose tests are cheap enough to run under the race detector.
-RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/... ./pkg/audit/ ./internal/webhook/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
+RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/... ./pkg/audit/ ./internal/webhook/ ./internal/cluster/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
 # The modules besides crdguard's: those that pin the tools, one per tool or
 # group of tools, and hack/image (the release's container image).
 TOOLS_MODULES := $(patsubst %/go.mod,%,$(wildcard hack/tools/go.mod hack/tools/*/go.mod hack/image/go.mod))
