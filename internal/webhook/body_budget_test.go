@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,19 +47,107 @@ func TestBodyBudget(t *testing.T) {
 	// One large body, read in part: it holds the large half whole.
 	first := newStalling(bodyChunk + 1)
 	defer close(first.stop)
-	go func() { _, _, _ = budget.read(context.Background(), first, maxReviewSize) }()
+	go func() { _, _, _ = budget.read(context.Background(), first, maxReviewSize, "192.0.2.1", nil) }()
 	time.Sleep(50 * time.Millisecond) // past its first chunk and its grant
 
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	if _, _, err := budget.read(ctx, bytes.NewReader(make([]byte, 2*bodyChunk)), 2*bodyChunk); !errors.Is(err, errBodyBudget) {
+	if _, _, err := budget.read(ctx, bytes.NewReader(make([]byte, 2*bodyChunk)), 2*bodyChunk, "192.0.2.2", nil); !errors.Is(err, errBodyBudget) {
 		t.Fatalf("a second large body: err = %v, want %v", err, errBodyBudget)
 	}
-	data, release, err := budget.read(t.Context(), strings.NewReader("small"), 5)
+	data, release, err := budget.read(t.Context(), strings.NewReader("small"), 5, "192.0.2.2", nil)
 	if err != nil || string(data) != "small" {
 		t.Fatalf("a small body while a large one holds its half: %q, %v", data, err)
 	}
 	release()
+}
+
+// TestBodyBudgetExactBodies: each body is read whole, at every size
+// around the steps of the grants, with its length declared or not, and
+// gives all its room back.
+func TestBodyBudgetExactBodies(t *testing.T) {
+	budget := NewBodyBudget(MinBodyBudget)
+	for _, size := range []int{1, firstStep - 1, firstStep, firstStep + 1, bodyChunk - 1, bodyChunk, bodyChunk + 1, 3 * bodyChunk, maxReviewSize} {
+		for _, declared := range []bool{true, false} {
+			body := bytes.Repeat([]byte{'x'}, size)
+			length := int64(-1)
+			if declared {
+				length = int64(size)
+			}
+			data, release, err := budget.read(t.Context(), bytes.NewReader(body), length, "192.0.2.1", nil)
+			if err != nil || !bytes.Equal(data, body) {
+				t.Fatalf("%d bytes, declared %t: %d bytes read, %v", size, declared, len(data), err)
+			}
+			release()
+		}
+	}
+	if !budget.small.TryAcquire(MinBodyBudget/2) || !budget.large.TryAcquire(MinBodyBudget/2) {
+		t.Error("the bodies did not give all their room back")
+	}
+	if len(budget.clients) != 0 {
+		t.Errorf("%d addresses still counted", len(budget.clients))
+	}
+}
+
+// TestSlowSendersHoldWhatTheySent: 600 bodies that each declare 64 KiB
+// and send one byte hold 4 KiB each, not what they declared: a small body
+// is still read at once. Granted their declared length, 600 such bodies
+// held 38 MiB, more than the small half of any budget under 76 MiB.
+func TestSlowSendersHoldWhatTheySent(t *testing.T) {
+	budget := NewBodyBudget(MinBodyBudget)
+	var slow []*stalling
+	defer func() {
+		for _, s := range slow {
+			close(s.stop)
+		}
+	}()
+	for i := range 600 {
+		s := newStalling(1)
+		slow = append(slow, s)
+		// Each from an address of its own, as many callers would.
+		go func() {
+			_, _, _ = budget.read(context.Background(), s, bodyChunk, fmt.Sprintf("10.0.%d.%d", i/256, i%256), nil)
+		}()
+	}
+	time.Sleep(100 * time.Millisecond) // each past its first byte
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	data, release, err := budget.read(ctx, strings.NewReader("small"), 5, "192.0.2.1", nil)
+	if err != nil || string(data) != "small" {
+		t.Fatalf("a small body beside 600 slow ones: %q, %v", data, err)
+	}
+	release()
+}
+
+// TestClientShare: one address's slow large bodies hold at most its share
+// of the large half; a large body from another address gets room at
+// once.
+func TestClientShare(t *testing.T) {
+	budget := NewBodyBudget(64 << 20)
+	var slow []*stalling
+	defer func() {
+		for _, s := range slow {
+			close(s.stop)
+		}
+	}()
+	for range 5 {
+		s := newStalling(bodyChunk + 1)
+		slow = append(slow, s)
+		go func() { _, _, _ = budget.read(context.Background(), s, maxReviewSize, "192.0.2.66", nil) }()
+	}
+	time.Sleep(100 * time.Millisecond) // each past its first chunk
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	body := bytes.Repeat([]byte{'x'}, maxReviewSize)
+	for i := range 3 {
+		data, release, err := budget.read(ctx, bytes.NewReader(body), maxReviewSize, "192.0.2.1", nil)
+		if err != nil || len(data) != maxReviewSize {
+			t.Fatalf("large body %d from another address beside 5 slow ones: %d bytes, %v", i, len(data), err)
+		}
+		defer release()
+	}
 }
 
 // TestSlowBodies: a body that never finishes is cut off at the read
@@ -114,5 +204,71 @@ func TestBodyOverTheBoundUnread(t *testing.T) {
 	var review admissionv1.AdmissionReview
 	if err := json.NewDecoder(rec.Body).Decode(&review); err != nil || review.Response.Result.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("answer %v %+v, want 413", err, review.Response)
+	}
+}
+
+// TestBodyPace: a body that sends a byte now and then is cut off once
+// its bytes are overdue, two seconds in rather than at the read timeout;
+// a body that arrives at the minimum rate, for longer than the grace, is
+// read whole.
+func TestBodyPace(t *testing.T) {
+	s := serveReviews(fixedHandler(admission.Allowed("")))
+	s.budget, s.readTimeout = NewBodyBudget(MinBodyBudget), 20*time.Second
+	server := httptest.NewServer(s)
+	defer server.Close()
+
+	conn, err := net.Dial("tcp", server.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	go func() {
+		for range 40 {
+			time.Sleep(500 * time.Millisecond)
+			if _, err := io.WriteString(conn, " "); err != nil {
+				return
+			}
+		}
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if took := time.Since(start); took < bodyGrace || took > bodyGrace+2*time.Second {
+		t.Errorf("a byte every 500ms answered after %s, want at the %s grace", took, bodyGrace)
+	}
+
+	// 3.5 MiB at 1.25 MiB/s: 2.8 s, past the grace.
+	review := []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE"}}`)
+	body := append(review, bytes.Repeat([]byte{' '}, 7*512<<10-len(review))...)
+	pr, pw := io.Pipe()
+	go func() {
+		for chunk := range slices.Chunk(body, 512<<10) {
+			time.Sleep(400 * time.Millisecond)
+			if _, err := pw.Write(chunk); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, server.URL+ValidatePath, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(len(body))
+	req.Header.Set("Content-Type", "application/json")
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var answer admissionv1.AdmissionReview
+	if err := json.NewDecoder(r.Body).Decode(&answer); err != nil || answer.Response == nil || !answer.Response.Allowed {
+		t.Errorf("a body at the minimum rate: HTTP %d, %v %+v", r.StatusCode, err, answer.Response)
 	}
 }

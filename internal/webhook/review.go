@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -89,12 +90,12 @@ func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "only POST is served", http.StatusMethodNotAllowed)
 		return
 	}
-	// The read deadline is the connection's; ResponseRecorder has none.
+	// The read deadline is the connection's, moved as the body arrives
+	// (bodyPace); ResponseRecorder has none.
 	deadline := time.Now().Add(cmp.Or(s.readTimeout, bodyReadTimeout))
-	_ = http.NewResponseController(w).SetReadDeadline(deadline)
 	readCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	review, release, err := readReview(readCtx, w, r, s.rawObjects, s.budget)
+	review, release, err := readReview(readCtx, w, r, s.rawObjects, s.budget, deadline)
 	if errors.Is(err, errBodyBudget) {
 		// Not the request's fault: a 503, so failurePolicy decides.
 		logf.FromContext(ctx).Error(err, "Cannot read the AdmissionReview")
@@ -118,10 +119,11 @@ func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeResponse(ctx, w, review.TypeMeta, s.Handle(ctx, req))
 }
 
-// readReview reads the body within maxReviewSize and the budget, and
-// decodes it: JSON, an AdmissionReview, with its objects decoded unless
-// rawObjects. release gives the body's bytes back to the budget.
-func readReview(ctx context.Context, w http.ResponseWriter, r *http.Request, rawObjects bool, budget *BodyBudget) (*admissionv1.AdmissionReview, func(), error) {
+// readReview reads the body within maxReviewSize, the budget and its
+// pace, by deadline at the latest, and decodes it: JSON, an
+// AdmissionReview, with its objects decoded unless rawObjects. release
+// gives the body's bytes back to the budget.
+func readReview(ctx context.Context, w http.ResponseWriter, r *http.Request, rawObjects bool, budget *BodyBudget, deadline time.Time) (*admissionv1.AdmissionReview, func(), error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil, errors.New("request body is empty")
 	}
@@ -130,7 +132,8 @@ func readReview(ctx context.Context, w http.ResponseWriter, r *http.Request, raw
 	if r.ContentLength > maxReviewSize {
 		return nil, nil, &http.MaxBytesError{Limit: maxReviewSize}
 	}
-	body, release, err := budget.read(ctx, http.MaxBytesReader(w, r.Body, maxReviewSize), r.ContentLength)
+	pace := newBodyPace(r.Body, http.NewResponseController(w).SetReadDeadline, deadline)
+	body, release, err := budget.read(ctx, http.MaxBytesReader(w, pace, maxReviewSize), r.ContentLength, clientAddress(r), pace)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,6 +143,15 @@ func readReview(ctx context.Context, w http.ResponseWriter, r *http.Request, raw
 		return nil, nil, err
 	}
 	return review, release, nil
+}
+
+// clientAddress is the host of the request's remote address: what one
+// client's bodies share of the budget.
+func clientAddress(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 // parseReview decodes a body read: JSON, an AdmissionReview.
