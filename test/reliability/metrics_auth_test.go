@@ -20,8 +20,9 @@ import (
 )
 
 // TestSecureMetrics: with --metrics-secure, /metrics is HTTPS for callers
-// the API server authenticates and authorizes: no token is a 401, a
-// ServiceAccount without get on /metrics a 403, one with it the metrics.
+// the API server authenticates and authorizes: no token and a token the
+// API server refuses are a 401, a ServiceAccount without get on /metrics
+// a 403, one with it the metrics.
 func TestSecureMetrics(t *testing.T) {
 	ports, err := localcluster.FreePorts(1)
 	if err != nil {
@@ -87,6 +88,9 @@ func TestSecureMetrics(t *testing.T) {
 		code, body := scrape("")
 		return code == http.StatusUnauthorized, strconv.Itoa(code) + " " + body
 	})
+	if code, body := scrape("not-a-token"); code != http.StatusUnauthorized {
+		t.Errorf("a token the API server refuses: HTTP %d %q, want 401", code, body)
+	}
 	if code, _ := scrape(tokens["stranger"]); code != http.StatusForbidden {
 		t.Errorf("a ServiceAccount without get on /metrics: HTTP %d, want 403", code)
 	}

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 )
@@ -139,7 +138,7 @@ func (o *Options) metricsServer() metricsserver.Options {
 	opts := metricsserver.Options{BindAddress: o.MetricsBindAddress}
 	if o.MetricsSecure {
 		opts.SecureServing = true
-		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		opts.FilterProvider = metricsAuth
 		opts.TLSOpts = []func(*tls.Config){o.tlsConfig(nil)}
 	}
 	return opts
