@@ -48,8 +48,23 @@ func (s *server) certificates(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A cipher list the certificate's key cannot use fails the start; a
+	// renewed certificate is served whatever its key (TLS 1.3 still
+	// works, and the old one would expire), and the error logged.
+	cert, err := certs.GetCertificate(&tls.ClientHelloInfo{})
+	if err != nil {
+		return fmt.Errorf("loading the serving certificate: %w", err)
+	}
+	if err := s.o.cipherSuitesFit(cert); err != nil {
+		return err
+	}
 	// Called at once with the certificate New read, then on every renewal.
-	certs.RegisterCallback(s.metrics.SetServingCertificate)
+	certs.RegisterCallback(func(cert tls.Certificate) {
+		s.metrics.SetServingCertificate(cert)
+		if err := s.o.cipherSuitesFit(&cert); err != nil {
+			s.log.Error(err, "The renewed serving certificate cannot serve TLS 1.2")
+		}
+	})
 	tlsOpts := []func(*tls.Config){s.o.tlsConfig(certs.GetCertificate)}
 	clients, err := s.o.newClientVerifier(ctx)
 	if err != nil {
