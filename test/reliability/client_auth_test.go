@@ -3,6 +3,7 @@ package reliability
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"os"
@@ -119,11 +120,43 @@ func TestClientCertificates(t *testing.T) {
 			t.Fatalf("the API server's call was not refused: %v\n%s", dryRunCreateIn(ctx, clientAuthNamespace, "good.yaml"), p.stderr)
 		}
 		// The server logs a failed handshake after the client has seen it.
-		want := `client certificate "kube-apiserver": not one of --client-allowed-names`
+		want := `client certificate \"kube-apiserver\": not one of --client-allowed-names`
 		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 			return strings.Contains(p.stderr.String(), want), nil
 		}); err != nil {
 			t.Errorf("the webhook did not log %q:\n%s", want, p.stderr)
+		}
+	})
+
+	t.Run("a name of 60 KB, again and again", func(t *testing.T) {
+		p := startWebhook(t, "--client-ca-file", caFile, "--client-allowed-names", apiServerClientName)
+		dir := t.TempDir()
+		if err := cluster.clientCA.WriteClient(dir, strings.Repeat("n", 60<<10), time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "client.crt"), filepath.Join(dir, "client.key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := trustingClientTLS()
+		cfg.Certificates = []tls.Certificate{cert}
+		before := len(p.stderr.String())
+		refused := 0
+		for end := time.Now().Add(3 * time.Second); time.Now().Before(end); refused++ {
+			if conn, err := tls.Dial("tcp", p.addr, cfg); err == nil {
+				// TLS 1.3: the refusal arrives with the first read.
+				_, err = conn.Read(make([]byte, 1))
+				conn.Close()
+				if err == nil {
+					t.Fatal("a certificate with a name not allowed was served")
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // the server logs after the client has seen the refusal
+		logged := len(p.stderr.String()) - before
+		t.Logf("%d handshakes refused in 3s, %d bytes logged", refused, logged)
+		if logged > 16<<10 {
+			t.Errorf("%d refused handshakes logged %d bytes, want at most 16 KiB:\n%.2000s", refused, logged, p.stderr.String()[before:])
 		}
 	})
 }

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+
+	"github.com/crdguard/crdguard/internal/webhook"
 )
 
 // validateClientAuth checks --client-ca-file and --client-allowed-names,
@@ -76,11 +79,26 @@ func (v *clientVerifier) verify(cs tls.ConnectionState) error {
 	for _, c := range cs.PeerCertificates[1:] {
 		opts.Intermediates.AddCert(c)
 	}
+	// The caller writes the names, and net/http logs the error: both are
+	// bounded.
+	name := boundedName(leaf.Subject.CommonName)
 	if _, err := leaf.Verify(opts); err != nil {
-		return fmt.Errorf("client certificate %q: %w", leaf.Subject.CommonName, err)
+		return webhook.BoundError(fmt.Errorf("client certificate %q: %w", name, err))
 	}
 	if !slices.Contains(v.names, leaf.Subject.CommonName) && !slices.ContainsFunc(leaf.DNSNames, func(n string) bool { return slices.Contains(v.names, n) }) {
-		return fmt.Errorf("client certificate %q: not one of --client-allowed-names", leaf.Subject.CommonName)
+		return fmt.Errorf("client certificate %q: not one of --client-allowed-names", name)
 	}
 	return nil
+}
+
+// maxLoggedName is the longest common name X.509 allows (RFC 5280
+// ub-common-name); a refused certificate's error says no more of it.
+const maxLoggedName = 64
+
+// boundedName is name, cut to maxLoggedName bytes with its length said.
+func boundedName(name string) string {
+	if len(name) <= maxLoggedName {
+		return name
+	}
+	return fmt.Sprintf("%s…(%d bytes)", strings.ToValidUTF8(name[:maxLoggedName], ""), len(name))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -33,6 +34,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// controller-runtime's packages log through its global logger.
 	ctrl.SetLogger(log)
+	// net/http's servers write their errors with the standard logger.
+	stdlog.SetFlags(0)
+	stdlog.SetOutput(newHTTPErrorLog(log.WithName("http")))
 	s := newServer(o, log)
 	// From SIGTERM on, ctx ends only after --shutdown-delay.
 	ctx = delayShutdown(ctx, o.ShutdownDelay, s.draining, log)
