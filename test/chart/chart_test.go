@@ -614,10 +614,16 @@ func checkCommon(t *testing.T, r *rendered) {
 	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
 		t.Errorf("resources %+v", c.Resources)
 	}
+	// The Go runtime's soft limit leaves headroom below the container's:
+	// at the limit itself the kernel kills the process first.
 	if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool {
-		return e.Name == "GOMEMLIMIT" && e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory"
-	}) {
-		t.Errorf("env %+v: want GOMEMLIMIT from limits.memory", c.Env)
+		return e.Name == "CRDGUARD_MEMORY_LIMIT" && e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory"
+	}) || slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "GOMEMLIMIT" }) {
+		t.Errorf("env %+v: want CRDGUARD_MEMORY_LIMIT from limits.memory, and no GOMEMLIMIT", c.Env)
+	}
+	// The kubelet expands $(CRDGUARD_MEMORY_LIMIT) to the limit in bytes.
+	for i, arg := range c.Args {
+		c.Args[i] = strings.ReplaceAll(arg, "$(CRDGUARD_MEMORY_LIMIT)", strconv.FormatInt(c.Resources.Limits.Memory().Value(), 10))
 	}
 	if c.LivenessProbe.HTTPGet.Path != "/healthz" || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
 		t.Errorf("probes %s, %s; want /healthz, /readyz", c.LivenessProbe.HTTPGet.Path, c.ReadinessProbe.HTTPGet.Path)
@@ -634,6 +640,9 @@ func checkCommon(t *testing.T, r *rendered) {
 	opts.Complete()
 	if errs := opts.Validate(); len(errs) > 0 {
 		t.Errorf("crdguard-webhook rejects the rendered args %v: %v", c.Args, errs.ToAggregate())
+	}
+	if got, want := opts.GoMemoryLimit(), c.Resources.Limits.Memory().Value()*9/10; got < want-1 || got > want {
+		t.Errorf("Go memory limit %d with --memory-limit=%s, want 90%% of the container's %s", got, opts.MemoryLimit, c.Resources.Limits.Memory())
 	}
 	// The kubelet kills the pod at the grace period: it must cover the
 	// preStop sleep, the delay after SIGTERM and the drain.

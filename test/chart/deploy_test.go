@@ -135,6 +135,8 @@ func TestDeployment(t *testing.T) {
 		"--cert-dir":                  certDir,
 		"--health-probe-bind-address": ":" + strconv.Itoa(ports[1]),
 		"--metrics-bind-address":      ":" + strconv.Itoa(ports[2]),
+		// The kubelet expands $(CRDGUARD_MEMORY_LIMIT) to the bytes.
+		"--memory-limit": strconv.FormatInt(d.Spec.Template.Spec.Containers[0].Resources.Limits.Memory().Value(), 10),
 	})
 	// In a pod the Lease's namespace is the pod's.
 	args = append(args, "--kubeconfig="+kubeconfig, "--leader-election-namespace="+releaseNamespace)

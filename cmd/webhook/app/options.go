@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -246,6 +247,16 @@ type Options struct {
 	// renews its Lease. Default 10s.
 	WebhookTimeout time.Duration
 
+	// MemoryLimit is the container's memory limit, as the Downward API
+	// gives it (--memory-limit); the Go runtime's soft memory limit is set
+	// to memoryLimitShare of it. The runtime collects harder as the heap
+	// nears the soft limit; at the container's limit itself nothing would
+	// be left for what it does not count (thread stacks, memory not yet
+	// returned to the system, cgroup page cache) and the kernel would kill
+	// the process first. Default "": the runtime's own, GOMEMLIMIT or none;
+	// setting both is an error.
+	MemoryLimit string
+
 	// Dev logs human-readable console lines at debug level (--dev).
 	// Default false: JSON at info level.
 	Dev bool
@@ -253,7 +264,12 @@ type Options struct {
 	// Set by Complete from the fields above.
 	tlsMinVersion   uint16
 	tlsCipherSuites []uint16
+	memoryLimit     int64
 }
+
+// memoryLimitShare is the part of --memory-limit the Go runtime's soft
+// limit is set to: 90%, 51 MiB of headroom at the chart's 512Mi.
+const memoryLimitShare = 0.9
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
@@ -345,6 +361,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.MutatingWebhook, "mutating-webhook", o.MutatingWebhook, "whether the MutatingWebhookConfiguration with mutate.crdguard.dev exists, for --manage-webhook-rules")
 	fs.BoolVar(&o.PolicyStatus, "policy-status", o.PolicyStatus, "write the Ready and Enforced conditions of every GuardPolicy (the elected replica writes them; needs patch on guardpolicies/status and get on validatingadmissionpolicies and their bindings)")
 	fs.DurationVar(&o.WebhookTimeout, "webhook-timeout", o.WebhookTimeout, "timeoutSeconds of the webhook configurations; must be below --leader-election-lease-duration")
+	fs.StringVar(&o.MemoryLimit, "memory-limit", o.MemoryLimit, "the container's memory limit (a quantity, such as the Downward API's limits.memory); the Go runtime's soft memory limit is set to 90% of it. Not with GOMEMLIMIT")
 	fs.BoolVar(&o.Dev, "dev", o.Dev, "log human-readable console lines at debug level instead of JSON")
 }
 
@@ -359,6 +376,10 @@ var tlsVersions = map[string]uint16{
 // derive is left for Validate to report.
 func (o *Options) Complete() {
 	o.tlsMinVersion = tlsVersions[o.TLSMinVersion]
+	o.memoryLimit = 0
+	if q, err := resource.ParseQuantity(o.MemoryLimit); err == nil {
+		o.memoryLimit = q.Value()
+	}
 	o.tlsCipherSuites = nil
 	for _, name := range o.TLSCipherSuites {
 		if id, ok := cipherSuite(name); ok {
@@ -428,6 +449,7 @@ func (o *Options) Validate() field.ErrorList {
 	if o.MaxInFlightRequestBytes < webhook.MinBodyBudget {
 		errs = append(errs, field.Invalid(field.NewPath("max-in-flight-request-bytes"), o.MaxInFlightRequestBytes, fmt.Sprintf("must be at least %d, twice the bound of one body", webhook.MinBodyBudget)))
 	}
+	errs = append(errs, o.validateMemoryLimit()...)
 	errs = append(errs, positive("source-debounce", o.SourceDebounce)...)
 	if o.ShutdownDelay < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("shutdown-delay"), o.ShutdownDelay.String(), "must not be negative"))
@@ -441,6 +463,32 @@ func (o *Options) Validate() field.ErrorList {
 	// Validation runs over a map: sort so the message is the same each run.
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
 	return errs
+}
+
+// validateMemoryLimit checks --memory-limit: a quantity of at least
+// MinBodyBudget, and the only soft limit given.
+func (o *Options) validateMemoryLimit() field.ErrorList {
+	if o.MemoryLimit == "" {
+		return nil
+	}
+	path := field.NewPath("memory-limit")
+	q, err := resource.ParseQuantity(o.MemoryLimit)
+	if err != nil {
+		return field.ErrorList{field.Invalid(path, o.MemoryLimit, err.Error())}
+	}
+	if q.Value() < webhook.MinBodyBudget {
+		return field.ErrorList{field.Invalid(path, o.MemoryLimit, fmt.Sprintf("must be at least %d bytes, the smallest body budget", webhook.MinBodyBudget))}
+	}
+	if env := os.Getenv("GOMEMLIMIT"); env != "" {
+		return field.ErrorList{field.Invalid(path, o.MemoryLimit, "GOMEMLIMIT="+env+" sets the Go memory limit too: set one of them")}
+	}
+	return nil
+}
+
+// GoMemoryLimit is the Go runtime's soft memory limit --memory-limit
+// asks for; 0 for none.
+func (o *Options) GoMemoryLimit() int64 {
+	return int64(float64(o.memoryLimit) * memoryLimitShare)
 }
 
 // positive is the error of a flag that must be positive, none when v is.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	stdlog "log"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -37,6 +38,10 @@ func Run(ctx context.Context, o *Options) error {
 	// net/http's servers write their errors with the standard logger.
 	stdlog.SetFlags(0)
 	stdlog.SetOutput(newHTTPErrorLog(log.WithName("http")))
+	if limit := o.GoMemoryLimit(); limit > 0 {
+		debug.SetMemoryLimit(limit)
+		log.Info("Go memory limit set", "bytes", limit, "memoryLimit", o.MemoryLimit)
+	}
 	s := newServer(o, log)
 	// From SIGTERM on, ctx ends only after --shutdown-delay.
 	ctx = delayShutdown(ctx, o.ShutdownDelay, s.draining, log)
