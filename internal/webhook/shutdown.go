@@ -34,17 +34,20 @@ func survivesShutdown(shutdown context.Context, next http.Handler) http.Handler 
 	})
 }
 
-// closesWhenDraining asks the client of every answer to close its
-// connection once draining says the server is about to shut down, so that
-// no keep-alive connection is idle, and about to be used, when the
-// listener closes. HTTP/2 has no such header: its connections get a
-// GOAWAY when the shutdown starts. nil changes nothing.
+// closesWhenDraining asks the client of every HTTP/1.1 answer to close
+// its connection once draining says the server is about to shut down, so
+// that no keep-alive connection is idle, and about to be used, when the
+// listener closes. HTTP/2 connections are left open until the shutdown
+// starts, which sends each one GOAWAY: for HTTP/2, net/http turns the
+// header into a GOAWAY and closes the connection a second after, so every
+// answer cost its caller a new connection, and requests racing the close
+// stalled or failed. nil changes nothing.
 func closesWhenDraining(draining func() bool, next http.Handler) http.Handler {
 	if draining == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if draining() {
+		if r.ProtoMajor == 1 && draining() {
 			w.Header().Set("Connection", "close")
 		}
 		next.ServeHTTP(w, r)

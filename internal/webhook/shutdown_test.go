@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"slices"
 	"testing"
 	"time"
 )
@@ -60,5 +62,37 @@ func TestClosesWhenDraining(t *testing.T) {
 		if got := rec.Header().Get("Connection") == "close"; got != d {
 			t.Errorf("draining %v: Connection %q", d, rec.Header().Get("Connection"))
 		}
+	}
+}
+
+// TestHTTP2KeepsConnectionsWhileDraining: over HTTP/2, answers while
+// draining leave the connection open, so requests already on their way on
+// it are served; the server's shutdown sends its GOAWAY once, when the
+// delay ends. Each "Connection: close" answer made net/http send a GOAWAY
+// and close the connection, and every caller reconnected for each request.
+func TestHTTP2KeepsConnectionsWhileDraining(t *testing.T) {
+	server := httptest.NewUnstartedServer(closesWhenDraining(func() bool { return true }, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+	server.EnableHTTP2 = true
+	server.StartTLS()
+	defer server.Close()
+	client := server.Client()
+	var conns []bool
+	for range 3 {
+		ctx := httptrace.WithClientTrace(t.Context(), &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) { conns = append(conns, c.Reused) }})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, server.URL+ValidatePath, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 {
+			t.Fatalf("served over %s, want HTTP/2", resp.Proto)
+		}
+	}
+	if !slices.Equal(conns, []bool{false, true, true}) {
+		t.Errorf("connections reused %v, want one connection for all three requests", conns)
 	}
 }
