@@ -110,24 +110,36 @@ func (r *Result) AdmissionWarnings() []string {
 
 // AuditAnnotations are what the webhook records in the audit log: the
 // approval, and the Audit findings joined per policy and rule (keys
-// "<policy>.<rule>", which the API server prefixes with the webhook name).
+// "<policy>.<rule>", which the API server prefixes with the webhook name),
+// at most maxAuditFindings of them per rule.
 func (r *Result) AuditAnnotations() map[string]string {
 	annotations := map[string]string{}
 	if a := r.Approval; a != nil && a.Lifted {
 		annotations[ApprovalAuditAnnotation] = fmt.Sprintf("user=%s rules=%s reason=%s", a.User, strings.Join(a.Rules, ","), a.Reason)
 	}
+	entries, counts := map[string][]string{}, map[string]int{}
 	for _, v := range r.Violations {
 		if v.Enforcement != v1alpha1.Audit {
 			continue
 		}
-		key, entry := v.Policy+"."+v.Rule, v.Field+": "+v.Message
-		if prev, ok := annotations[key]; ok {
-			entry = prev + "; " + entry
+		key := v.Policy + "." + v.Rule
+		if counts[key]++; counts[key] <= maxAuditFindings {
+			entries[key] = append(entries[key], v.Field+": "+v.Message)
 		}
-		annotations[key] = entry
+	}
+	for key, e := range entries {
+		if more := counts[key] - len(e); more > 0 {
+			e = append(e, fmt.Sprintf("%d more findings", more))
+		}
+		annotations[key] = strings.Join(e, "; ")
 	}
 	return annotations
 }
+
+// maxAuditFindings bounds the findings one audit annotation names: one
+// request can make a rule find thousands (an item of a list each), and the
+// audit log keeps every byte. The rest are counted.
+const maxAuditFindings = 10
 
 // Allowed is false when any violation is at Deny level.
 func (r *Result) Allowed() bool {
