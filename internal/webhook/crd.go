@@ -44,13 +44,9 @@ const ValidateCRDPath = "/validate-crd"
 // their next write or on an edit of these values".
 const StoredObjectsCheck = "stored-objects"
 
-// maxDenialCauses bounds the causes of a denial: the API server puts them
-// all in the message kubectl prints, and a CRD upgrade can change hundreds
-// of paths. The rest is counted in one final cause; the full report is in
-// the webhook's log.
-const maxDenialCauses = 10
-
-// maxDetailRunes bounds one cause's detail, for the same reason.
+// maxDetailRunes bounds one cause's detail of a CRD update's denial: a
+// CRD upgrade can change hundreds of paths, each cause is one line kubectl
+// prints, and the full report is in the webhook's log.
 const maxDetailRunes = 300
 
 // The replay bounds of a CRDGuard that sets none, as the flags' defaults.
@@ -395,14 +391,6 @@ func oneLine(s string) string {
 		return string(r[:maxDetailRunes-1]) + "…"
 	}
 	return s
-}
-
-// boundedWarnings keeps the admission warnings short: kubectl prints each.
-func boundedWarnings(w []string) []string {
-	if len(w) > maxDenialCauses {
-		w = append(w[:maxDenialCauses-1:maxDenialCauses-1], fmt.Sprintf("%d more warnings", len(w)-(maxDenialCauses-1)))
-	}
-	return w
 }
 
 func changeStrings(changes []diff.Change) []string {

@@ -62,7 +62,7 @@ func (v *PolicyValidator) Handle(ctx context.Context, req admission.Request) adm
 	}
 	logf.FromContext(ctx).Info("Denied an invalid GuardPolicy", "policy", obj.GetName(), "causes", len(errs))
 	gk := v1alpha1.GroupVersion.WithKind("GuardPolicy").GroupKind()
-	return denied(apierrors.NewInvalid(gk, obj.GetName(), errs).Status())
+	return denied(apierrors.NewInvalid(gk, obj.GetName(), boundCauses(errs)).Status())
 }
 
 // routingWarnings say what of the policy's match no webhook configuration

@@ -1,8 +1,10 @@
 package webhook
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -82,5 +84,33 @@ func TestPolicyValidator(t *testing.T) {
 	}
 	if resp := v.Handle(t.Context(), policyRequest(admissionv1.Delete, bad)); !resp.Allowed {
 		t.Errorf("a DELETE was denied: %+v", resp.Result)
+	}
+}
+
+// TestPolicyValidatorManyCauses: a policy wrong in 64 places, as many
+// rules as the schema allows, is denied with a bounded number of causes,
+// the rest counted. The API server's closing note ("some validation rules
+// were not checked", at no field) is among the rest, so they share no
+// path.
+func TestPolicyValidatorManyCauses(t *testing.T) {
+	v := &PolicyValidator{Engines: engines(t)}
+	bad := storedPolicy(t, "uid-a", 1, func(obj *unstructured.Unstructured) {
+		rules := make([]any, 64)
+		for i := range rules {
+			rules[i] = map[string]any{"name": fmt.Sprintf("rule-%d", i), "enforcement": "Sometimes"}
+		}
+		_ = unstructured.SetNestedSlice(obj.Object, rules, "spec", "rules")
+	})
+	resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, bad))
+	if resp.Allowed || resp.Result == nil || resp.Result.Details == nil {
+		t.Fatalf("%+v, want a 422", resp.AdmissionResponse)
+	}
+	causes := resp.Result.Details.Causes
+	want := metav1.StatusCause{Type: "FieldValueForbidden", Message: "Forbidden: 56 more findings not shown, 65 in all"}
+	if len(causes) != maxDenialCauses || causes[maxDenialCauses-1] != want {
+		t.Errorf("%d causes: %+v\nwant %d, the last %+v", len(causes), causes, maxDenialCauses, want)
+	}
+	if !strings.HasSuffix(resp.Result.Message, ", : Forbidden: 56 more findings not shown, 65 in all]") {
+		t.Errorf("message %s, want it to end with the count", resp.Result.Message)
 	}
 }

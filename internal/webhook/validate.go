@@ -53,7 +53,7 @@ func (v *Validator) decide(ctx context.Context, req admission.Request) (admissio
 		}
 		resp = denied(denial(groupKind(req), objectName(req, subject), &res))
 	}
-	resp.Warnings = res.AdmissionWarnings()
+	resp.Warnings = boundedWarnings(res.AdmissionWarnings())
 	if annotations := res.AuditAnnotations(); len(annotations) > 0 {
 		resp.AuditAnnotations = annotations
 	}

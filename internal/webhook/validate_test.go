@@ -1,9 +1,14 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
+	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 const (
@@ -298,4 +304,76 @@ func TestValidatorCannotEvaluate(t *testing.T) {
 			assertResponse(t, resp, false, http.StatusInternalServerError, tt.message, nil)
 		})
 	}
+}
+
+// TestValidatorManyFindings: an UPDATE that removes 10,000 users breaks
+// the example's NoRemoval rule 10,000 times. The answer names a bounded
+// number of them, and counts the rest, at every enforcement.
+func TestValidatorManyFindings(t *testing.T) {
+	const n = 10000
+	old := edit(t, example(t, "good.yaml"), func(obj *unstructured.Unstructured) {
+		users := make([]any, n)
+		for i := range users {
+			users[i] = map[string]any{"name": fmt.Sprintf("user-%d", i)}
+		}
+		if err := unstructured.SetNestedSlice(obj.Object, users, "spec", "users"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	removed := edit(t, example(t, "good.yaml"), func(obj *unstructured.Unstructured) {
+		unstructured.RemoveNestedField(obj.Object, "spec", "users")
+	})
+	removedFinding := func(i int) string {
+		return fmt.Sprintf(`spec.users[%d]: Forbidden: item with name "user-%d" was removed; NoRemoval keeps every item of spec.users`, i, i)
+	}
+	req := request(admissionv1.Update, bob, removed, old)
+
+	t.Run("Deny", func(t *testing.T) {
+		resp := (&Validator{Engines: engines(t)}).Handle(t.Context(), req)
+		if resp.Allowed || resp.Result.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("allowed %v, code %d, want a denial", resp.Allowed, resp.Result.Code)
+		}
+		causes := resp.Result.Details.Causes
+		want := metav1.StatusCause{Type: "FieldValueForbidden", Field: "spec.users", Message: "Forbidden: 9991 more findings not shown, 10000 in all"}
+		if len(causes) != maxDenialCauses || causes[maxDenialCauses-1] != want {
+			t.Errorf("%d causes, the last %+v; want %d, the last %+v", len(causes), causes[len(causes)-1], maxDenialCauses, want)
+		}
+		if size := jsonSize(t, resp.AdmissionResponse); size >= 1<<20 {
+			t.Errorf("the response is %d bytes, want under 1 MiB", size)
+		}
+	})
+	t.Run("Warn", func(t *testing.T) {
+		resp := (&Validator{Engines: enforcedAt(t, v1alpha1.Warn)}).Handle(t.Context(), req)
+		want := []string{"[mysql-safety/safe-updates] " + removedFinding(0), "9991 more warnings"}
+		if !resp.Allowed || len(resp.Warnings) != maxDenialCauses || resp.Warnings[0] != want[0] || resp.Warnings[maxDenialCauses-1] != want[1] {
+			t.Errorf("allowed %v with %d warnings, first and last %q; want allowed with %d, first and last %q",
+				resp.Allowed, len(resp.Warnings), []string{resp.Warnings[0], resp.Warnings[len(resp.Warnings)-1]}, maxDenialCauses, want)
+		}
+	})
+	t.Run("Audit", func(t *testing.T) {
+		resp := (&Validator{Engines: enforcedAt(t, v1alpha1.Audit)}).Handle(t.Context(), req)
+		got := resp.AuditAnnotations["mysql-safety.safe-updates"]
+		wantStart, wantEnd := removedFinding(0)+"; "+removedFinding(1)+"; ", "; "+removedFinding(9)+"; 9990 more findings"
+		if !resp.Allowed || !strings.HasPrefix(got, wantStart) || !strings.HasSuffix(got, wantEnd) || strings.Count(got, "was removed") != 10 {
+			t.Errorf("allowed %v, audit annotation %s\nwant allowed, the first 10 findings, then 9990 more findings", resp.Allowed, got)
+		}
+	})
+}
+
+// enforcedAt is the example's engine with its policy at enforcement.
+func enforcedAt(t *testing.T, enforcement v1alpha1.Enforcement) *EngineHolder {
+	t.Helper()
+	policy, err := os.ReadFile(filepath.Join(examples, "policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(path, bytes.Replace(policy, []byte("enforcement: Deny"), []byte("enforcement: "+enforcement), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	engine, _, err := policies.Files{CRDs: []string{filepath.Join(examples, "crd.yaml")}, Policies: []string{path}}.Engine(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewEngineHolder(engine)
 }
