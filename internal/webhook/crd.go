@@ -164,19 +164,18 @@ func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admiss
 	// accepts all the old one did keeps what it stored, so a safe update
 	// is answered without listing anything.
 	var invalid []invalidObject
+	// notReplayed is why the stored objects are unknown. That denies: an
+	// approval of breaking changes is no approval of what they do to
+	// objects nobody looked at, and a 500 would leave it to a
+	// failurePolicy that may be Ignore.
+	var notReplayed error
 	if !approved[StoredObjectsCheck] && len(breaking)+len(lifted) > 0 {
-		invalid, err = v.Guard.replay(ctx, old, crd)
-		if err != nil {
-			// A known breaking change is a verdict without the objects; an
-			// unknown one is not, and failurePolicy decides.
-			log.Error(err, "Cannot replay the stored objects against the new CRD", "crd", crd.Name)
-			if len(breaking) == 0 {
-				return admission.Errored(http.StatusInternalServerError, err)
-			}
+		if invalid, notReplayed = v.Guard.replay(ctx, old, crd); notReplayed != nil {
+			log.Error(notReplayed, "Cannot replay the stored objects against the new CRD", "crd", crd.Name)
 		}
 	}
 
-	if len(breaking) == 0 && len(invalid) == 0 && !forbidden {
+	if len(breaking) == 0 && len(invalid) == 0 && notReplayed == nil && !forbidden {
 		if len(lifted) > 0 {
 			log.Info("Allowed an approved CRD update", "crd", crd.Name, "approved", changeStrings(lifted))
 		}
@@ -190,7 +189,7 @@ func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admiss
 	// The full report: every change and object, for whoever reads why.
 	log.Info("Denied a CRD update", "crd", crd.Name, "breaking", changeStrings(breaking), "approved", changeStrings(lifted),
 		"invalidObjects", objectStrings(invalid), "approvalProblem", approvalProblem)
-	causes := denialCauses(breaking, invalid, approvalProblem)
+	causes := denialCauses(breaking, invalid, approvalProblem, notReplayed)
 	gk := apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition").GroupKind()
 	resp := denied(apierrors.NewInvalid(gk, crd.Name, causes).Status())
 	resp.Warnings = boundedWarnings(warnings)
@@ -354,8 +353,9 @@ func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomR
 }
 
 // denialCauses are the top findings, each at its path in the CRD, then a
-// count of the rest. Breaking changes come first: they say what to fix.
-func denialCauses(breaking []diff.Change, invalid []invalidObject, approvalProblem string) field.ErrorList {
+// count of the rest. Breaking changes come first: they say what to fix;
+// then why the stored objects were not replayed, if they were not.
+func denialCauses(breaking []diff.Change, invalid []invalidObject, approvalProblem string, notReplayed error) field.ErrorList {
 	var causes field.ErrorList
 	if approvalProblem != "" {
 		causes = append(causes, field.Forbidden(field.NewPath("metadata", "annotations").Key(v1alpha1.ApproveAnnotation), oneLine(approvalProblem)))
@@ -366,6 +366,10 @@ func denialCauses(breaking []diff.Change, invalid []invalidObject, approvalProbl
 			detail = ch.Version + ": " + detail
 		}
 		causes = append(causes, field.Forbidden(field.NewPath(ch.Path), oneLine(detail)))
+	}
+	if notReplayed != nil {
+		causes = append(causes, field.Forbidden(field.NewPath("spec", "versions"), oneLine(fmt.Sprintf(
+			"stored objects not replayed, so what the new schema does to them is unknown: %v; approving %s skips the replay", notReplayed, StoredObjectsCheck))))
 	}
 	// One cause per finding, so that every object and field path is named
 	// (up to the bound).

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -520,32 +519,32 @@ func TestCRDGuardListFailure(t *testing.T) {
 	})
 	v := &CRDValidator{Guard: guard(store)}
 
-	// Unknown verdict: 500, which is served as an HTTP 500 so that
-	// failurePolicy decides.
+	// The approved change's effect on the stored objects is unknown: a
+	// denial that says why, whatever the failurePolicy, and names the
+	// approval that skips the replay.
 	req := crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 5), "maximum-changed: smaller"), old)
-	resp := v.Handle(t.Context(), req)
-	if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "on fire") {
-		t.Fatalf("response %+v, want a 500 naming the list error", resp.Result)
-	}
-	review := admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Request: &req.AdmissionRequest}
-	body, err := json.Marshal(review)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := httptest.NewServer(serveRawReviews(v))
-	defer server.Close()
-	httpResp, err := http.Post(server.URL, "application/json", strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	httpResp.Body.Close()
-	if httpResp.StatusCode != http.StatusInternalServerError {
-		t.Errorf("HTTP %d, want 500", httpResp.StatusCode)
-	}
+	wantNotReplayed(t, v.Handle(t.Context(), req), "listing widgets.test.example.io: the server is on fire")
 
-	// A known breaking change is a verdict without the objects.
-	resp = v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, setMaximum(old, 5), old))
-	wantDenied(t, resp, map[string]string{"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size": "maximum-changed"})
+	// A known breaking change is denied for itself too.
+	resp := v.Handle(t.Context(), crdRequest(t, admissionv1.Update, bob, setMaximum(old, 5), old))
+	wantDenied(t, resp, map[string]string{
+		"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size": "maximum-changed",
+		"spec.versions": "stored objects not replayed",
+	})
+}
+
+// wantNotReplayed checks the denial of an approved update whose stored
+// objects could not be replayed, for the reason why.
+func wantNotReplayed(t *testing.T, resp admission.Response, why string) {
+	t.Helper()
+	wantDenied(t, resp, nil)
+	want := metav1.StatusCause{
+		Type: "FieldValueForbidden", Field: "spec.versions",
+		Message: "Forbidden: " + oneLine("stored objects not replayed, so what the new schema does to them is unknown: "+why+"; approving stored-objects skips the replay"),
+	}
+	if cs := causes(resp); len(cs) != 1 || cs[0] != want {
+		t.Errorf("causes:\n%s\nwant one: %s: %s", causeString(resp), want.Field, want.Message)
+	}
 }
 
 func TestCRDGuardBounds(t *testing.T) {
@@ -560,10 +559,7 @@ func TestCRDGuardBounds(t *testing.T) {
 		g := guard(storedWidgets(objects...))
 		g.MaxObjects = 6
 		resp := (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old))
-		if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError ||
-			resp.Result.Message != "widgets.test.example.io has more than 6 stored objects to replay; raise --crd-replay-max-objects" {
-			t.Fatalf("response %+v, want a 500 at the object bound", resp.Result)
-		}
+		wantNotReplayed(t, resp, "widgets.test.example.io has more than 6 stored objects to replay; raise --crd-replay-max-objects")
 		g.MaxObjects = 7
 		wantAllowed(t, (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old)))
 	})
@@ -583,15 +579,13 @@ func TestCRDGuardBounds(t *testing.T) {
 		if took := time.Since(start); took > 5*time.Second {
 			t.Errorf("took %s with a 50ms timeout", took)
 		}
-		if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "deadline exceeded") {
-			t.Fatalf("response %+v, want a 500 at the deadline", resp.Result)
-		}
+		wantNotReplayed(t, resp, "replaying widgets.test.example.io: context deadline exceeded (raise --crd-replay-timeout)")
 	})
 }
 
 // TestCRDGuardReplaySlots: replays beyond --crd-replay-concurrency wait
-// for a slot within the replay timeout, then fail, so failurePolicy
-// decides; a slot freed lets the next one run.
+// for a slot within the replay timeout, then deny; a slot freed lets the
+// next one run.
 func TestCRDGuardReplaySlots(t *testing.T) {
 	old := widget(t)
 	store := storedWidgets(storedWidget("a", 3))
@@ -614,10 +608,7 @@ func TestCRDGuardReplaySlots(t *testing.T) {
 	first := make(chan admission.Response)
 	go func() { first <- v.Handle(context.Background(), req) }()
 	<-listing
-	resp := v.Handle(t.Context(), req)
-	if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError || !strings.Contains(resp.Result.Message, "waiting for a replay slot") {
-		t.Errorf("a replay beyond the slots: %+v, want a 500 naming the wait", resp.Result)
-	}
+	wantNotReplayed(t, v.Handle(t.Context(), req), "waiting for a replay slot: context deadline exceeded (raise --crd-replay-concurrency)")
 	close(unblock)
 	<-first
 
