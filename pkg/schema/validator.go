@@ -155,6 +155,7 @@ func (v *Validator) DryRun(ctx context.Context, obj, old *unstructured.Unstructu
 // validate validates a copy of obj and returns it as prepared for storage,
 // nil when it could not be decoded.
 func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (field.ErrorList, *unstructured.Unstructured) {
+	unchanged := obj == old
 	obj = obj.DeepCopy()
 	unknown, decodeErr := v.decode(obj)
 	if decodeErr != nil {
@@ -166,11 +167,16 @@ func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstruc
 		return normalize(append(errs, rest.ValidateCreate(ctx, obj, v.strategy)...)), obj
 	}
 	// The stored object was pruned when it was written: its unknown fields
-	// are gone, not errors of this update.
-	old = old.DeepCopy()
-	if _, decodeErr := v.decode(old); decodeErr != nil {
-		decodeErr.Detail = "old object: " + decodeErr.Detail
-		return field.ErrorList{decodeErr}, nil
+	// are gone, not errors of this update. An update of an object to
+	// itself (a stored object's replay) decodes it once.
+	if unchanged {
+		old = obj.DeepCopy()
+	} else {
+		old = old.DeepCopy()
+		if _, decodeErr := v.decode(old); decodeErr != nil {
+			decodeErr.Detail = "old object: " + decodeErr.Detail
+			return field.ErrorList{decodeErr}, nil
+		}
 	}
 	v.prepareForUpdate(ctx, obj, old)
 	return normalize(append(errs, rest.ValidateUpdate(ctx, obj, old, v.strategy)...)), obj
