@@ -559,7 +559,7 @@ func TestCRDGuardBounds(t *testing.T) {
 		g := guard(storedWidgets(objects...))
 		g.MaxObjects = 6
 		resp := (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old))
-		wantNotReplayed(t, resp, "widgets.test.example.io has more than 6 stored objects to replay; raise --crd-replay-max-objects")
+		wantNotReplayed(t, resp, "widgets.test.example.io has more than 6 stored objects to replay; raise --crd-replay-max-objects, and --crd-replay-timeout with it")
 		g.MaxObjects = 7
 		wantAllowed(t, (&CRDValidator{Guard: g}).Handle(t.Context(), crdRequest(t, admissionv1.Update, alice, approved, old)))
 	})
