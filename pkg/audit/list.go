@@ -23,7 +23,10 @@ type Lister struct {
 	PageSize int64
 	// MaxObjects bounds the objects one List reads: the page that takes
 	// the count past it ends the listing with a *TooManyObjectsError,
-	// before any of its objects reaches fn. Default 0: no bound.
+	// before any of its objects reaches fn; so does the first page whose
+	// remainingItemCount, when the server gives one, says the count will
+	// pass it, so that a caller with a deadline learns it at once. Default
+	// 0: no bound.
 	MaxObjects int
 }
 
@@ -58,7 +61,12 @@ func (l *Lister) List(ctx context.Context, t Target, namespace string, fn func(*
 		if err != nil {
 			return err
 		}
-		if seen += len(list.Items); l.MaxObjects > 0 && seen > l.MaxObjects {
+		seen += len(list.Items)
+		ahead := seen
+		if remaining := list.GetRemainingItemCount(); remaining != nil {
+			ahead += int(*remaining)
+		}
+		if l.MaxObjects > 0 && ahead > l.MaxObjects {
 			return &TooManyObjectsError{Resource: t.Resource, Max: l.MaxObjects}
 		}
 		for i := range list.Items {
