@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -123,23 +122,13 @@ func openError(path string, err error) error {
 
 // Read reads the documents of one source.
 func Read(r io.Reader, source string) ([]Document, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxSourceBytes+1))
-	if err != nil {
-		var pathErr *fs.PathError
-		if errors.As(err, &pathErr) {
-			err = pathErr.Err // the source names the file already
-		}
-		return nil, &SourceError{Source: source, Err: err}
-	}
-	if len(data) > MaxSourceBytes {
-		return nil, &SourceError{Source: source, Err: fmt.Errorf("larger than %d MiB; split it into smaller files", MaxSourceBytes>>20)}
-	}
-	if isBinary(data) {
-		return nil, &SourceError{Source: source, Err: errors.New("binary data, not a YAML or JSON manifest")}
-	}
 	var docs []Document
-	for i, chunk := range split(data) {
-		docs = append(docs, decode(source, i, chunk)...)
+	err := Parts(r, source, func(p Part) error {
+		docs = append(docs, p.Documents()...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return docs, nil
 }
@@ -148,47 +137,6 @@ func Read(r io.Reader, source string) ([]Document, error) {
 // never contain one, so nothing after it can be a manifest either.
 func isBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0
-}
-
-type chunk struct {
-	line int // 1-based line of the chunk's first line
-	data []byte
-}
-
-// split cuts a YAML stream at "---" separator lines, as kubectl does, keeping
-// the line each document's content starts at. A chunk with nothing but
-// comments and blank lines is not a document.
-func split(data []byte) []chunk {
-	var chunks []chunk
-	var cur bytes.Buffer
-	start, line := 0, 0
-	flush := func() {
-		if start > 0 {
-			chunks = append(chunks, chunk{line: start, data: bytes.Clone(cur.Bytes())})
-		}
-		cur.Reset()
-		start = 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), MaxSourceBytes)
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		if isSeparator(text) {
-			flush()
-			continue
-		}
-		if start == 0 {
-			if !isContent(text) {
-				continue // leading comments are not part of a document's position
-			}
-			start = line
-		}
-		cur.Write(text)
-		cur.WriteByte('\n')
-	}
-	flush()
-	return chunks
 }
 
 func isSeparator(line []byte) bool {
@@ -208,23 +156,14 @@ func isContent(line []byte) bool {
 // counts from the start of the document, not of the file.
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
-func decode(source string, index int, c chunk) []Document {
-	doc := Document{Source: source, Index: index, Line: c.line}
-	obj, err := decodeObject(c.data)
+func decode(source string, index, line int, data []byte) []Document {
+	doc := Document{Source: source, Index: index, Line: line}
+	obj, err := decodeObject(data)
 	if err != nil {
-		msg := yamlLine.ReplaceAllStringFunc(oneLine(err.Error()), func(m string) string {
-			n, _ := strconv.Atoi(m[len("line "):])
-			return "line " + strconv.Itoa(c.line+n-1)
-		})
-		// The parser's words ("did not find expected node content") do
-		// not say that the document is a template, which it cannot be.
-		if bytes.Contains(c.data, []byte("{{")) {
-			msg += " " + HelmTemplateHint
-		}
-		doc.Err = errors.New(msg)
+		doc.Err = decodeError(err, data, func(n int) int { return line + n - 1 })
 		return []Document{doc}
 	}
-	doc.Object, doc.Raw = obj, c.data
+	doc.Object, doc.Raw = obj, data
 	if !obj.IsList() {
 		if err := checkTypeMeta(obj.Object); err != nil {
 			doc.Object, doc.Err = nil, err
@@ -232,6 +171,21 @@ func decode(source string, index int, c chunk) []Document {
 		return []Document{doc}
 	}
 	return listItems(doc, obj)
+}
+
+// decodeError is the parser's error on one line, at the line in the
+// source (sourceLine maps a line of data to it).
+func decodeError(err error, data []byte, sourceLine func(int) int) error {
+	msg := yamlLine.ReplaceAllStringFunc(oneLine(err.Error()), func(m string) string {
+		n, _ := strconv.Atoi(m[len("line "):])
+		return "line " + strconv.Itoa(sourceLine(n))
+	})
+	// The parser's words ("did not find expected node content") do
+	// not say that the document is a template, which it cannot be.
+	if bytes.Contains(data, []byte("{{")) {
+		msg += " " + HelmTemplateHint
+	}
+	return errors.New(msg)
 }
 
 // HelmTemplateHint ends the error of a document that does not decode and
@@ -335,16 +289,82 @@ func listItems(list Document, obj *unstructured.Unstructured) []Document {
 		if line := positions.Of(fmt.Sprintf("items[%d]", i)).Line; line > 0 {
 			doc.Line = line
 		}
-		if m, ok := item.(map[string]any); !ok {
-			doc.Err = fmt.Errorf("items[%d]: %s, not an object", i, jsonKind(item))
-		} else if err := checkTypeMeta(m); err != nil {
-			doc.Err = fmt.Errorf("items[%d]: %w", i, err)
-		} else {
-			doc.Object = &unstructured.Unstructured{Object: m}
-		}
-		docs[i] = doc
+		docs[i] = listItem(doc, item)
 	}
 	return docs
+}
+
+// listItem sets the object (or the error) of doc, item doc.Item of a List.
+func listItem(doc Document, item any) Document {
+	if m, ok := item.(map[string]any); !ok {
+		doc.Err = fmt.Errorf("items[%d]: %s, not an object", doc.Item, jsonKind(item))
+	} else if err := checkTypeMeta(m); err != nil {
+		doc.Err = fmt.Errorf("items[%d]: %w", doc.Item, err)
+	} else {
+		doc.Object = &unstructured.Unstructured{Object: m}
+	}
+	return doc
+}
+
+// decodeItem decodes an item of a List read item by item: its text is a
+// one-item block sequence. Like the items of a List read whole, it keeps
+// no Raw.
+func decodeItem(p Part) Document {
+	doc := Document{Source: p.Source, Index: p.Index, InList: true, Item: p.Item, Line: itemLine(p)}
+	j, err := yaml.YAMLToJSONStrict(p.data)
+	if err != nil {
+		doc.Err = decodeError(err, p.data, func(n int) int { return p.Line + n - 1 })
+		return doc
+	}
+	var content []any
+	if err := utiljson.Unmarshal(j, &content); err != nil || len(content) != 1 {
+		doc.Err = fmt.Errorf("items[%d]: not one item of a block sequence", p.Item)
+		return doc
+	}
+	return listItem(doc, content[0])
+}
+
+// itemLine is the line of an item's content, where a List read whole
+// finds it: the line of its "- " unless nothing but a comment follows
+// the dash there. An item starting with an anchor or a tag is found by
+// the parser that finds the others.
+func itemLine(p Part) int {
+	data := p.data
+	for n := p.Line; len(data) > 0; n++ {
+		line, rest, _ := bytes.Cut(data, []byte("\n"))
+		data = rest
+		content := bytes.TrimLeft(line, " ")
+		if n == p.Line {
+			content = bytes.TrimLeft(content[1:], " ") // after the "-"
+		}
+		switch {
+		case len(content) == 0 || content[0] == '#':
+			continue
+		case content[0] == '&' || content[0] == '!':
+			doc := Document{Line: p.Line, Raw: p.data}
+			if line := doc.FieldPositions().Of("[0]").Line; line > 0 {
+				return line
+			}
+			return p.Line
+		}
+		return n
+	}
+	return p.Line
+}
+
+// decodeListRest decodes what a List read item by item holds besides its
+// items, which must be well formed as for a List read whole.
+func decodeListRest(p Part) error {
+	_, err := decodeObject(p.data)
+	if err == nil {
+		return nil
+	}
+	return decodeError(err, p.data, func(n int) int {
+		if n <= p.headerLines {
+			return p.Line + n - 1
+		}
+		return p.trailerLine + n - p.headerLines - 1
+	})
 }
 
 // ErrNoTypeMeta is the error of a document without apiVersion or kind.
