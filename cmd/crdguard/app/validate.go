@@ -1,9 +1,11 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -158,63 +160,72 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 		}
 	}
 
-	// Each worker reads, decodes and validates whole files, so parsing runs
-	// in parallel and a file's objects are garbage once its results exist;
-	// output writes each result once those of the files before it are
-	// written.
+	// One goroutine cuts the sources into parts (documents, or the items
+	// of a large List) in input order, which only scans lines; workers
+	// decode, validate and drop them in parallel. Output writes each
+	// part's results once those of the parts before it are written, and
+	// the cutting stays at most partWindow parts ahead of the output, so
+	// memory holds a bounded number of parts and results, however many
+	// objects one file holds.
 	output := newResultStream(streams, o.reportOptions)
-	var outputErr atomic.Pointer[error]
 	var validated, read atomic.Int64
 	progress := startProgress(streams.Err, func(time.Duration) string {
 		return fmt.Sprintf("validated %d objects from %d/%d files", validated.Load(), read.Load(), len(sources.paths))
 	})
-	var next atomic.Int64
-	var crashed atomic.Pointer[error]
+	workers := runtime.GOMAXPROCS(0)
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	window := newPartWindow(runCtx, partsAheadPerWorker*workers)
+	parts := make(chan sourcePart, workers)
+	var total atomic.Int64
+	go func() {
+		defer close(parts)
+		total.Store(int64(sources.cut(runCtx, window, parts, func() { read.Add(1) })))
+	}()
+	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range workers {
 		wg.Go(func() {
 			// A panic here would bypass Run's recover: it runs on this goroutine.
 			defer func() {
 				if r := recover(); r != nil {
 					err := fmt.Errorf("internal error: %v", r)
-					crashed.Store(&err)
+					failed.CompareAndSwap(nil, &err)
+					stop(err)
 				}
 			}()
-			for ctx.Err() == nil && crashed.Load() == nil && outputErr.Load() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(sources.paths) {
+			for {
+				var p sourcePart
+				var ok bool
+				select {
+				case p, ok = <-parts:
+				case <-runCtx.Done():
+				}
+				if !ok || runCtx.Err() != nil {
 					return
 				}
-				docs, err := sources.read(ctx, i)
-				if err != nil {
-					// One bad file is one error result; the others are still checked.
-					err = output.result(i, unreadableSource(sources.paths[i], err))
-				}
-				for j := 0; j < len(docs) && err == nil; j++ {
-					err = output.result(i, o.evaluate(ctx, run, i, docs[j]))
-					// A checked object is garbage: the heap holds one
-					// object per worker, not a whole file of them.
-					docs[j] = manifest.Document{}
-					validated.Add(1)
-				}
-				read.Add(1)
+				err := o.check(runCtx, run, output, sources, p, &validated)
 				if err == nil {
-					err = output.done(i)
+					err = output.done(p.seq)
 				}
+				window.done(p.seq)
 				if err != nil {
 					err = &exitError{code: ExitInternal, err: err}
-					outputErr.Store(&err)
+					failed.CompareAndSwap(nil, &err)
+					stop(err)
+					return
 				}
 			}
 		})
 	}
 	wg.Wait()
 	progress.stop()
-	if err := crashed.Load(); err != nil {
+	if err := failed.Load(); err != nil {
+		var exit *exitError
+		if errors.As(*err, &exit) {
+			return *err
+		}
 		return &exitError{code: ExitInternal, err: *err}
-	}
-	if err := outputErr.Load(); err != nil {
-		return *err
 	}
 	if ctx.Err() != nil {
 		return &exitError{code: ExitInternal, err: context.Cause(ctx)}
@@ -223,7 +234,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	// The old objects nothing paired with come after every input, from
 	// the --old files: only now is it known that no input pairs with them.
 	for _, r := range olds.unpairedOld(streams, o.unpaired) {
-		if err := output.result(len(sources.paths), r); err != nil {
+		if err := output.result(int(total.Load()), r); err != nil {
 			return &exitError{code: ExitInternal, err: err}
 		}
 	}
@@ -258,15 +269,18 @@ type validationRun struct {
 	namespaceLabels map[string]map[string]string
 }
 
-// sourceSet is the inputs of a run. Standard input can be read only once,
-// so its documents are kept; files are read when needed.
+// sourceSet is the inputs of a run. Files are read when needed, and
+// standard input as it is cut into parts, unless it is read twice
+// (bufferStdin).
 type sourceSet struct {
 	paths []string
 	// errs are why a source could not be listed (an unreadable
 	// directory), by index.
-	errs      map[int]error
-	stdinDocs []manifest.Document
-	stdinErr  error
+	errs  map[int]error
+	stdin io.Reader
+	// stdinData is standard input's text once buffered.
+	stdinData []byte
+	buffered  bool
 }
 
 func newSourceSet(streams Streams, paths []string, opts manifest.WalkOptions) (*sourceSet, error) {
@@ -274,7 +288,7 @@ func newSourceSet(streams Streams, paths []string, opts manifest.WalkOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	s := &sourceSet{errs: map[int]error{}}
+	s := &sourceSet{errs: map[int]error{}, stdin: streams.In}
 	for _, src := range walked {
 		switch {
 		case src.Skip != "":
@@ -282,9 +296,6 @@ func newSourceSet(streams Streams, paths []string, opts manifest.WalkOptions) (*
 		case src.Err != nil:
 			s.errs[len(s.paths)] = src.Err
 			s.paths = append(s.paths, src.Path)
-		case src.Path == "-":
-			s.paths = append(s.paths, src.Path)
-			s.stdinDocs, s.stdinErr = manifest.Read(streams.In, "-")
 		default:
 			s.paths = append(s.paths, src.Path)
 		}
@@ -292,14 +303,140 @@ func newSourceSet(streams Streams, paths []string, opts manifest.WalkOptions) (*
 	return s, nil
 }
 
-func (s *sourceSet) read(ctx context.Context, i int) ([]manifest.Document, error) {
+// bufferStdin keeps standard input's text, at most MaxSourceBytes and one
+// more to tell it is larger, for a run that reads its sources twice.
+func (s *sourceSet) bufferStdin() error {
+	if s.buffered || !slices.Contains(s.paths, "-") {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(s.stdin, manifest.MaxSourceBytes+1))
+	if err != nil {
+		return &manifest.SourceError{Source: "-", Err: err}
+	}
+	s.stdinData, s.buffered = data, true
+	return nil
+}
+
+// parts hands the parts of source i to yield in order.
+func (s *sourceSet) parts(i int, yield func(manifest.Part) error) error {
 	switch {
 	case s.errs[i] != nil:
-		return nil, s.errs[i]
+		return s.errs[i]
+	case s.paths[i] == "-" && s.buffered:
+		return manifest.Parts(bytes.NewReader(s.stdinData), "-", yield)
 	case s.paths[i] == "-":
-		return slices.Clone(s.stdinDocs), s.stdinErr // the caller may clear its copy
+		return manifest.Parts(s.stdin, "-", yield)
 	}
-	return manifest.ReadFileContext(ctx, s.paths[i])
+	return manifest.FileParts(s.paths[i], yield)
+}
+
+// sourcePart is a part of source, or why source could not be read from
+// there on (err), numbered seq in the run.
+type sourcePart struct {
+	seq    int
+	source int
+	part   manifest.Part
+	err    error
+}
+
+// cut sends the parts of every source to parts in input order, each once
+// window lets it, until ctx is done, calling sourceRead after each source.
+// It returns how many it sent.
+func (s *sourceSet) cut(ctx context.Context, window *partWindow, parts chan<- sourcePart, sourceRead func()) int {
+	seq := 0
+	send := func(p sourcePart) error {
+		if err := window.wait(seq); err != nil {
+			return err
+		}
+		p.seq = seq
+		select {
+		case parts <- p:
+			seq++
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	for i := range s.paths {
+		err := s.parts(i, func(p manifest.Part) error { return send(sourcePart{source: i, part: p}) })
+		if ctx.Err() != nil {
+			return seq
+		}
+		if err != nil {
+			// One bad file is one error result; the others are still checked.
+			if send(sourcePart{source: i, err: err}) != nil {
+				return seq
+			}
+		}
+		sourceRead()
+	}
+	return seq
+}
+
+// partWindow numbers the parts whose results are not all written yet, so
+// that cutting waits while the earliest of them is far behind: a slow
+// part then holds up a bounded number of others, never a whole file.
+type partWindow struct {
+	ctx  context.Context
+	size int
+
+	mu   sync.Mutex
+	cond *sync.Cond
+	// low is the first part not done; finished are those after it that
+	// are.
+	low      int
+	finished map[int]bool
+}
+
+// partsAheadPerWorker is how many parts per worker may be cut ahead of
+// the earliest whose results are not written.
+const partsAheadPerWorker = 32
+
+func newPartWindow(ctx context.Context, size int) *partWindow {
+	w := &partWindow{ctx: ctx, size: size, finished: map[int]bool{}}
+	w.cond = sync.NewCond(&w.mu)
+	context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.cond.Broadcast()
+	})
+	return w
+}
+
+// wait returns once part seq may be cut, or with ctx's cause.
+func (w *partWindow) wait(seq int) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for seq >= w.low+w.size && w.ctx.Err() == nil {
+		w.cond.Wait()
+	}
+	return context.Cause(w.ctx)
+}
+
+// done records that the results of part seq are written, or wait.
+func (w *partWindow) done(seq int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.finished[seq] = true
+	for w.finished[w.low] {
+		delete(w.finished, w.low)
+		w.low++
+	}
+	w.cond.Broadcast()
+}
+
+// check writes the results of one part.
+func (o *validateOptions) check(ctx context.Context, run *validationRun, output *resultStream, sources *sourceSet, p sourcePart, validated *atomic.Int64) error {
+	if p.err != nil {
+		return output.result(p.seq, unreadableSource(sources.paths[p.source], p.err))
+	}
+	for _, doc := range p.part.Documents() {
+		if err := output.result(p.seq, o.evaluate(ctx, run, p.seq, doc)); err != nil {
+			return err
+		}
+		validated.Add(1)
+	}
+	return nil
 }
 
 // unreadableSource is the result of a source that could not be read: an
@@ -317,21 +454,23 @@ func unreadableSource(source string, err error) report.Result {
 // inputs, for policies with a namespaceSelector. It reads every file once
 // more: only runs with such policies pay for it.
 func (s *sourceSet) addNamespaceLabels(ctx context.Context, known map[string]map[string]string) error {
+	if err := s.bufferStdin(); err != nil {
+		return inputError(err)
+	}
 	for i := range s.paths {
-		docs, err := s.read(ctx, i)
-		if ctx.Err() != nil {
-			return &exitError{code: ExitInternal, err: context.Cause(ctx)}
-		}
-		if err != nil {
-			continue // the run reports it
-		}
-		for _, d := range docs {
-			if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
-				known[d.Object.GetName()] = d.Object.GetLabels()
-				if known[d.Object.GetName()] == nil {
-					known[d.Object.GetName()] = map[string]string{}
+		_ = s.parts(i, func(p manifest.Part) error { // an unreadable source: the run reports it
+			for _, d := range p.Documents() {
+				if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
+					known[d.Object.GetName()] = d.Object.GetLabels()
+					if known[d.Object.GetName()] == nil {
+						known[d.Object.GetName()] = map[string]string{}
+					}
 				}
 			}
+			return ctx.Err()
+		})
+		if ctx.Err() != nil {
+			return &exitError{code: ExitInternal, err: context.Cause(ctx)}
 		}
 	}
 	return nil
@@ -354,7 +493,7 @@ func parseNamespaceLabels(values []string) (map[string]map[string]string, error)
 	return out, nil
 }
 
-// evaluate gives document doc of source i its verdict, through the same
+// evaluate gives document doc of part i its verdict, through the same
 // engine the webhook uses.
 func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i int, doc manifest.Document) report.Result {
 	res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line}
