@@ -10,27 +10,29 @@ import (
 // "items" is not a block sequence.
 var errNotBlockList = errors.New("items is not a block sequence")
 
-// listSplitter reads a List too large to decode whole item by item, as
-// kubectl get -A -o yaml writes it: a block mapping at column 0 whose
-// "items:" key is followed by a block sequence. Each line at the
-// sequence's indentation that starts with "- " starts an item, and a
-// line indented less (or as much, without "- ") ends the sequence. No
-// line of an item can be mistaken for either: a block scalar's lines
-// are indented more than its key, and a quoted or flow scalar cut there
-// leaves its item unterminated, which is then an error of that item,
-// never a silent pass.
+// listSplitter reads a List item by item, as kubectl get -A -o yaml
+// writes it: a block mapping at column 0 whose "items:" key is followed
+// by a block sequence. Each line at the sequence's indentation that
+// starts with "- " starts an item, and a line indented less (or as much,
+// without "- ") ends the sequence. No line of an item can be mistaken for
+// either: a block scalar's lines are indented more than its key, and a
+// quoted or flow scalar cut there leaves its item unterminated, which is
+// then an error of that item, never a silent pass. Decoding each item on
+// its own, a List takes the memory of one item, not of all.
 //
 // What the List holds besides its items (its header, up to "items:",
 // and its trailer) is decoded at the end with the items left out, so
 // that an error there is reported as it would be for the whole List.
+// An "items:" that is not a block sequence is read whole, as any other
+// document.
 type listSplitter struct {
 	s *splitter
 	// index and start are the List's document index and first line.
 	index, start int
-	state        listState
 	// seqIndent is the indentation of the items' "- ", -1 before the
 	// first.
 	seqIndent int
+	trailer   bool
 
 	// rest is the header and the trailer; headerLines counts the
 	// header's lines, trailerLine is the trailer's first line.
@@ -48,33 +50,17 @@ type listSplitter struct {
 	readingItem bool
 }
 
-type listState int
-
-const (
-	inHeader listState = iota
-	inItems
-	inTrailer
-)
-
 func (l *listSplitter) line(n int, text []byte) error {
-	switch l.state {
-	case inHeader:
-		l.addRest(text)
-		l.headerLines++
-		if isItemsKey(text) {
-			l.state = inItems
-		}
-		return nil
-	case inTrailer:
-		if l.trailerLine == 0 {
-			l.trailerLine = n
-		}
+	if l.trailer {
 		l.addRest(text)
 		return nil
 	}
 	if !isContent(text) {
 		if l.readingItem {
 			l.addItem(text)
+		} else {
+			l.addRest(text)
+			l.headerLines++
 		}
 		return nil
 	}
@@ -101,7 +87,7 @@ func (l *listSplitter) line(n int, text []byte) error {
 	if err := l.endItem(); err != nil {
 		return err
 	}
-	l.state, l.trailerLine = inTrailer, n
+	l.trailer, l.trailerLine = true, n
 	l.addRest(text)
 	return nil
 }

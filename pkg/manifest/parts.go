@@ -97,11 +97,11 @@ func FileParts(path string, yield func(Part) error) error {
 // cannot be read, is binary, or turns out larger than MaxSourceBytes is a
 // SourceError, returned after the parts before it were handed over.
 func Parts(r io.Reader, source string, yield func(Part) error) error {
-	return parts(r, source, MaxDocumentBytes, yield)
+	return parts(r, source, true, yield)
 }
 
-// parts is Parts decoding whole the documents of at most maxWhole bytes.
-func parts(r io.Reader, source string, maxWhole int, yield func(Part) error) error {
+// parts is Parts reading Lists item by item or, in tests, whole.
+func parts(r io.Reader, source string, itemByItem bool, yield func(Part) error) error {
 	counted := &countingReader{r: io.LimitReader(r, MaxSourceBytes+1)}
 	br := bufio.NewReaderSize(counted, 64<<10)
 	head, err := br.Peek(8 << 10)
@@ -111,7 +111,7 @@ func parts(r io.Reader, source string, maxWhole int, yield func(Part) error) err
 	if isBinary(head) {
 		return &SourceError{Source: source, Err: errors.New("binary data, not a YAML or JSON manifest")}
 	}
-	s := &splitter{source: source, yield: yield, maxWhole: maxWhole}
+	s := &splitter{source: source, yield: yield, itemByItem: itemByItem}
 	for n := 1; ; n++ {
 		line, err := s.readLine(br)
 		if errors.Is(err, io.EOF) {
@@ -162,9 +162,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 type splitter struct {
 	source string
 	yield  func(Part) error
-	// maxWhole is the most a document read whole may hold:
-	// MaxDocumentBytes, less in tests of Lists read item by item.
-	maxWhole int
+	// itemByItem reads Lists item by item; tests compare with reading
+	// them whole.
+	itemByItem bool
 	// index is the index of the document being read.
 	index int
 	// lineBuf holds the line being read.
@@ -177,8 +177,11 @@ type splitter struct {
 	text []byte
 	// tooLarge marks a document over MaxDocumentBytes that is not read.
 	tooLarge bool
-	// list reads the document item by item: a List over
-	// MaxDocumentBytes.
+	// mapping tells a document that starts with a key at column 0, which
+	// may be a List to read item by item.
+	mapping bool
+	// list reads the document item by item once it has an "items:" key
+	// at column 0.
 	list *listSplitter
 }
 
@@ -211,56 +214,29 @@ func (s *splitter) line(n int, text []byte) error {
 		if !isContent(text) {
 			return nil // leading comments are not part of a document's position
 		}
-		s.start = n
+		s.start, s.mapping = n, s.itemByItem && startsMapping(text)
 	}
 	switch {
 	case s.list != nil:
-		return s.list.line(n, text)
+		err := s.list.line(n, text)
+		if !errors.Is(err, errNotBlockList) {
+			return err
+		}
+		// Read whole after all, from the text kept so far.
+		s.text, s.tooLarge, s.list, s.mapping = s.list.rest, s.list.restTooBig, nil, false
+		return s.line(n, text)
 	case s.tooLarge:
 		return nil
-	case len(s.text)+len(text)+1 > s.maxWhole:
-		return s.overflow(n, text)
+	case len(s.text)+len(text)+1 > MaxDocumentBytes:
+		s.text, s.tooLarge = nil, true
+		return nil
 	}
 	s.text = append(append(s.text, text...), '\n')
+	if s.mapping && isItemsKey(text) {
+		s.list = &listSplitter{s: s, index: s.index, start: s.start, seqIndent: -1, rest: s.text, headerLines: n - s.start + 1}
+		s.text = nil
+	}
 	return nil
-}
-
-// overflow handles the line that takes the document over
-// MaxDocumentBytes: a List in block style (as kubectl get -o yaml writes
-// it) goes on item by item, anything else is too large.
-func (s *splitter) overflow(n int, text []byte) error {
-	buffered := s.text
-	s.text = nil
-	if !startsMapping(buffered) {
-		s.tooLarge = true
-		return nil
-	}
-	l := &listSplitter{s: s, index: s.index, start: s.start, seqIndent: -1}
-	at := s.start
-	for len(buffered) > 0 {
-		end := bytes.IndexByte(buffered, '\n')
-		if err := l.line(at, buffered[:end]); err != nil {
-			return s.notAList(err)
-		}
-		buffered, at = buffered[end+1:], at+1
-	}
-	if err := l.line(n, text); err != nil {
-		return s.notAList(err)
-	}
-	if l.state == inHeader {
-		s.tooLarge = true // no items before the limit: not read as a List
-		return nil
-	}
-	s.list = l
-	return nil
-}
-
-func (s *splitter) notAList(err error) error {
-	if errors.Is(err, errNotBlockList) {
-		s.tooLarge = true
-		return nil
-	}
-	return err
 }
 
 // flush hands over the document read so far.
@@ -271,11 +247,15 @@ func (s *splitter) flush() error {
 	p := Part{Source: s.source, Index: s.index, Line: s.start, kind: partDocument, data: s.text}
 	list, tooLarge := s.list, s.tooLarge
 	s.index++
-	s.start, s.text, s.tooLarge, s.list = 0, nil, false, nil
+	s.start, s.text, s.tooLarge, s.list, s.mapping = 0, nil, false, nil, false
 	switch {
-	case list != nil:
+	case list != nil && list.seqIndent >= 0:
 		return list.end()
-	case tooLarge:
+	case list != nil:
+		// "items:" without a block sequence: read whole.
+		p.data, tooLarge = list.rest, list.restTooBig
+	}
+	if tooLarge {
 		p.kind, p.data, p.err = partFailed, nil, errDocumentTooLarge
 	}
 	return s.yield(p)

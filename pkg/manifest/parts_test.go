@@ -8,12 +8,11 @@ import (
 	"testing"
 )
 
-// readWith reads in as Read does, reading Lists over maxWhole bytes item
-// by item.
-func readWith(t *testing.T, in string, maxWhole int) []Document {
+// readWith reads in as Read does, reading Lists item by item or whole.
+func readWith(t *testing.T, in string, itemByItem bool) []Document {
 	t.Helper()
 	var docs []Document
-	err := parts(strings.NewReader(in), "in.yaml", maxWhole, func(p Part) error {
+	err := parts(strings.NewReader(in), "in.yaml", itemByItem, func(p Part) error {
 		docs = append(docs, p.Documents()...)
 		return nil
 	})
@@ -69,13 +68,16 @@ metadata: {}
 `,
 		"anchored item":    "kind: List\nitems:\n- &x\n  apiVersion: v1\n  kind: A\n- !!map\n  apiVersion: v1\n  kind: B\n",
 		"items last, CRLF": "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: v1\r\n  kind: A\r\n- apiVersion: v1\r\n  kind: B\r\n",
+		"items null":       "apiVersion: v1\nkind: List\nitems:\n# none\n",
+		"items a mapping":  "apiVersion: v1\nkind: Thing\nitems:\n\n  a: b\n",
+		"items in flow":    "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: A}]\n",
 		"documents around": "apiVersion: v1\nkind: A\n---\nkind: List\nitems:\n- apiVersion: v1\n  kind: B\n---\napiVersion: v1\nkind: C\n",
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
-			whole := readWith(t, in, MaxDocumentBytes)
-			byItem := readWith(t, in, 40)
-			if len(whole) < 2 || !reflect.DeepEqual(summarize(whole), summarize(byItem)) {
+			whole := readWith(t, in, false)
+			byItem := readWith(t, in, true)
+			if len(whole) == 0 || !reflect.DeepEqual(summarize(whole), summarize(byItem)) {
 				t.Errorf("read whole:\n%s\nread item by item:\n%s", summarize(whole), summarize(byItem))
 			}
 		})
@@ -106,13 +108,19 @@ items:
 - apiVersion: v1
   kind: C
   data: "unterminated
+- &other
+  apiVersion: v1
+  kind: D
+- <<: *other
 kind: List
 kind: List
 `
-	got := summarize(readWith(t, in, 40))
+	got := summarize(readWith(t, in, true))
 	want := `in.yaml:3 (document 1, items[0]) err=yaml: line 5: key "kind" already set in map
 in.yaml:6 (document 1, items[1]) err=yaml: line 9: found unexpected end of stream
-in.yaml:1 (document 1) err=yaml: line 10: key "kind" already set in map
+in.yaml:9 (document 1, items[2]) err=<nil> object=map[apiVersion:v1 kind:D]
+in.yaml:12 (document 1, items[3]) err=yaml: unknown anchor 'other' referenced (each item of a List is read on its own: an alias cannot name an anchor of another item)
+in.yaml:1 (document 1) err=yaml: line 14: key "kind" already set in map
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -141,8 +149,8 @@ in.yaml:20 (document 3, items[2]) err=<nil> object=map[apiVersion:v1 kind:D]
 	}
 }
 
-// Reading a source holds one document at a time: the parts of a large
-// List are handed over while it is read.
+// Reading a source holds one document at a time: the items of a List are
+// handed over as it is read.
 func TestPartsHandsOverWhileReading(t *testing.T) {
 	var in bytes.Buffer
 	in.WriteString("apiVersion: v1\nkind: List\nitems:\n")
@@ -153,7 +161,7 @@ func TestPartsHandsOverWhileReading(t *testing.T) {
 	reader := &countingReader{r: &in}
 	items := 0
 	err := Parts(reader, "big.yaml", func(p Part) error {
-		if items == 0 && reader.n > MaxDocumentBytes+128<<10 {
+		if items == 0 && reader.n > 128<<10 {
 			t.Errorf("first item handed over after reading %d of %d bytes", reader.n, size)
 		}
 		items++

@@ -314,6 +314,9 @@ func decodeItem(p Part) Document {
 	j, err := yaml.YAMLToJSONStrict(p.data)
 	if err != nil {
 		doc.Err = decodeError(err, p.data, func(n int) int { return p.Line + n - 1 })
+		if strings.Contains(err.Error(), "unknown anchor") {
+			doc.Err = fmt.Errorf("%w %s", doc.Err, itemAnchorHint)
+		}
 		return doc
 	}
 	var content []any
@@ -323,6 +326,10 @@ func decodeItem(p Part) Document {
 	}
 	return listItem(doc, content[0])
 }
+
+// itemAnchorHint ends the error of a List item whose alias names an
+// anchor of another item.
+const itemAnchorHint = "(each item of a List is read on its own: an alias cannot name an anchor of another item)"
 
 // itemLine is the line of an item's content, where a List read whole
 // finds it: the line of its "- " unless nothing but a comment follows
