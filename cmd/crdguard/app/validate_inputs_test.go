@@ -1,6 +1,9 @@
 package app
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/crdguard/crdguard/internal/filetree"
 
@@ -251,5 +255,21 @@ items:
 	text := crdguard(t, "", "validate", "--crds", exampleCRD, "-q", list).stdout
 	if want := list + ":7 (document 1, items[1]): MySQLCluster shop/b is invalid (CREATE):\n"; !strings.Contains(text, want) {
 		t.Errorf("text output does not hold %q:\n%s", want, text)
+	}
+}
+
+// A named pipe given as PATH is read, and a run blocked opening it (no
+// writer ever comes) stops when its context is done, with the cause.
+func TestValidateStopsBlockedOnANamedPipe(t *testing.T) {
+	pipe := filepath.Join(t.TempDir(), "pipe.yaml")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	time.AfterFunc(50*time.Millisecond, func() { cancel(errors.New("stopped")) })
+	var out, errOut bytes.Buffer
+	code := Run(ctx, []string{"validate", "--crds", exampleCRD, pipe}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	if code != ExitInternal || out.String() != "" || errOut.String() != "crdguard: stopped\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 3 and crdguard: stopped", code, out.String(), errOut.String())
 	}
 }
