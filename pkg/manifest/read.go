@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,37 +71,6 @@ func ReadFile(path string) ([]Document, error) {
 	}
 	defer f.Close()
 	return Read(f, path)
-}
-
-// ReadFileContext is ReadFile returning when ctx is done, with ctx's cause:
-// opening and reading a named pipe or a device blocks until its writer
-// writes, which may be never. A regular file is read directly.
-func ReadFileContext(ctx context.Context, path string) ([]Document, error) {
-	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
-		return ReadFile(path)
-	}
-	return withContext(ctx, path, func() ([]Document, error) { return ReadFile(path) })
-}
-
-// withContext runs read in its own goroutine and waits for it or for ctx.
-// A read blocked in the kernel cannot be interrupted: its goroutine ends
-// with the process, which is what a cancelled CLI run does next.
-func withContext(ctx context.Context, source string, read func() ([]Document, error)) ([]Document, error) {
-	type result struct {
-		docs []Document
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		docs, err := read()
-		done <- result{docs, err}
-	}()
-	select {
-	case r := <-done:
-		return r.docs, r.err
-	case <-ctx.Done():
-		return nil, &SourceError{Source: source, Err: context.Cause(ctx)}
-	}
 }
 
 // openError names the file and says why it could not be opened, a dangling

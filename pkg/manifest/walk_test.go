@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/crdguard/crdguard/internal/filetree"
 )
@@ -226,22 +224,6 @@ func TestIsManifestFile(t *testing.T) {
 	}
 }
 
-// A named pipe given explicitly is read, and the read returns when the
-// context is done, even with no writer ever opening the pipe.
-func TestReadFileContextReturnsOnCancel(t *testing.T) {
-	pipe := filepath.Join(t.TempDir(), "pipe.yaml")
-	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cause := errors.New("stopped")
-	ctx, cancel := context.WithCancelCause(t.Context())
-	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
-	_, err := ReadFileContext(ctx, pipe)
-	if !errors.Is(err, cause) || err.Error() != pipe+": stopped" {
-		t.Errorf("err = %v, want %s: stopped", err, pipe)
-	}
-}
-
 func TestReadFileErrors(t *testing.T) {
 	dir := filetree.Write(t, map[string]string{"bin.yaml": "\x7fELF\x00"})
 	if err := os.Symlink(filepath.Join(dir, "gone.yaml"), filepath.Join(dir, "link.yaml")); err != nil {
@@ -257,7 +239,7 @@ func TestReadFileErrors(t *testing.T) {
 		"dir.yaml":     "is a directory",
 	} {
 		p := filepath.Join(dir, name)
-		_, err := ReadFileContext(t.Context(), p)
+		_, err := ReadFile(p)
 		var srcErr *SourceError
 		if !errors.As(err, &srcErr) || srcErr.Source != p || srcErr.Err.Error() != want {
 			t.Errorf("%s: err = %v, want %s: %s", name, err, p, want)
