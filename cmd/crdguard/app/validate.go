@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -161,12 +162,12 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	}
 
 	// One goroutine cuts the sources into parts (documents, or the items
-	// of a large List) in input order, which only scans lines; workers
-	// decode, validate and drop them in parallel. Output writes each
-	// part's results once those of the parts before it are written, and
-	// the cutting stays at most partWindow parts ahead of the output, so
-	// memory holds a bounded number of parts and results, however many
-	// objects one file holds.
+	// of a List) in input order, which only scans lines; workers decode,
+	// validate and drop them in parallel. Output writes each part's
+	// results once those of the parts before it are written, and the
+	// cutting stays at most partsAheadPerWorker parts per worker ahead of
+	// the output, so memory holds a bounded number of parts and results,
+	// however many objects one file holds.
 	output := newResultStream(streams, o.reportOptions)
 	var validated, read atomic.Int64
 	progress := startProgress(streams.Err, func(time.Duration) string {
@@ -189,7 +190,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 			// A panic here would bypass Run's recover: it runs on this goroutine.
 			defer func() {
 				if r := recover(); r != nil {
-					err := fmt.Errorf("internal error: %v", r)
+					var err error = &exitError{code: ExitInternal, err: fmt.Errorf("internal error: %v", r)}
 					failed.CompareAndSwap(nil, &err)
 					stop(err)
 				}
@@ -221,11 +222,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	wg.Wait()
 	progress.stop()
 	if err := failed.Load(); err != nil {
-		var exit *exitError
-		if errors.As(*err, &exit) {
-			return *err
-		}
-		return &exitError{code: ExitInternal, err: *err}
+		return *err
 	}
 	if ctx.Err() != nil {
 		return &exitError{code: ExitInternal, err: context.Cause(ctx)}
@@ -278,8 +275,10 @@ type sourceSet struct {
 	// directory), by index.
 	errs  map[int]error
 	stdin io.Reader
-	// stdinData is standard input's text once buffered.
+	// stdinData is standard input's text once buffered, stdinErr why it
+	// could not be read.
 	stdinData []byte
+	stdinErr  error
 	buffered  bool
 }
 
@@ -305,16 +304,12 @@ func newSourceSet(streams Streams, paths []string, opts manifest.WalkOptions) (*
 
 // bufferStdin keeps standard input's text, at most MaxSourceBytes and one
 // more to tell it is larger, for a run that reads its sources twice.
-func (s *sourceSet) bufferStdin() error {
+func (s *sourceSet) bufferStdin() {
 	if s.buffered || !slices.Contains(s.paths, "-") {
-		return nil
+		return
 	}
-	data, err := io.ReadAll(io.LimitReader(s.stdin, manifest.MaxSourceBytes+1))
-	if err != nil {
-		return &manifest.SourceError{Source: "-", Err: err}
-	}
-	s.stdinData, s.buffered = data, true
-	return nil
+	s.stdinData, s.stdinErr = io.ReadAll(io.LimitReader(s.stdin, manifest.MaxSourceBytes+1))
+	s.buffered = true
 }
 
 // parts hands the parts of source i to yield in order.
@@ -322,6 +317,8 @@ func (s *sourceSet) parts(i int, yield func(manifest.Part) error) error {
 	switch {
 	case s.errs[i] != nil:
 		return s.errs[i]
+	case s.paths[i] == "-" && s.stdinErr != nil:
+		return &manifest.SourceError{Source: "-", Err: s.stdinErr}
 	case s.paths[i] == "-" && s.buffered:
 		return manifest.Parts(bytes.NewReader(s.stdinData), "-", yield)
 	case s.paths[i] == "-":
@@ -452,27 +449,36 @@ func unreadableSource(source string, err error) report.Result {
 
 // addNamespaceLabels adds the labels of the Namespace objects among the
 // inputs, for policies with a namespaceSelector. It reads every file once
-// more: only runs with such policies pay for it.
+// more: only runs with such policies pay for it. It returns when ctx is
+// done, leaving behind a read blocked on a named pipe without a writer.
 func (s *sourceSet) addNamespaceLabels(ctx context.Context, known map[string]map[string]string) error {
-	if err := s.bufferStdin(); err != nil {
-		return inputError(err)
-	}
-	for i := range s.paths {
-		_ = s.parts(i, func(p manifest.Part) error { // an unreadable source: the run reports it
-			for _, d := range p.Documents() {
-				if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
-					known[d.Object.GetName()] = d.Object.GetLabels()
-					if known[d.Object.GetName()] == nil {
-						known[d.Object.GetName()] = map[string]string{}
+	s.bufferStdin()
+	found := map[string]map[string]string{}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for i := range s.paths {
+			_ = s.parts(i, func(p manifest.Part) error { // an unreadable source: the run reports it
+				for _, d := range p.Documents() {
+					if d.Object != nil && d.Object.GetAPIVersion() == "v1" && d.Object.GetKind() == "Namespace" {
+						found[d.Object.GetName()] = d.Object.GetLabels()
+						if found[d.Object.GetName()] == nil {
+							found[d.Object.GetName()] = map[string]string{}
+						}
 					}
 				}
-			}
-			return ctx.Err()
-		})
-		if ctx.Err() != nil {
-			return &exitError{code: ExitInternal, err: context.Cause(ctx)}
+				return ctx.Err()
+			})
 		}
+	}()
+	select {
+	case <-read:
+	case <-ctx.Done():
 	}
+	if ctx.Err() != nil {
+		return &exitError{code: ExitInternal, err: context.Cause(ctx)}
+	}
+	maps.Copy(known, found)
 	return nil
 }
 
