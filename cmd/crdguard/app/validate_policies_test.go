@@ -205,6 +205,15 @@ spec:
 	}
 	assertLines(t, "results", got, want)
 
+	// Standard input gives its Namespaces too, and is still validated.
+	stdin := readFile(t, dir+"/namespaces.yaml") + "---\n" + readFile(t, goodYAML)
+	r = crdguard(t, stdin, "validate", "--crds", exampleCRD, "--policies", dir+"/policy.yaml", "--delete", "-o", "json", "-")
+	got = nil
+	for _, res := range decodeReport(t, r).Results {
+		got = append(got, res.Kind+" "+res.Namespace+"/"+res.Name+" "+strings.Join(findingsOf(res), ","))
+	}
+	assertLines(t, "results from standard input", got, want[:3])
+
 	// Without the Namespace, the policy can neither match nor be skipped.
 	args := []string{"validate", "--crds", exampleCRD, "--policies", dir + "/policy.yaml", "--delete", "-o", "json"}
 	r = crdguard(t, "", append(args, goodYAML)...)
