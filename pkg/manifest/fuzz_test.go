@@ -38,3 +38,34 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// FuzzListItemByItem: a source whose Lists read item by item give no
+// error gives the documents it gives read whole.
+func FuzzListItemByItem(f *testing.F) {
+	f.Add([]byte("apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: A\n  data:\n    s: |\n      - x\n- apiVersion: v1\n  kind: B\nkind: List\n"))
+	f.Add([]byte("kind: List\nitems:\n  - apiVersion: v1\n    kind: A\n  -\n    apiVersion: v1\n    kind: B\nmetadata: {}\n"))
+	f.Add([]byte("kind: List\nitems:\n- apiVersion: v1\n  kind: A\n  q: \"a\n    b\"\n---\nkind: List\nitems: [{apiVersion: v1, kind: B}]\n"))
+	f.Add([]byte("apiVersion: v1\nitems:#not a comment: 0\n  - apiVersion: v1\n    kind: A\nkind: List\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var byItem []Document
+		if parts(bytes.NewReader(data), "f.yaml", true, func(p Part) error {
+			byItem = append(byItem, p.Documents()...)
+			return nil
+		}) != nil {
+			return
+		}
+		for _, d := range byItem {
+			if d.Err != nil {
+				return
+			}
+		}
+		var whole []Document
+		_ = parts(bytes.NewReader(data), "f.yaml", false, func(p Part) error {
+			whole = append(whole, p.Documents()...)
+			return nil
+		})
+		if got, want := summarize(byItem), summarize(whole); got != want {
+			t.Fatalf("read item by item:\n%s\nread whole:\n%s", got, want)
+		}
+	})
+}

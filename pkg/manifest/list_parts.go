@@ -96,10 +96,11 @@ func (l *listSplitter) line(n int, text []byte) error {
 // lines below.
 func isItemsKey(text []byte) bool {
 	rest, ok := bytes.CutPrefix(text, []byte("items:"))
-	if !ok {
+	if !ok || len(rest) > 0 && rest[0] != ' ' && rest[0] != '\t' {
 		return false
 	}
-	rest = bytes.TrimLeft(rest, " ")
+	// A comment starts after white space: "items:#x" is another key.
+	rest = bytes.TrimLeft(rest, " \t")
 	return len(rest) == 0 || rest[0] == '#'
 }
 

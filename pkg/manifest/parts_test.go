@@ -66,12 +66,13 @@ items:
   - - nested
 metadata: {}
 `,
-		"anchored item":    "kind: List\nitems:\n- &x\n  apiVersion: v1\n  kind: A\n- !!map\n  apiVersion: v1\n  kind: B\n",
-		"items last, CRLF": "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: v1\r\n  kind: A\r\n- apiVersion: v1\r\n  kind: B\r\n",
-		"items null":       "apiVersion: v1\nkind: List\nitems:\n# none\n",
-		"items a mapping":  "apiVersion: v1\nkind: Thing\nitems:\n\n  a: b\n",
-		"items in flow":    "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: A}]\n",
-		"documents around": "apiVersion: v1\nkind: A\n---\nkind: List\nitems:\n- apiVersion: v1\n  kind: B\n---\napiVersion: v1\nkind: C\n",
+		"anchored item":          "kind: List\nitems:\n- &x\n  apiVersion: v1\n  kind: A\n- !!map\n  apiVersion: v1\n  kind: B\n",
+		"items last, CRLF":       "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: v1\r\n  kind: A\r\n- apiVersion: v1\r\n  kind: B\r\n",
+		"items null":             "apiVersion: v1\nkind: List\nitems:\n# none\n",
+		"items a mapping":        "apiVersion: v1\nkind: Thing\nitems:\n\n  a: b\n",
+		"items:# is another key": "apiVersion: v1\nkind: A\nitems:#not a comment: 0\n",
+		"items in flow":          "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: A}]\n",
+		"documents around":       "apiVersion: v1\nkind: A\n---\nkind: List\nitems:\n- apiVersion: v1\n  kind: B\n---\napiVersion: v1\nkind: C\n",
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
