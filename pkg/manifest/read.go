@@ -28,29 +28,49 @@ const MaxSourceBytes = 64 << 20
 // that is not a regular file (a named pipe would block the read for ever);
 // a document that cannot be decoded is returned with its Err set.
 func ReadPaths(stdin io.Reader, paths ...string) ([]Document, error) {
-	sources, err := Walk(paths, WalkOptions{})
+	var docs []Document
+	err := EachDocument(stdin, paths, func(d Document) error {
+		docs = append(docs, d)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var docs []Document
+	return docs, nil
+}
+
+// EachDocument reads paths as ReadPaths does, handing each document to
+// yield as it is decoded instead of keeping them all; it stops at the
+// first error, of a source or of yield.
+func EachDocument(stdin io.Reader, paths []string, yield func(Document) error) error {
+	sources, err := Walk(paths, WalkOptions{})
+	if err != nil {
+		return err
+	}
+	each := func(p Part) error {
+		for _, d := range p.Documents() {
+			if err := yield(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, source := range sources {
-		var d []Document
 		switch {
 		case source.Err != nil:
-			return nil, source.Err
+			return source.Err
 		case source.Skip != "":
-			return nil, &SourceError{Source: source.Path, Err: errors.New(source.Skip)}
+			return &SourceError{Source: source.Path, Err: errors.New(source.Skip)}
 		case source.Path == "-":
-			d, err = Read(stdin, "-")
+			err = Parts(stdin, "-", each)
 		default:
-			d, err = ReadFile(source.Path)
+			err = FileParts(source.Path, each)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		docs = append(docs, d...)
 	}
-	return docs, nil
+	return nil
 }
 
 // SourceError is why a whole source could not be read: it names the source
