@@ -406,35 +406,41 @@ func replay(ctx context.Context, streams Streams, newCRDs []schema.LocatedCRD, p
 	if err != nil {
 		return nil, inputError(err)
 	}
-	docs, err := manifest.ReadPaths(streams.In, paths...)
+	// Each object is replayed as it is read and dropped: memory holds the
+	// results, not the objects.
+	var results []report.Result
+	err = manifest.EachDocument(streams.In, paths, func(doc manifest.Document) error {
+		results = append(results, replayDocument(ctx, registry, doc))
+		return nil
+	})
 	if err != nil {
 		return nil, inputError(err)
 	}
-	var results []report.Result
-	for _, doc := range docs {
-		res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line, Operation: "UPDATE"}
-		if doc.Err != nil {
-			res.Error = doc.Err.Error()
-			results = append(results, res)
-			continue
-		}
-		obj := doc.Object
-		res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), registry.Namespace(obj), obj.GetName()
-		findings, err := diff.Replay(ctx, registry, obj)
-		var noSchema *schema.NoSchemaError
-		switch {
-		case errors.As(err, &noSchema):
-			res.Skipped, res.SkipReason = true, "no new CustomResourceDefinition defines "+obj.GroupVersionKind().String()
-		case err != nil:
-			res.Error = err.Error()
-		}
-		for _, f := range findings {
-			res.Violations = append(res.Violations, report.Finding{
-				Field: f.Error.Field, Type: string(f.Error.Type), Message: f.Message(),
-				Policy: replayPolicy, Rule: string(f.Class), Enforcement: v1alpha1.Deny,
-			})
-		}
-		results = append(results, res)
-	}
 	return results, nil
+}
+
+// replayDocument is the result of replaying one document.
+func replayDocument(ctx context.Context, registry *schema.Registry, doc manifest.Document) report.Result {
+	res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line, Operation: "UPDATE"}
+	if doc.Err != nil {
+		res.Error = doc.Err.Error()
+		return res
+	}
+	obj := doc.Object
+	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), registry.Namespace(obj), obj.GetName()
+	findings, err := diff.Replay(ctx, registry, obj)
+	var noSchema *schema.NoSchemaError
+	switch {
+	case errors.As(err, &noSchema):
+		res.Skipped, res.SkipReason = true, "no new CustomResourceDefinition defines "+obj.GroupVersionKind().String()
+	case err != nil:
+		res.Error = err.Error()
+	}
+	for _, f := range findings {
+		res.Violations = append(res.Violations, report.Finding{
+			Field: f.Error.Field, Type: string(f.Error.Type), Message: f.Message(),
+			Policy: replayPolicy, Rule: string(f.Class), Enforcement: v1alpha1.Deny,
+		})
+	}
+	return res
 }
