@@ -21,10 +21,10 @@ const MaxDocumentBytes = 3 << 20
 var errDocumentTooLarge = fmt.Errorf("larger than %d MiB, the most kube-apiserver accepts in one request: not read", MaxDocumentBytes>>20)
 
 // Part is a piece of a source that decodes on its own: a document, or an
-// item of a List too large to decode whole. A source is split into parts
-// as it is read, so that its documents can be decoded one at a time, in
-// parallel, and dropped once checked: the memory a source takes no longer
-// grows with the objects it holds.
+// item of a List in block style. A source is split into parts as it is
+// read, so that its documents can be decoded one at a time, in parallel,
+// and dropped once checked: the memory a source takes does not grow with
+// the objects it holds.
 type Part struct {
 	// Source, Index, InList, Item and Line are as in Document; Line is
 	// the part's first line, which for a List item Documents refines to
