@@ -38,3 +38,13 @@ func KindOf(spec *v1alpha1.Rule) string {
 	}
 	return ""
 }
+
+// KindNames lists the name of every rule kind, in the registry's order,
+// so that a compiler of rules (vap) can prove it knows them all.
+func KindNames() []string {
+	names := make([]string, len(ruleKinds))
+	for i, k := range ruleKinds {
+		names[i] = k.name
+	}
+	return names
+}
