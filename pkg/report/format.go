@@ -79,6 +79,10 @@ type Options struct {
 	// "lint" has the text speak of Go places, kinds and severities rather
 	// than of allowed and denied objects. Empty means "validate".
 	Command string
+	// Diff, set by crdguard diff, has text and markdown speak of CRD
+	// changes and replayed objects rather than of allowed and denied
+	// objects.
+	Diff *DiffLayout
 }
 
 // command is Command with its default.

@@ -46,27 +46,26 @@ func writeMarkdownResult(buf *bytes.Buffer, r *Result) {
 	if r.Operation != "" {
 		title += " (" + r.Operation + ")"
 	}
-	fmt.Fprintf(buf, "#### %s %s — %s\n\n", verdict, MarkdownText(title), MarkdownCode(textLocation(r)))
+	fmt.Fprintf(buf, "#### %s %s — %s\n\n", verdict, markdownText(title), markdownCode(textLocation(r)))
 	if r.Error != "" {
-		buf.WriteString("**Error:** " + MarkdownText(r.Error) + "\n")
+		buf.WriteString("**Error:** " + markdownText(r.Error) + "\n")
 		return
 	}
 	if len(r.Violations) > 0 {
 		buf.WriteString("| Enforcement | Rule | Field | Message |\n|---|---|---|---|\n")
 		for _, f := range r.Violations {
-			fmt.Fprintf(buf, "| %s | %s | %s | %s |\n", MarkdownText(string(f.Enforcement)), MarkdownCode(f.RuleID()), MarkdownCode(f.Field), MarkdownText(f.Message))
+			fmt.Fprintf(buf, "| %s | %s | %s | %s |\n", markdownText(string(f.Enforcement)), markdownCode(f.RuleID()), markdownCode(f.Field), markdownText(f.Message))
 		}
 	}
 	for _, w := range r.Warnings {
-		buf.WriteString("\n> ⚠️ " + MarkdownText(w) + "\n")
+		buf.WriteString("\n> ⚠️ " + markdownText(w) + "\n")
 	}
 }
 
-// MarkdownText escapes what would end a table cell or start markup, and
+// markdownText escapes what would end a table cell or start markup, and
 // quotes what a renderer would act on (printable). Line breaks become
-// spaces, first: a table row is one line. Commands that lay out their own
-// markdown (crdguard diff) escape with it too.
-func MarkdownText(s string) string {
+// spaces, first: a table row is one line.
+func markdownText(s string) string {
 	return markdownEscaper.Replace(printable(oneLine.Replace(s)))
 }
 
@@ -77,11 +76,11 @@ var (
 	oneLine = strings.NewReplacer("\r\n", " ", "\n", " ")
 )
 
-// MarkdownCode renders s as inline code, quoting what a renderer would act
+// markdownCode renders s as inline code, quoting what a renderer would act
 // on (printable). Backslashes do not escape inside code spans, so a backtick
 // in s is matched with a longer fence; "|" still ends a table cell and is
 // escaped (GitHub's tables unescape it in code).
-func MarkdownCode(s string) string {
+func markdownCode(s string) string {
 	if s == "" {
 		return ""
 	}

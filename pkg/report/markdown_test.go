@@ -28,7 +28,7 @@ func TestMarkdownEscapesTableCells(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
-	if MarkdownCode("a`b") != "``a`b``" {
-		t.Errorf("MarkdownCode(a`b) = %q", MarkdownCode("a`b"))
+	if markdownCode("a`b") != "``a`b``" {
+		t.Errorf("markdownCode(a`b) = %q", markdownCode("a`b"))
 	}
 }

@@ -44,9 +44,13 @@ func NewWriter(w io.Writer, f Format, opts Options) (*Writer, error) {
 	var format formatWriter
 	switch f {
 	case Text:
-		format = &textWriter{quiet: opts.Quiet}
-		if opts.Command == "lint" {
+		switch {
+		case opts.Diff != nil:
+			format = &diffTextWriter{layout: opts.Diff, quiet: opts.Quiet}
+		case opts.Command == "lint":
 			format = &lintTextWriter{quiet: opts.Quiet}
+		default:
+			format = &textWriter{quiet: opts.Quiet}
 		}
 	case JSON:
 		format = &jsonWriter{}
@@ -56,6 +60,9 @@ func NewWriter(w io.Writer, f Format, opts Options) (*Writer, error) {
 		format = &junitWriter{suiteName: "crdguard " + opts.command()}
 	case Markdown:
 		format = &markdownWriter{command: opts.command()}
+		if opts.Diff != nil {
+			format = &diffMarkdownWriter{layout: opts.Diff}
+		}
 	default:
 		return nil, unknownFormat(string(f))
 	}

@@ -1,14 +1,10 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -113,28 +109,34 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 			return usageError("--config %v", err)
 		}
 	}
-	oldCRDs, err := loadDiffSide(ctx, streams, "OLD", oldArg)
+	// Each side is parsed once: readGit reads it, and the report names
+	// its sources relative to it.
+	oldSide, newSide := newDiffSide("OLD", oldArg), newDiffSide("NEW", newArg)
+	oldCRDs, err := oldSide.load(ctx, streams)
 	if err != nil {
 		return inputError(fmt.Errorf("OLD: %w", err))
 	}
-	newCRDs, err := loadDiffSide(ctx, streams, "NEW", newArg)
+	newCRDs, err := newSide.load(ctx, streams)
 	if err != nil {
 		return inputError(fmt.Errorf("NEW: %w", err))
 	}
 	// Fail closed: a wrong path must not pass as "every CRD was added".
 	for _, side := range []struct {
-		name, arg string
-		crds      []schema.LocatedCRD
-	}{{"OLD", oldArg, oldCRDs}, {"NEW", newArg, newCRDs}} {
+		side diffSide
+		crds []schema.LocatedCRD
+	}{{oldSide, oldCRDs}, {newSide, newCRDs}} {
 		if len(side.crds) == 0 && !o.allowEmpty {
-			return usageError("%s %s holds no CustomResourceDefinition (--allow-empty compares it as an empty set)", side.name, side.arg)
+			return usageError("%s %s holds no CustomResourceDefinition (--allow-empty compares it as an empty set)", side.side.name, side.side.arg)
 		}
 	}
 	results, err := o.diffResults(config, oldCRDs, newCRDs)
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
-	crds := len(results)
+	layout := &report.DiffLayout{
+		Old: oldSide.origin(), New: newSide.origin(), CRDs: len(results),
+		MinEnforcement: diff.Impact(o.minSeverity).Enforcement(), ShortPath: diff.ShortPath,
+	}
 	if len(o.objects) > 0 {
 		replayed, err := replay(ctx, streams, newCRDs, o.objects)
 		if err != nil {
@@ -142,184 +144,20 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 		}
 		results = append(results, replayed...)
 	}
+	if o.objects != nil {
+		layout.Objects = make([]report.Origin, len(o.objects))
+		for i, arg := range o.objects {
+			layout.Objects[i] = pathOrigin(arg)
+		}
+	}
 	rep := report.New(results)
-	if err := o.writeDiffReport(streams, newDiffReport(o, oldArg, newArg, rep, crds), rep); err != nil {
+	err = o.writeReports(streams, func(w io.Writer, format report.Format) error {
+		return report.Write(w, format, rep, report.Options{Quiet: o.quiet, ToolVersion: version.Get(), Command: "diff", Diff: layout})
+	})
+	if err != nil {
 		return err
 	}
 	return verdictExit(rep.Summary)
-}
-
-// writeDiffReport prints the run: text and markdown in diff's own wording
-// (diff_text.go, diff_markdown.go), the formats for programs through
-// pkg/report. Like report.Write it writes once, so a failing writer leaves
-// no half report.
-func (o *diffOptions) writeDiffReport(streams Streams, d *diffReport, rep report.Report) error {
-	return o.writeReports(streams, func(w io.Writer, format report.Format) error {
-		var buf bytes.Buffer
-		switch format {
-		case report.Text:
-			writeDiffText(&buf, d, o.quiet)
-		case report.Markdown:
-			writeDiffMarkdown(&buf, d)
-		default:
-			return report.Write(w, format, rep, report.Options{Quiet: o.quiet, ToolVersion: version.Get(), Command: "diff"})
-		}
-		_, err := w.Write(buf.Bytes())
-		return err
-	})
-}
-
-// loadDiffSide reads the CRDs of one side. Each must be valid as the API
-// server validates a CRD, and a name may appear once. What is not a CRD is
-// skipped with a note on stderr, as validate skips what is not a manifest:
-// other objects, a kustomization's patches (fragments of a CRD, not CRDs)
-// and a chart's Helm templates; a document of kind CustomResourceDefinition
-// that is not a valid CRD stays an error.
-func loadDiffSide(ctx context.Context, streams Streams, side, arg string) ([]schema.LocatedCRD, error) {
-	var docs []manifest.Document
-	var err error
-	switch {
-	case strings.HasPrefix(arg, gitPrefix):
-		docs, err = readGit(ctx, arg)
-	default:
-		docs, err = readDiffFiles(streams, side, arg)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, doc := range docs {
-		if doc.Err == nil && doc.Object.GroupVersionKind().GroupKind() != crdGroupKind {
-			fmt.Fprintf(streams.Err, "crdguard: note: %s: skipped %s: %s %s, not a CustomResourceDefinition\n",
-				side, doc.Position(), doc.Object.GetAPIVersion(), doc.Object.GetKind())
-		}
-	}
-	return schema.LocateCRDs(ctx, docs)
-}
-
-var crdGroupKind = apiextensionsv1.Kind("CustomResourceDefinition")
-
-// readDiffFiles reads the manifests of a file or directory argument (or
-// stdin), skipping with a note the files that hold no CRD to compare.
-func readDiffFiles(streams Streams, side, arg string) ([]manifest.Document, error) {
-	sources, err := manifest.Walk([]string{arg}, manifest.WalkOptions{SkipRepositoryFiles: true})
-	if err != nil {
-		return nil, err
-	}
-	patches := map[string]string{}
-	for _, src := range sources {
-		if src.Err == nil && manifest.IsKustomization(src.Path) {
-			files, err := manifest.KustomizePatches(src.Path)
-			if err != nil {
-				return nil, err
-			}
-			for _, f := range files {
-				patches[f] = src.Path
-			}
-		}
-	}
-	var docs []manifest.Document
-	for _, src := range sources {
-		var d []manifest.Document
-		switch {
-		case src.Err != nil:
-			return nil, src.Err
-		case manifest.IsKustomization(src.Path):
-			continue // kustomize's configuration: never a CRD, and next to most CRD sets
-		case src.Skip != "":
-			fmt.Fprintf(streams.Err, "crdguard: note: %s: skipped %s: %s\n", side, src.Path, src.Skip)
-			continue
-		case patches[filepath.Clean(src.Path)] != "":
-			fmt.Fprintf(streams.Err, "crdguard: note: %s: skipped %s: a kustomize patch (%s), not a whole CRD: diff the output of kustomize build to include it\n",
-				side, src.Path, patches[filepath.Clean(src.Path)])
-			continue
-		case src.Path == "-":
-			d, err = manifest.Read(streams.In, "-")
-		default:
-			d, err = manifest.ReadFile(src.Path)
-		}
-		if err != nil {
-			return nil, helmTemplateError(src.Path, err)
-		}
-		for i := range d {
-			if d[i].Err != nil && !errors.Is(d[i].Err, manifest.ErrNoTypeMeta) {
-				d[i].Err = helmTemplateError(src.Path, d[i].Err)
-			}
-		}
-		docs = append(docs, d...)
-	}
-	return docs, nil
-}
-
-// helmTemplateError names the render step when a file that cannot be read
-// holds Helm template actions outside a chart's templates/ directory (a
-// deploy/ folder, say), where the walk cannot know it for a template.
-func helmTemplateError(path string, err error) error {
-	data, readErr := os.ReadFile(path)
-	if readErr != nil || !bytes.Contains(data, []byte("{{")) || strings.HasSuffix(err.Error(), manifest.HelmTemplateHint) {
-		return err
-	}
-	return fmt.Errorf("%w (the file holds Helm template actions: render it with helm template and diff the output)", err)
-}
-
-// readGit reads git:REF:PATH, a file or a directory, through the git CLI in
-// the current directory, so that CI can compare with any branch or tag
-// without checking it out. Sources are named git:REF:FILE.
-func readGit(ctx context.Context, arg string) ([]manifest.Document, error) {
-	src, ok := parseGitSource(arg)
-	if !ok {
-		return nil, fmt.Errorf("%q: want git:REF:PATH", arg)
-	}
-	kind, err := git(ctx, "cat-file", "-t", src.object())
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(string(kind)) == "blob" {
-		data, err := git(ctx, "show", src.object())
-		if err != nil {
-			return nil, err
-		}
-		return manifest.Read(bytes.NewReader(data), src.String())
-	}
-	// A tree: its manifests in lexical order, as a directory is walked.
-	// --full-tree: without it git filters the listing by the working
-	// directory, and a tree from a subdirectory lists nothing.
-	list, err := git(ctx, "ls-tree", "-r", "-z", "--full-tree", "--name-only", src.object())
-	if err != nil {
-		return nil, err
-	}
-	var docs []manifest.Document
-	for name := range strings.SplitSeq(strings.TrimSuffix(string(list), "\x00"), "\x00") {
-		if name == "" || !manifest.IsManifestFile(name) {
-			continue
-		}
-		file := src.entry(name)
-		data, err := git(ctx, "show", file.object())
-		if err != nil {
-			return nil, err
-		}
-		d, err := manifest.Read(bytes.NewReader(data), file.String())
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, d...)
-	}
-	return docs, nil
-}
-
-// git runs a git command and returns its standard output; a failure carries
-// git's own message, which says what is wrong with the ref or path.
-func git(ctx context.Context, args ...string) ([]byte, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-	}
-	return stdout.Bytes(), nil
 }
 
 // diffResults turns the changes into one report result per CRD, located at
@@ -346,9 +184,9 @@ func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []schema
 		doc := docs[pair.Name]
 		// Parsed once per CRD that has findings, and only here: reading
 		// does not keep a position tree for every document.
-		var lines *lineIndex
+		var lines *diff.LineIndex
 		if len(changes) > 0 {
-			lines = newLineIndex(doc)
+			lines = diff.NewLineIndex(doc)
 		}
 		res := report.Result{
 			Source: doc.Source, Document: doc.Index, Line: doc.Line,
@@ -363,7 +201,7 @@ func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []schema
 		}
 		for _, ch := range changes {
 			f := changeFinding(ch, config.Decide(ch, now))
-			f.Line = lines.line(ch.Path, ch.Version)
+			f.Line = lines.Line(ch.Path, ch.Version)
 			res.Violations = append(res.Violations, f)
 		}
 		results = append(results, res)

@@ -403,9 +403,10 @@ func TestDiffMarkdown(t *testing.T) {
 	}
 }
 
-// TestDiffMarkdownIsCapped: past maxMarkdownFindings a CRD's findings are
-// counted, breaking ones listed first.
+// TestDiffMarkdownIsCapped: past 50 (pkg/report's maxDiffMarkdownFindings)
+// a CRD's findings are counted, breaking ones listed first.
 func TestDiffMarkdownIsCapped(t *testing.T) {
+	const maxMarkdownFindings = 50
 	oldCRD := readFile(t, diffFile("old.yaml"))
 	var props strings.Builder
 	for i := range maxMarkdownFindings + 10 {

@@ -139,7 +139,7 @@ type Decision struct {
 
 // Decide applies c (nil: the defaults) to ch as of now.
 func (c *Config) Decide(ch Change, now time.Time) Decision {
-	d := Decision{Enforcement: defaultEnforcement(ch.Impact)}
+	d := Decision{Enforcement: ch.Impact.Enforcement()}
 	if c == nil {
 		return d
 	}
@@ -166,8 +166,11 @@ func (c *Config) Decide(ch Change, now time.Time) Decision {
 	return d
 }
 
-func defaultEnforcement(s Impact) v1alpha1.Enforcement {
-	switch s {
+// Enforcement is what a change of impact i does by default: breaking is
+// Deny, warning Warn, info Audit. --min-severity lists findings at an
+// impact's enforcement or above by the same mapping.
+func (i Impact) Enforcement() v1alpha1.Enforcement {
+	switch i {
 	case Breaking:
 		return v1alpha1.Deny
 	case Warning:

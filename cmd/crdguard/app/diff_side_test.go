@@ -2,6 +2,17 @@ package app
 
 import "testing"
 
+// relativeTo is source as the diff report names it: relative to the origin
+// of the first of args it was read from.
+func relativeTo(source string, args ...string) string {
+	for _, arg := range args {
+		if rel, ok := newDiffSide("NEW", arg).origin().Relative(source); ok {
+			return rel
+		}
+	}
+	return source
+}
+
 // TestRelativeTo: each source is named relative to the argument it was read
 // from, as manifest.Expand and readGit name them.
 func TestRelativeTo(t *testing.T) {

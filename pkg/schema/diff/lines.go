@@ -1,4 +1,4 @@
-package app
+package diff
 
 import (
 	"strings"
@@ -6,19 +6,21 @@ import (
 	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
-// lineIndex finds the line of a field in one document's text, so that each
-// diff finding points at the node that changed rather than at the start of
-// its CRD.
-type lineIndex struct {
+// LineIndex finds the line of a change's path in the text of the CRD
+// document it is in, so that each finding points at the node that changed
+// rather than at the start of its CRD.
+type LineIndex struct {
 	doc       manifest.Document
 	positions *manifest.FieldPositions
 }
 
-func newLineIndex(doc manifest.Document) *lineIndex {
-	return &lineIndex{doc: doc, positions: doc.FieldPositions()}
+// NewLineIndex indexes doc's fields; it parses the document's text again,
+// so build one only for a CRD that has changes.
+func NewLineIndex(doc manifest.Document) *LineIndex {
+	return &LineIndex{doc: doc, positions: doc.FieldPositions()}
 }
 
-// line returns the 1-based line in the document's source of the node at
+// Line returns the 1-based line in the document's source of the node at
 // path (a field.Path string such as "spec.versions[0].schema.openAPIV3Schema
 // .properties.spec"), or of its nearest ancestor present in the document: a
 // removed node's path still names where it was. version, when set, is the
@@ -26,7 +28,7 @@ func newLineIndex(doc manifest.Document) *lineIndex {
 // version in this document (the old CRD's index of a version since removed
 // or reordered) points at spec.versions instead of at an unrelated version.
 // Where nothing of the path is in the document, the line is the document's.
-func (x *lineIndex) line(path, version string) int {
+func (x *LineIndex) Line(path, version string) int {
 	if x == nil {
 		return 0
 	}
