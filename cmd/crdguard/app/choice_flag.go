@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,9 +24,14 @@ func newChoiceFlag(p *string, choices ...string) *choiceFlag {
 	return &choiceFlag{value: p, choices: choices, noun: "value", plural: "values"}
 }
 
-// newOutputFlag is -o of a command with output formats of its own rather
-// than report.Format's.
+// newOutputFlag is -o of a command that prints no report: formats are
+// those of outputFormats that make sense for what it prints.
 func newOutputFlag(p *string, formats ...string) *choiceFlag {
+	for _, f := range formats {
+		if !slices.Contains(outputFormats, f) {
+			panic(fmt.Sprintf("output format %q is not in outputFormats", f))
+		}
+	}
 	return &choiceFlag{value: p, choices: formats, noun: "output format", plural: "formats"}
 }
 

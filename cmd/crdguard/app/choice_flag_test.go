@@ -1,6 +1,10 @@
 package app
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/crdguard/crdguard/pkg/report"
+)
 
 func TestChoiceFlag(t *testing.T) {
 	value := "skip"
@@ -29,13 +33,13 @@ func TestChoiceFlag(t *testing.T) {
 // TestOutputFlag: -o of a command with its own formats words its error as
 // report.Format does.
 func TestOutputFlag(t *testing.T) {
-	format := vapYAML
-	f := newOutputFlag(&format, vapYAML, vapJSON)
-	if err := f.Set("JSON"); err != nil || format != vapJSON {
+	format := outputYAML
+	f := newOutputFlag(&format, outputYAML, string(report.JSON))
+	if err := f.Set("JSON"); err != nil || format != string(report.JSON) {
 		t.Errorf("Set(JSON): %q, %v", format, err)
 	}
 	want := `unknown output format "table": valid formats are yaml, json`
-	if err := f.Set("table"); err == nil || err.Error() != want || format != vapJSON {
+	if err := f.Set("table"); err == nil || err.Error() != want || format != string(report.JSON) {
 		t.Errorf("Set(table): %q, %v; want %q", format, err, want)
 	}
 }

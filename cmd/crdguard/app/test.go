@@ -9,13 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/testsuite"
-)
-
-// Values of crdguard test's -o.
-const (
-	testOutputText  = "text"
-	testOutputJUnit = "junit"
 )
 
 type testOptions struct {
@@ -25,7 +20,7 @@ type testOptions struct {
 }
 
 func newTestCommand(streams Streams) *cobra.Command {
-	o := &testOptions{output: testOutputText}
+	o := &testOptions{output: string(report.Text)}
 	cmd := &cobra.Command{
 		Use:   "test [flags] PATH...",
 		Short: "Run declarative test suites of GuardPolicies and CRDs",
@@ -52,7 +47,7 @@ evaluated.`,
 		},
 	}
 	f := cmd.Flags()
-	f.VarP(newOutputFlag(&o.output, testOutputText, testOutputJUnit), "output", "o", `output format: "text" or "junit"`)
+	f.VarP(newOutputFlag(&o.output, string(report.Text), string(report.JUnit)), "output", "o", `output format: "text" or "junit"`)
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "text output: print only the cases that did not pass")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory loaded into every suite beside its own crds (repeatable)")
 	return cmd
@@ -102,7 +97,7 @@ func (o *testOptions) run(ctx context.Context, paths []string, streams Streams) 
 		return &exitError{code: ExitInternal, err: ctx.Err()}
 	}
 	var werr error
-	if o.output == testOutputJUnit {
+	if o.output == string(report.JUnit) {
 		werr = writeTestJUnit(streams.Out, runs)
 	} else {
 		werr = o.writeText(streams.Out, runs)

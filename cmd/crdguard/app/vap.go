@@ -17,12 +17,7 @@ import (
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
 	"github.com/crdguard/crdguard/pkg/policies/vap"
-)
-
-// Values of vap -o.
-const (
-	vapYAML = "yaml"
-	vapJSON = "json"
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 // Values of vap --messages.
@@ -46,7 +41,7 @@ type vapOptions struct {
 }
 
 func newVAPCommand(streams Streams) *cobra.Command {
-	o := &vapOptions{output: vapYAML, messages: vapSummaries}
+	o := &vapOptions{output: outputYAML, messages: vapSummaries}
 	cmd := &cobra.Command{
 		Use:   "vap --policies PATH [flags]",
 		Short: "Compile GuardPolicies to Validating- and MutatingAdmissionPolicies",
@@ -79,7 +74,7 @@ Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable)")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable), for list-map keys")
-	f.VarP(newOutputFlag(&o.output, vapYAML, vapJSON), "output", "o", `output format: "yaml" or "json" (a v1 List)`)
+	f.VarP(newOutputFlag(&o.output, outputYAML, string(report.JSON)), "output", "o", `output format: "yaml" or "json" (a v1 List)`)
 	f.Var(newChoiceFlag(&o.messages, vapSummaries, vapFindings), "messages", `what a failing validation says: "summary" (the rule, the field and what is allowed) or "findings" (each finding with its values)`)
 	f.BoolVar(&o.check, "check", false, "print which rules compile and which need the webhook, instead of the objects")
 	f.StringVar(&o.webhookPolicies, "webhook-policies", "", "also write to this file the GuardPolicies reduced to the rules that need the webhook (enforcement mode vap)")
@@ -129,7 +124,7 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 			return err
 		}
 	}
-	if o.output == vapJSON {
+	if o.output == string(report.JSON) {
 		enc := json.NewEncoder(streams.Out)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)

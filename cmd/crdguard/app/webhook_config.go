@@ -10,12 +10,6 @@ import (
 	"github.com/crdguard/crdguard/pkg/webhookrules"
 )
 
-// Values of webhook-config -o.
-const (
-	webhookConfigValues    = "values"
-	webhookConfigKustomize = "kustomize"
-)
-
 // The webhooks whose rules webhook-config renders, as the chart and
 // config/ name them.
 const (
@@ -32,7 +26,7 @@ type webhookConfigOptions struct {
 }
 
 func newWebhookConfigCommand(streams Streams) *cobra.Command {
-	o := &webhookConfigOptions{output: webhookConfigValues, name: "crdguard"}
+	o := &webhookConfigOptions{output: outputValues, name: "crdguard"}
 	cmd := &cobra.Command{
 		Use:   "webhook-config --policies PATH --crds PATH [flags]",
 		Short: "Render the webhooks' admission rules from GuardPolicies",
@@ -61,7 +55,7 @@ manifests.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable)")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable): the guarded custom kinds' resources")
-	f.VarP(newOutputFlag(&o.output, webhookConfigValues, webhookConfigKustomize), "output", "o", `output format: "values" (Helm values) or "kustomize" (a patch)`)
+	f.VarP(newOutputFlag(&o.output, outputValues, outputKustomize), "output", "o", `output format: "values" (Helm values) or "kustomize" (a patch)`)
 	f.StringVar(&o.name, "name", o.name, "name of the webhook configurations the kustomize patch targets")
 	return cmd
 }
@@ -81,7 +75,7 @@ func (o *webhookConfigOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return inputError(err)
 	}
-	if o.output == webhookConfigKustomize {
+	if o.output == outputKustomize {
 		return writeYAML(streams.Out, kustomizePatch(o.name, rules)...)
 	}
 	return writeYAML(streams.Out, map[string]any{"webhook": map[string]any{
