@@ -16,6 +16,11 @@ type choiceFlag struct {
 	// noun and plural name a value and the choices in the error, worded as
 	// report.Format's: unknown output format "x": valid formats are ...
 	noun, plural string
+	// deprecated maps the values of an earlier vocabulary to the choices
+	// that replace them, accepted for one release; deprecatedGiven is the
+	// last one given, for the command to warn about (deprecationWarning).
+	deprecated      map[string]string
+	deprecatedGiven string
 }
 
 // newChoiceFlag binds a flag to p, which holds its default, to take one of
@@ -37,7 +42,33 @@ func newOutputFlag(p *string, formats ...string) *choiceFlag {
 
 func (c *choiceFlag) String() string { return *c.value }
 
+// withDeprecated has c accept old as the choice replacement, with a
+// warning.
+func (c *choiceFlag) withDeprecated(old, replacement string) *choiceFlag {
+	if c.deprecated == nil {
+		c.deprecated = map[string]string{}
+	}
+	c.deprecated[old] = replacement
+	return c
+}
+
+// deprecationWarning is the warning for a deprecated value given to the
+// flag called name, "" when none was.
+func (c *choiceFlag) deprecationWarning(name string) string {
+	if c.deprecatedGiven == "" {
+		return ""
+	}
+	return fmt.Sprintf("--%s %s is deprecated and will be refused in the next release: use --%s %s", name, c.deprecatedGiven, name, c.deprecated[c.deprecatedGiven])
+}
+
 func (c *choiceFlag) Set(s string) error {
+	c.deprecatedGiven = ""
+	for old, replacement := range c.deprecated {
+		if strings.EqualFold(s, old) {
+			*c.value, c.deprecatedGiven = replacement, old
+			return nil
+		}
+	}
 	for _, choice := range c.choices {
 		if strings.EqualFold(s, choice) {
 			*c.value = choice

@@ -67,7 +67,7 @@ func TestChoiceFlagsComplete(t *testing.T) {
 		{[]string{"validate", "--unpaired", ""}, "error\ncreate\n"},
 		{[]string{"lint", "--fail-on", ""}, "error\nwarning\ninfo\n"},
 		{[]string{"lint", "--output", ""}, "text\njson\nsarif\njunit\nmarkdown\n"},
-		{[]string{"diff", "--min-severity", ""}, "breaking\nwarning\ninfo\n"},
+		{[]string{"diff", "--min-severity", ""}, "error\nwarning\ninfo\n"},
 		{[]string{"audit", "-o", ""}, "text\njson\nsarif\njunit\nmarkdown\n"},
 		{[]string{"test", "-o", ""}, "text\njunit\n"},
 		{[]string{"vap", "-o", ""}, "yaml\njson\n"},

@@ -17,6 +17,7 @@ import (
 	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/schema"
 	"github.com/crdguard/crdguard/pkg/schema/diff"
+	"github.com/crdguard/crdguard/pkg/schema/gotypes"
 )
 
 // Policy names of the diff command's findings, as in "diff/field-removed".
@@ -31,14 +32,15 @@ type diffOptions struct {
 	allowEmpty bool
 	// minSeverity is the lowest severity of the CRD findings text and
 	// markdown list; default info, every finding.
-	minSeverity string
+	minSeverity     string
+	minSeverityFlag *choiceFlag
 	reportOptions
 	// now is the day waiver expiry is judged against; tests pin it.
 	now func() time.Time
 }
 
 func newDiffCommand(streams Streams) *cobra.Command {
-	o := &diffOptions{now: time.Now, minSeverity: string(diff.Info)}
+	o := &diffOptions{now: time.Now, minSeverity: string(gotypes.Info)}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OLD NEW",
 		Short: "Classify every change between two versions of a set of CRDs",
@@ -50,7 +52,7 @@ Text and markdown name a schema node by its place in the object, with the
 version beside it (v1: ^.spec.rules[*].filters[*]/x-kubernetes-validations[2]:
 "^" is the object, "[*]" any list item or map value, "/" the keyword that
 changed); JSON, SARIF and JUnit keep the full path in the CRD.
---min-severity warning lists only breaking changes and warnings.
+--min-severity warning lists only breaking changes (severity error) and warnings.
 
 OLD and NEW are each a file, a directory (walked for .yaml, .yml and .json),
 "-" for stdin, or git:REF:PATH to read PATH at REF through the git CLI (PATH is
@@ -81,11 +83,13 @@ Checks:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Deny|Warn|Audit; Error and None are read as Deny and Audit), enumValueAdded and waivers")
+	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Deny|Warn|Audit), enumValueAdded and waivers")
 	f.StringArrayVar(&o.objects, "objects", nil, "file or directory of existing objects to validate against the new CRDs (repeatable)")
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an OLD or NEW without CRDs, as when the first release adds them (default: exit 2)")
-	f.Var(newChoiceFlag(&o.minSeverity, string(diff.Breaking), string(diff.Warning), string(diff.Info)), "min-severity",
-		`text and markdown output: list only CRD findings at this severity or above, "breaking", "warning" or "info"; the counts include every finding, and the other formats list them all`)
+	o.minSeverityFlag = newChoiceFlag(&o.minSeverity, string(gotypes.Error), string(gotypes.Warning), string(gotypes.Info)).
+		withDeprecated(string(diff.Breaking), string(gotypes.Error))
+	f.Var(o.minSeverityFlag, "min-severity",
+		`text and markdown output: list only CRD findings at this severity or above, "error" (breaking changes), "warning" or "info"; the counts include every finding, and the other formats list them all`)
 	o.addReportFlags(f, "text output: print only CRDs and objects with findings")
 	return cmd
 }
@@ -102,11 +106,17 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	if err := stdinOnce(pathFlag{"OLD", []string{oldArg}}, pathFlag{"NEW", []string{newArg}}, pathFlag{"--objects", o.objects}); err != nil {
 		return err
 	}
+	if w := o.minSeverityFlag.deprecationWarning("min-severity"); w != "" {
+		fmt.Fprintf(streams.Err, "crdguard: warning: %s\n", w)
+	}
 	var config *diff.Config
 	if o.config != "" {
 		var err error
 		if config, err = diff.LoadConfig(o.config); err != nil {
 			return usageError("--config %v", err)
+		}
+		for _, d := range config.Deprecated {
+			fmt.Fprintf(streams.Err, "crdguard: warning: --config %s: %s\n", o.config, d)
 		}
 	}
 	// Each side is parsed once: readGit reads it, and the report names
@@ -135,7 +145,7 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	}
 	layout := &report.DiffLayout{
 		Old: oldSide.origin(), New: newSide.origin(), CRDs: len(results),
-		MinEnforcement: diff.Impact(o.minSeverity).Enforcement(), ShortPath: diff.ShortPath,
+		MinEnforcement: enforcement(gotypes.Severity(o.minSeverity)), ShortPath: diff.ShortPath,
 	}
 	if len(o.objects) > 0 {
 		replayed, err := replay(ctx, streams, newCRDs, o.objects)

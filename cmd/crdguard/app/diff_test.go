@@ -159,9 +159,38 @@ func TestDiffMinSeverity(t *testing.T) {
 	if r.stdout != wantQuiet {
 		t.Errorf("quiet: stdout\n got: %s\nwant: %s", r.stdout, wantQuiet)
 	}
+	// error is the breaking changes alone, as warning is here: the
+	// severities are lint's.
 	r = crdguard(t, "", "diff", "--min-severity", "error", diffFile("old-dir"), diffFile("new-dir"))
-	if want := `invalid argument "error" for "--min-severity" flag: unknown value "error": valid values are breaking, warning, info`; r.code != ExitUsage || !strings.Contains(r.stder, want) {
+	if r.stdout != want || r.code != ExitViolations || strings.Contains(r.stder, "deprecated") {
+		t.Errorf("error: exit %d, stderr %q, stdout\n got: %s\nwant: %s", r.code, r.stder, r.stdout, want)
+	}
+	r = crdguard(t, "", "diff", "--min-severity", "blocking", diffFile("old-dir"), diffFile("new-dir"))
+	if want := `invalid argument "blocking" for "--min-severity" flag: unknown value "blocking": valid values are error, warning, info`; r.code != ExitUsage || !strings.Contains(r.stder, want) {
 		t.Errorf("exit %d, stderr %q, want %q", r.code, r.stder, want)
+	}
+}
+
+// TestDiffDeprecatedWords: the words of the earlier vocabulary still work
+// for one release, each with a warning on stderr that names the flag or
+// the file and field, the old word and the new.
+func TestDiffDeprecatedWords(t *testing.T) {
+	r := crdguard(t, "", "diff", "--min-severity", "Breaking", diffFile("old-dir"), diffFile("new-dir"))
+	if want := "crdguard: warning: --min-severity breaking is deprecated and will be refused in the next release: use --min-severity error\n"; !strings.HasPrefix(r.stder, want) || r.code != ExitViolations {
+		t.Errorf("exit %d, stderr %q, want it to start with %q", r.code, r.stder, want)
+	}
+	if errorRun := crdguard(t, "", "diff", "--min-severity", "error", diffFile("old-dir"), diffFile("new-dir")); r.stdout != errorRun.stdout {
+		t.Errorf("breaking lists other findings than error:\n%s\n%s", r.stdout, errorRun.stdout)
+	}
+
+	config := filepath.Join(t.TempDir(), "diff.yaml")
+	writeFile(t, config, "checks:\n  crd-removed: None\nenumValueAdded: Error\n")
+	r = crdguard(t, "", "diff", "--config", config, diffFile("old-dir"), diffFile("new-dir"))
+	want := "crdguard: warning: --config " + config + `: checks[crd-removed]: "None" is deprecated and will be refused in the next release: use "Audit"` + "\n" +
+		"crdguard: warning: --config " + config + `: enumValueAdded: "Error" is deprecated and will be refused in the next release: use "Deny"` + "\n"
+	// None reads as Audit: the removed CRD no longer fails the run.
+	if !strings.HasPrefix(r.stder, want) || r.code != ExitOK {
+		t.Errorf("exit %d, stderr %q, want it to start with %q", r.code, r.stder, want)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/report"
 	"github.com/crdguard/crdguard/pkg/schema/gotypes"
 )
@@ -87,15 +86,4 @@ func lintMessage(f gotypes.Finding) string {
 		msg += " (declared at " + moduleFile(f.DeclaredAt.Filename) + ":" + strconv.Itoa(f.DeclaredAt.Line) + ")"
 	}
 	return msg + "; fix: " + f.Hint
-}
-
-// enforcement maps severities onto the report's levels: only errors deny.
-func enforcement(s gotypes.Severity) v1alpha1.Enforcement {
-	switch s {
-	case gotypes.Error:
-		return v1alpha1.Deny
-	case gotypes.Warning:
-		return v1alpha1.Warn
-	}
-	return v1alpha1.Audit
 }

@@ -28,6 +28,10 @@ type Config struct {
 	EnumValueAdded v1alpha1.Enforcement `json:"enumValueAdded,omitempty"`
 	// Waivers accept known changes.
 	Waivers []Waiver `json:"waivers,omitempty"`
+	// Deprecated lists, after LoadConfig, every deprecated word the file
+	// used, with its field and the word that replaces it, for the caller
+	// to warn about.
+	Deprecated []string `json:"-"`
 }
 
 // Waiver accepts the changes of one check at matching paths: they are
@@ -60,7 +64,7 @@ func LoadConfig(path string) (*Config, error) {
 	if err := yaml.UnmarshalStrict(data, c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c.readSpellings()
+	c.readDeprecatedWords()
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %w", path, errs.ToAggregate())
 	}
@@ -69,20 +73,28 @@ func LoadConfig(path string) (*Config, error) {
 
 var enforcements = []string{string(v1alpha1.Deny), string(v1alpha1.Warn), string(v1alpha1.Audit)}
 
-// spellings are the other words a config may use for an enforcement:
-// those of a CI run.
-var spellings = map[v1alpha1.Enforcement]v1alpha1.Enforcement{"Error": v1alpha1.Deny, "None": v1alpha1.Audit}
+// deprecatedEnforcements are the words of an earlier vocabulary for an
+// enforcement, accepted for one release with a warning: "Error" and "None"
+// name a severity, not what the run does with a change.
+var deprecatedEnforcements = map[v1alpha1.Enforcement]v1alpha1.Enforcement{"Error": v1alpha1.Deny, "None": v1alpha1.Audit}
 
-// readSpellings replaces Error and None with Deny and Audit.
-func (c *Config) readSpellings() {
-	for name, e := range c.Checks {
-		if to, ok := spellings[e]; ok {
+// readDeprecatedWords replaces Error and None with Deny and Audit, noting
+// each in Deprecated.
+func (c *Config) readDeprecatedWords() {
+	for _, name := range sortedKeys(c.Checks) {
+		if to, ok := deprecatedEnforcements[c.Checks[name]]; ok {
+			c.deprecated(field.NewPath("checks").Key(name), c.Checks[name], to)
 			c.Checks[name] = to
 		}
 	}
-	if to, ok := spellings[c.EnumValueAdded]; ok {
+	if to, ok := deprecatedEnforcements[c.EnumValueAdded]; ok {
+		c.deprecated(field.NewPath("enumValueAdded"), c.EnumValueAdded, to)
 		c.EnumValueAdded = to
 	}
+}
+
+func (c *Config) deprecated(p *field.Path, old, replacement v1alpha1.Enforcement) {
+	c.Deprecated = append(c.Deprecated, fmt.Sprintf("%s: %q is deprecated and will be refused in the next release: use %q", p, old, replacement))
 }
 
 // Validate returns every invalid field of c.

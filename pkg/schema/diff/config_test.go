@@ -3,6 +3,7 @@ package diff
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestDecide(t *testing.T) {
 checks:
   type-changed: Warn
   description-changed: Deny
-  version-removed: Error  # Error and None spell Deny and Audit
+  version-removed: Error  # deprecated: Error and None read as Deny and Audit
 enumValueAdded: None
 waivers:
 - check: field-removed
@@ -63,6 +64,13 @@ waivers:
 	c, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	wantDeprecated := []string{
+		`checks[version-removed]: "Error" is deprecated and will be refused in the next release: use "Deny"`,
+		`enumValueAdded: "None" is deprecated and will be refused in the next release: use "Audit"`,
+	}
+	if !slices.Equal(c.Deprecated, wantDeprecated) {
+		t.Errorf("Deprecated = %q, want %q", c.Deprecated, wantDeprecated)
 	}
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	legacy := "spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.legacy"
