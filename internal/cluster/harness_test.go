@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -13,19 +11,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 	"github.com/crdguard/crdguard/internal/webhook"
 )
-
-// The worked example every test uses.
-var examples = filepath.Join("..", "..", "examples", "mysql")
 
 var mysqlEngine = sync.OnceValues(func() (*webhook.EngineHolder, error) {
 	engine, _, err := EngineFromFiles(
 		context.Background(),
-		[]string{filepath.Join(examples, "crd.yaml")},
-		[]string{filepath.Join(examples, "policy.yaml")},
+		[]string{mysqlexample.Path("crd.yaml")},
+		[]string{mysqlexample.Path("policy.yaml")},
 		ModeWebhook,
 	)
 	if err != nil {
@@ -42,21 +37,6 @@ func engines(t testing.TB) *webhook.EngineHolder {
 		t.Fatalf("loading the example: %v", err)
 	}
 	return h
-}
-
-// example reads one object of examples/mysql as JSON, as the API server
-// sends it.
-func example(t testing.TB, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(examples, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 var bob = authenticationv1.UserInfo{Username: "bob", Groups: []string{"developers", "system:authenticated"}}

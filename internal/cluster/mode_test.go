@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -9,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
@@ -31,7 +31,7 @@ func TestEnforcement(t *testing.T) {
 		{ModeVAP, approvable},
 	} {
 		t.Run(string(tt.enforcement), func(t *testing.T) {
-			engine, stats, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{filepath.Join(examples, "policy.yaml")}, tt.enforcement)
+			engine, stats, err := EngineFromFiles(t.Context(), []string{mysqlexample.Path("crd.yaml")}, []string{mysqlexample.Path("policy.yaml")}, tt.enforcement)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,11 +53,11 @@ func TestSourceEnforcement(t *testing.T) {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	registry, err := schema.RegistryFromFiles(t.Context(), filepath.Join(examples, "crd.yaml"))
+	registry, err := schema.RegistryFromFiles(t.Context(), mysqlexample.Path("crd.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	objects := fake.NewClientBuilder().WithScheme(scheme).WithObjects(storedPolicy(t, "uid-a", 1, nil)).Build()
+	objects := fake.NewClientBuilder().WithScheme(scheme).WithObjects(mysqlexample.StoredPolicy(t, "uid-a", 1, nil)).Build()
 	source := &Source{
 		Cache: fakeCache{objects: objects}, Schemas: registry, Log: logr.Discard(),
 		Engines: &webhook.EngineHolder{}, Mode: ModeVAP, AllRules: &webhook.EngineHolder{},
@@ -82,7 +82,7 @@ var approvable = every[:2]
 
 func unsafeFindings(t *testing.T, engine *policies.Engine) []string {
 	t.Helper()
-	docs, err := manifest.ReadFile(filepath.Join(examples, "unsafe.yaml"))
+	docs, err := manifest.ReadFile(mysqlexample.Path("unsafe.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +101,13 @@ func unsafeFindings(t *testing.T, engine *policies.Engine) []string {
 // Files that hold no GuardPolicy are an error naming the file, never an
 // engine with no policies.
 func TestEngineFromFilesWithoutPolicies(t *testing.T) {
-	for _, path := range []string{filepath.Join(examples, "good.yaml"), t.TempDir()} {
-		_, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "crd.yaml")}, []string{path}, ModeWebhook)
+	for _, path := range []string{mysqlexample.Path("good.yaml"), t.TempDir()} {
+		_, _, err := EngineFromFiles(t.Context(), []string{mysqlexample.Path("crd.yaml")}, []string{path}, ModeWebhook)
 		if err == nil || err.Error() != path+" holds no GuardPolicy" {
 			t.Errorf("EngineFromFiles(%s) = %v, want %q", path, err, path+" holds no GuardPolicy")
 		}
 	}
-	if _, _, err := EngineFromFiles(t.Context(), []string{filepath.Join(examples, "good.yaml")}, []string{filepath.Join(examples, "policy.yaml")}, ModeWebhook); err == nil || err.Error() != filepath.Join(examples, "good.yaml")+" holds no CustomResourceDefinition" {
+	if _, _, err := EngineFromFiles(t.Context(), []string{mysqlexample.Path("good.yaml")}, []string{mysqlexample.Path("policy.yaml")}, ModeWebhook); err == nil || err.Error() != mysqlexample.Path("good.yaml")+" holds no CustomResourceDefinition" {
 		t.Errorf("a --crds file without CRDs: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -13,11 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
@@ -25,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
 
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 	"github.com/crdguard/crdguard/internal/webhook"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
@@ -32,41 +30,15 @@ import (
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
-// storedPolicy returns the example policy as the API server would store it:
-// with a UID and a generation, edited by fn.
-func storedPolicy(t *testing.T, uid types.UID, generation int64, fn func(*unstructured.Unstructured)) *unstructured.Unstructured {
-	t.Helper()
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(example(t, "policy.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	obj.SetUID(uid)
-	obj.SetGeneration(generation)
-	obj.SetResourceVersion("1")
-	obj.SetCreationTimestamp(metav1.Now())
-	if fn != nil {
-		fn(obj)
-	}
-	return obj
-}
-
 func setEnforcement(value string) func(*unstructured.Unstructured) {
 	return func(obj *unstructured.Unstructured) {
 		_ = unstructured.SetNestedField(obj.Object, value, "spec", "enforcement")
 	}
 }
 
-// breakCEL makes the policy valid against its CRD's schema but not
-// compilable: the kind of policy only crdguard itself can reject.
-func breakCEL(obj *unstructured.Unstructured) {
-	rules, _, _ := unstructured.NestedSlice(obj.Object, "spec", "rules")
-	rules[5].(map[string]any)["cel"].(map[string]any)["expression"] = "object.spec.replicas >="
-	_ = unstructured.SetNestedSlice(obj.Object, rules, "spec", "rules")
-}
-
 func mysqlRegistry(t *testing.T) *schema.Registry {
 	t.Helper()
-	r, err := schema.RegistryFromFiles(t.Context(), filepath.Join(examples, "crd.yaml"))
+	r, err := schema.RegistryFromFiles(t.Context(), mysqlexample.Path("crd.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +49,7 @@ func mysqlRegistry(t *testing.T) *schema.Registry {
 // "warned" (allowed with the ratio finding as a warning) or "allowed".
 func verdict(t *testing.T, engine *policies.Engine) string {
 	t.Helper()
-	resp := (&webhook.Validator{Engines: webhook.NewEngineHolder(engine)}).Handle(t.Context(), request(admissionv1.Create, bob, example(t, "unsafe.yaml")))
+	resp := (&webhook.Validator{Engines: webhook.NewEngineHolder(engine)}).Handle(t.Context(), request(admissionv1.Create, bob, mysqlexample.JSON(t, "unsafe.yaml")))
 	switch {
 	case !resp.Allowed:
 		return "denied"
@@ -101,17 +73,17 @@ func TestPolicyBookKeepsLastGood(t *testing.T) {
 		problems []PolicyProblem // Errs not compared
 	}
 	steps := []step{
-		{name: "generation 1 denies", obj: storedPolicy(t, "uid-a", 1, nil), verdict: "denied"},
-		{name: "generation 2 warns", obj: storedPolicy(t, "uid-a", 2, setEnforcement("Warn")), verdict: "warned"},
+		{name: "generation 1 denies", obj: mysqlexample.StoredPolicy(t, "uid-a", 1, nil), verdict: "denied"},
+		{name: "generation 2 warns", obj: mysqlexample.StoredPolicy(t, "uid-a", 2, setEnforcement("Warn")), verdict: "warned"},
 		{
-			name: "generation 3 is invalid: generation 2 stays", obj: storedPolicy(t, "uid-a", 3, breakCEL), verdict: "warned",
+			name: "generation 3 is invalid: generation 2 stays", obj: mysqlexample.StoredPolicy(t, "uid-a", 3, mysqlexample.BreakCEL), verdict: "warned",
 			problems: []PolicyProblem{{Name: "mysql-safety", Generation: 3, KeptGeneration: 2}},
 		},
 		{
-			name: "a rebuild for another reason keeps generation 2", obj: storedPolicy(t, "uid-a", 3, breakCEL), verdict: "warned",
+			name: "a rebuild for another reason keeps generation 2", obj: mysqlexample.StoredPolicy(t, "uid-a", 3, mysqlexample.BreakCEL), verdict: "warned",
 			problems: []PolicyProblem{{Name: "mysql-safety", Generation: 3, KeptGeneration: 2}},
 		},
-		{name: "generation 4 fixes it", obj: storedPolicy(t, "uid-a", 4, setEnforcement("Deny")), verdict: "denied"},
+		{name: "generation 4 fixes it", obj: mysqlexample.StoredPolicy(t, "uid-a", 4, setEnforcement("Deny")), verdict: "denied"},
 	}
 	for _, s := range steps {
 		engine, stats, problems, err := book.build(t.Context(), registry, []*unstructured.Unstructured{s.obj})
@@ -151,15 +123,15 @@ func TestPolicyBookForgets(t *testing.T) {
 		then    *unstructured.Unstructured
 	}{{
 		name: "recreated under the same name",
-		then: storedPolicy(t, "uid-b", 1, breakCEL),
+		then: mysqlexample.StoredPolicy(t, "uid-b", 1, mysqlexample.BreakCEL),
 	}, {
 		name:    "deleted",
 		between: nil,
-		then:    storedPolicy(t, "uid-a", 2, breakCEL),
+		then:    mysqlexample.StoredPolicy(t, "uid-a", 2, mysqlexample.BreakCEL),
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			var book policyBook
-			if _, _, _, err := book.build(t.Context(), registry, []*unstructured.Unstructured{storedPolicy(t, "uid-a", 1, nil)}); err != nil {
+			if _, _, _, err := book.build(t.Context(), registry, []*unstructured.Unstructured{mysqlexample.StoredPolicy(t, "uid-a", 1, nil)}); err != nil {
 				t.Fatal(err)
 			}
 			if tt.name == "deleted" {
@@ -185,12 +157,12 @@ func TestPolicyBookForgets(t *testing.T) {
 // out, and a policy with no good version is left out rather than failing
 // the build.
 func TestPolicyBookOneBadPolicy(t *testing.T) {
-	other := storedPolicy(t, "uid-o", 1, func(obj *unstructured.Unstructured) {
+	other := mysqlexample.StoredPolicy(t, "uid-o", 1, func(obj *unstructured.Unstructured) {
 		obj.SetName("other")
-		breakCEL(obj)
+		mysqlexample.BreakCEL(obj)
 	})
 	var book policyBook
-	engine, stats, problems, err := book.build(t.Context(), mysqlRegistry(t), []*unstructured.Unstructured{storedPolicy(t, "uid-a", 1, nil), other})
+	engine, stats, problems, err := book.build(t.Context(), mysqlRegistry(t), []*unstructured.Unstructured{mysqlexample.StoredPolicy(t, "uid-a", 1, nil), other})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +244,7 @@ func TestSource(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	docs, err := manifest.ReadFile(filepath.Join(examples, "crd.yaml"))
+	docs, err := manifest.ReadFile(mysqlexample.Path("crd.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +252,7 @@ func TestSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy := storedPolicy(t, "uid-a", 1, nil)
+	policy := mysqlexample.StoredPolicy(t, "uid-a", 1, nil)
 	objects := fake.NewClientBuilder().WithScheme(scheme).WithObjects(crds[0], policy.DeepCopy()).Build()
 
 	policyGVK := v1alpha1.GroupVersion.WithKind("GuardPolicy")
@@ -342,10 +314,10 @@ func TestSource(t *testing.T) {
 		}
 		policyInformer.Update(old, obj)
 	}
-	store(storedPolicy(t, "uid-a", 2, setEnforcement("Warn")))
+	store(mysqlexample.StoredPolicy(t, "uid-a", 2, setEnforcement("Warn")))
 	waitFor("the Warn edit applied", func() bool { return verdict(t, holder.Load()) == "warned" })
 
-	store(storedPolicy(t, "uid-a", 3, breakCEL))
+	store(mysqlexample.StoredPolicy(t, "uid-a", 3, mysqlexample.BreakCEL))
 	// Three builds: the first and one per edit. The counter moves last in
 	// a rebuild, so once it is 3 the third build is complete.
 	waitFor("the invalid edit processed", func() bool {

@@ -11,6 +11,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 )
 
 // BenchmarkValidate is /validate deciding one CREATE of the example
@@ -20,7 +22,7 @@ func BenchmarkValidate(b *testing.B) {
 	v := &Validator{Engines: engines(b)}
 	for _, name := range []string{"good.yaml", "unsafe.yaml"} {
 		b.Run(name, func(b *testing.B) {
-			req := request(admissionv1.Create, bob, example(b, name), nil)
+			req := request(admissionv1.Create, bob, mysqlexample.JSON(b, name), nil)
 			if resp := v.Handle(b.Context(), req); resp.Result != nil && resp.Result.Code >= 500 {
 				b.Fatalf("%s: %s", name, resp.Result.Message)
 			}
@@ -49,7 +51,7 @@ func BenchmarkServeAllowAll(b *testing.B) {
 
 // serveReview POSTs a review of the example CR to hook, in-process.
 func serveReview(b *testing.B, hook http.Handler) {
-	req := request(admissionv1.Create, bob, example(b, "good.yaml"), nil)
+	req := request(admissionv1.Create, bob, mysqlexample.JSON(b, "good.yaml"), nil)
 	review, err := json.Marshal(admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request:  &req.AdmissionRequest,

@@ -2,8 +2,6 @@ package webhook
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -14,20 +12,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 	"github.com/crdguard/crdguard/pkg/policies"
 )
-
-// The worked example every test uses.
-var examples = filepath.Join("..", "..", "examples", "mysql")
 
 // mysqlEngine is the example's engine with every rule, as
 // internal/cluster's EngineFromFiles builds it for --enforcement=webhook.
 var mysqlEngine = sync.OnceValues(func() (*EngineHolder, error) {
 	engine, _, err := policies.Files{
-		CRDs:     []string{filepath.Join(examples, "crd.yaml")},
-		Policies: []string{filepath.Join(examples, "policy.yaml")},
+		CRDs:     []string{mysqlexample.Path("crd.yaml")},
+		Policies: []string{mysqlexample.Path("policy.yaml")},
 	}.Engine(context.Background())
 	if err != nil {
 		return nil, err
@@ -43,21 +38,6 @@ func engines(t testing.TB) *EngineHolder {
 		t.Fatalf("loading the example: %v", err)
 	}
 	return h
-}
-
-// example reads one object of examples/mysql as JSON, as the API server
-// sends it.
-func example(t testing.TB, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(examples, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // edit returns the object with fn applied.

@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 )
 
 func TestMetrics(t *testing.T) {
@@ -20,14 +22,14 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := &Validator{Engines: engines(t), Metrics: m}
-	old := example(t, "update/old.yaml")
+	old := mysqlexample.JSON(t, "update/old.yaml")
 	for _, req := range []admission.Request{
-		request(admissionv1.Create, bob, example(t, "good.yaml"), nil),
-		request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil),
-		request(admissionv1.Update, alice, example(t, "update/approved.yaml"), old),
+		request(admissionv1.Create, bob, mysqlexample.JSON(t, "good.yaml"), nil),
+		request(admissionv1.Create, bob, mysqlexample.JSON(t, "unsafe.yaml"), nil),
+		request(admissionv1.Update, alice, mysqlexample.JSON(t, "update/approved.yaml"), old),
 		request(admissionv1.Create, bob, []byte("{"), nil),
-		withKind(request(admissionv1.Create, bob, example(t, "good.yaml"), nil), "Random"+strings.Repeat("x", 1<<20)),
-		withKind(request(admissionv1.Create, bob, example(t, "good.yaml"), nil), "Another"),
+		withKind(request(admissionv1.Create, bob, mysqlexample.JSON(t, "good.yaml"), nil), "Random"+strings.Repeat("x", 1<<20)),
+		withKind(request(admissionv1.Create, bob, mysqlexample.JSON(t, "good.yaml"), nil), "Another"),
 	} {
 		v.Handle(t.Context(), req)
 	}

@@ -10,10 +10,12 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 )
 
 func TestMutator(t *testing.T) {
-	old, approved := example(t, "update/old.yaml"), example(t, "update/approved.yaml")
+	old, approved := mysqlexample.JSON(t, "update/old.yaml"), mysqlexample.JSON(t, "update/approved.yaml")
 	defaultCPULimit := jsonpatch.NewOperation("add", "/spec/resources/limits/cpu", "2")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	m := &Mutator{Engines: engines(t), Now: func() time.Time { return now }}
@@ -27,14 +29,14 @@ func TestMutator(t *testing.T) {
 		patches []jsonpatch.Operation
 	}{{
 		name: "a valid create needs nothing",
-		op:   admissionv1.Create, object: example(t, "good.yaml"),
+		op:   admissionv1.Create, object: mysqlexample.JSON(t, "good.yaml"),
 	}, {
 		name: "a missing cpu limit is defaulted",
-		op:   admissionv1.Create, object: example(t, "unsafe.yaml"),
+		op:   admissionv1.Create, object: mysqlexample.JSON(t, "unsafe.yaml"),
 		patches: []jsonpatch.Operation{defaultCPULimit},
 	}, {
 		name: "patched on a dry run too",
-		op:   admissionv1.Create, object: example(t, "delete/ephemeral.yaml"), dryRun: true,
+		op:   admissionv1.Create, object: mysqlexample.JSON(t, "delete/ephemeral.yaml"), dryRun: true,
 		patches: []jsonpatch.Operation{defaultCPULimit},
 	}, {
 		name: "an approval that lifted a denial is consumed and recorded",
@@ -58,7 +60,7 @@ func TestMutator(t *testing.T) {
 		},
 	}, {
 		name: "deletes are not mutated",
-		op:   admissionv1.Delete, user: "alice", old: example(t, "delete/ephemeral.yaml"),
+		op:   admissionv1.Delete, user: "alice", old: mysqlexample.JSON(t, "delete/ephemeral.yaml"),
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			user := bob
@@ -85,7 +87,7 @@ func TestMutator(t *testing.T) {
 
 func TestMutatorCannotEvaluate(t *testing.T) {
 	m := &Mutator{Engines: &EngineHolder{}}
-	resp := m.Handle(t.Context(), request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil))
+	resp := m.Handle(t.Context(), request(admissionv1.Create, bob, mysqlexample.JSON(t, "unsafe.yaml"), nil))
 	assertResponse(t, resp, false, http.StatusInternalServerError, ErrNotReady.Error(), nil)
 
 	resp = m.Handle(t.Context(), request(admissionv1.Create, bob, []byte(`[]`), nil))
@@ -96,7 +98,7 @@ func TestMutatorCannotEvaluate(t *testing.T) {
 // /validate honours.
 func TestApprovalRoundTrip(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	old, approved := example(t, "update/old.yaml"), example(t, "update/approved.yaml")
+	old, approved := mysqlexample.JSON(t, "update/old.yaml"), mysqlexample.JSON(t, "update/approved.yaml")
 	resp := (&Mutator{Engines: engines(t), Now: func() time.Time { return now }}).Handle(t.Context(), request(admissionv1.Update, alice, approved, old))
 	raw, err := json.Marshal(resp.Patches)
 	if err != nil {

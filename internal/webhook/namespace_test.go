@@ -11,11 +11,12 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 func TestNamespaceLabels(t *testing.T) {
-	engine, _, err := policies.Files{CRDs: []string{filepath.Join(examples, "crd.yaml")}, Policies: []string{filepath.Join("testdata", "prod-namespaces.yaml")}}.Engine(t.Context())
+	engine, _, err := policies.Files{CRDs: []string{mysqlexample.Path("crd.yaml")}, Policies: []string{filepath.Join("testdata", "prod-namespaces.yaml")}}.Engine(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestNamespaceLabels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := &Validator{Engines: NewEngineHolder(engine), NamespaceLabels: tt.lookup}
-			resp := v.Handle(t.Context(), request(admissionv1.Create, bob, example(t, "good.yaml"), nil))
+			resp := v.Handle(t.Context(), request(admissionv1.Create, bob, mysqlexample.JSON(t, "good.yaml"), nil))
 			assertResponse(t, resp, tt.allowed, tt.code, tt.message, tt.causes)
 			if diff := cmp.Diff(tt.warnings, []string(resp.Warnings)); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)

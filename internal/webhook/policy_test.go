@@ -11,35 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 )
-
-// storedPolicy returns the example policy as the API server would store it:
-// with a UID and a generation, edited by fn.
-func storedPolicy(t *testing.T, uid types.UID, generation int64, fn func(*unstructured.Unstructured)) *unstructured.Unstructured {
-	t.Helper()
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(example(t, "policy.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	obj.SetUID(uid)
-	obj.SetGeneration(generation)
-	obj.SetResourceVersion("1")
-	obj.SetCreationTimestamp(metav1.Now())
-	if fn != nil {
-		fn(obj)
-	}
-	return obj
-}
-
-// breakCEL makes the policy valid against its CRD's schema but not
-// compilable: the kind of policy only crdguard itself can reject.
-func breakCEL(obj *unstructured.Unstructured) {
-	rules, _, _ := unstructured.NestedSlice(obj.Object, "spec", "rules")
-	rules[5].(map[string]any)["cel"].(map[string]any)["expression"] = "object.spec.replicas >="
-	_ = unstructured.SetNestedSlice(obj.Object, rules, "spec", "rules")
-}
 
 // policyRequest is an AdmissionRequest for a GuardPolicy.
 func policyRequest(op admissionv1.Operation, obj *unstructured.Unstructured) admission.Request {
@@ -56,11 +31,11 @@ func policyRequest(op admissionv1.Operation, obj *unstructured.Unstructured) adm
 // one crdguard cannot compile or the schema rejects, with every field path.
 func TestPolicyValidator(t *testing.T) {
 	v := &PolicyValidator{Engines: engines(t)}
-	if resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, storedPolicy(t, "uid-a", 1, nil))); !resp.Allowed {
+	if resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, mysqlexample.StoredPolicy(t, "uid-a", 1, nil))); !resp.Allowed {
 		t.Errorf("the example policy was denied: %+v", resp.Result)
 	}
-	bad := storedPolicy(t, "uid-a", 1, func(obj *unstructured.Unstructured) {
-		breakCEL(obj)
+	bad := mysqlexample.StoredPolicy(t, "uid-a", 1, func(obj *unstructured.Unstructured) {
+		mysqlexample.BreakCEL(obj)
 		_ = unstructured.SetNestedField(obj.Object, "Sometimes", "spec", "enforcement")
 	})
 	for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update} {
@@ -78,7 +53,7 @@ func TestPolicyValidator(t *testing.T) {
 			t.Errorf("%s: causes at %q, want spec.enforcement and no CEL compile error", op, fields)
 		}
 	}
-	resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, storedPolicy(t, "uid-a", 1, breakCEL)))
+	resp := v.Handle(t.Context(), policyRequest(admissionv1.Create, mysqlexample.StoredPolicy(t, "uid-a", 1, mysqlexample.BreakCEL)))
 	if resp.Allowed || resp.Result.Details == nil || len(resp.Result.Details.Causes) != 1 || resp.Result.Details.Causes[0].Field != "spec.rules[5].cel.expression" {
 		t.Errorf("uncompilable CEL: %+v, want a 422 at spec.rules[5].cel.expression", resp.Result)
 	}

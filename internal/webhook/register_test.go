@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 )
 
 // TestWebhooksRecoverPanics: a handler that panics (here: no engine holder
@@ -12,7 +14,7 @@ import (
 func TestWebhooksRecoverPanics(t *testing.T) {
 	for path, hook := range webhooks(Config{}) {
 		t.Run(path, func(t *testing.T) {
-			resp := hook.Handle(t.Context(), request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil))
+			resp := hook.Handle(t.Context(), request(admissionv1.Create, bob, mysqlexample.JSON(t, "unsafe.yaml"), nil))
 			if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusInternalServerError {
 				t.Fatalf("got %+v, want a 500", resp.AdmissionResponse)
 			}

@@ -17,6 +17,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 )
 
 // TestRequestLogger: a line carries the request's identity, the values
@@ -24,7 +26,7 @@ import (
 func TestRequestLogger(t *testing.T) {
 	core, lines := observer.New(zapcore.InfoLevel)
 	base := zapr.NewLogger(zap.New(core, zap.AddCaller())).WithName("admission")
-	req := request(admissionv1.Create, bob, example(t, "good.yaml"), nil)
+	req := request(admissionv1.Create, bob, mysqlexample.JSON(t, "good.yaml"), nil)
 
 	log := requestLogger(base, &req).WithValues("kind", "MySQLCluster")
 	log.V(1).Info("Allowed")
@@ -90,7 +92,7 @@ func TestDecisionLog(t *testing.T) {
 	} {
 		core, lines := observer.New(tt.level)
 		ctx := logf.IntoContext(t.Context(), zapr.NewLogger(zap.New(core)))
-		v.Handle(ctx, request(admissionv1.Create, bob, example(t, tt.object), nil))
+		v.Handle(ctx, request(admissionv1.Create, bob, mysqlexample.JSON(t, tt.object), nil))
 		entries := lines.All()
 		if tt.want == nil {
 			if len(entries) != 0 {
@@ -126,7 +128,7 @@ func TestLogLinesAreBounded(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	serveReviews(fixedHandler(admission.Allowed(""))).ServeHTTP(httptest.NewRecorder(), req.WithContext(logf.IntoContext(req.Context(), base)))
 
-	review := request(admissionv1.Create, bob, example(t, "good.yaml"), nil)
+	review := request(admissionv1.Create, bob, mysqlexample.JSON(t, "good.yaml"), nil)
 	review.Name = strings.Repeat("n", 1<<20)
 	log := requestLogger(base, &review).WithValues("kind", strings.Repeat("k", 1<<20))
 	log.Info("Denied", "policies", []string{strings.Repeat("p", 1<<20)})

@@ -6,13 +6,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 )
 
 // FuzzAdmissionReview sends arbitrary bodies to /validate, /mutate and
@@ -54,7 +55,7 @@ func FuzzAdmissionReview(f *testing.F) {
 // the API server sends them, for each operation.
 func admissionReviewSeeds(f *testing.F) [][]byte {
 	read := func(name string) *unstructured.Unstructured {
-		data, err := os.ReadFile(filepath.Join(examples, name))
+		data, err := os.ReadFile(mysqlexample.Path(name))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
 )
@@ -62,7 +63,7 @@ func approveForbidden(user string) metav1.StatusCause {
 const aliceRecord = `{"user":"alice","rules":["mysql-safety/safe-updates"],"reason":"consolidating replicas after the migration, ticket DB-1234","time":"2026-01-02T03:04:05Z"}`
 
 func TestValidator(t *testing.T) {
-	old, approved := example(t, "update/old.yaml"), example(t, "update/approved.yaml")
+	old, approved := mysqlexample.JSON(t, "update/old.yaml"), mysqlexample.JSON(t, "update/approved.yaml")
 	consumed := edit(t, approved, withLastApproval(aliceRecord))
 	oldWithRecord := edit(t, old, func(obj *unstructured.Unstructured) {
 		obj.SetAnnotations(map[string]string{v1alpha1.LastApprovalAnnotation: aliceRecord})
@@ -93,16 +94,16 @@ func TestValidator(t *testing.T) {
 		audit    map[string]string
 	}{{
 		name:    "a valid create",
-		req:     request(admissionv1.Create, bob, example(t, "good.yaml"), nil),
+		req:     request(admissionv1.Create, bob, mysqlexample.JSON(t, "good.yaml"), nil),
 		allowed: true, code: http.StatusOK,
 	}, {
 		name:    "an unsafe create: every Deny finding, the Warn finding as a warning",
-		req:     request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil),
+		req:     request(admissionv1.Create, bob, mysqlexample.JSON(t, "unsafe.yaml"), nil),
 		code:    http.StatusUnprocessableEntity,
 		message: unsafeMessage, causes: unsafeCauses, warnings: unsafeWarnings,
 	}, {
 		name: "an unsafe update: every transition",
-		req:  request(admissionv1.Update, alice, example(t, "update/new.yaml"), old),
+		req:  request(admissionv1.Update, alice, mysqlexample.JSON(t, "update/new.yaml"), old),
 		code: http.StatusUnprocessableEntity,
 		message: `MySQLCluster.db.example.io "prod" is invalid: [spec.replicas: [mysql-safety/safe-updates] Invalid value: 3: may not decrease: was 5; allowed: 5 or more, ` +
 			`spec.storage.size: [mysql-safety/safe-updates] Invalid value: "200Gi": may not decrease: was 500Gi; allowed: 500Gi or more, ` +
@@ -172,7 +173,7 @@ func TestValidator(t *testing.T) {
 		}),
 	}, {
 		name:    "a protected delete",
-		req:     request(admissionv1.Delete, alice, nil, example(t, "delete/ephemeral.yaml")),
+		req:     request(admissionv1.Delete, alice, nil, mysqlexample.JSON(t, "delete/ephemeral.yaml")),
 		code:    http.StatusUnprocessableEntity,
 		message: `MySQLCluster.db.example.io "scratch" is invalid: <nil>: [mysql-safety/protect-data] Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it`,
 		causes: []metav1.StatusCause{{
@@ -181,7 +182,7 @@ func TestValidator(t *testing.T) {
 		}},
 	}, {
 		name: "a delete approved without crdguard's record",
-		req: request(admissionv1.Delete, alice, nil, edit(t, example(t, "delete/ephemeral.yaml"), func(obj *unstructured.Unstructured) {
+		req: request(admissionv1.Delete, alice, nil, edit(t, mysqlexample.JSON(t, "delete/ephemeral.yaml"), func(obj *unstructured.Unstructured) {
 			obj.SetAnnotations(map[string]string{"crdguard.dev/approve": "protect-data: scratch cluster, ticket DB-99"})
 		})),
 		code: http.StatusUnprocessableEntity,
@@ -194,7 +195,7 @@ func TestValidator(t *testing.T) {
 		}},
 	}, {
 		name: "a delete approved by a dba",
-		req: request(admissionv1.Delete, alice, nil, edit(t, example(t, "delete/ephemeral.yaml"), func(obj *unstructured.Unstructured) {
+		req: request(admissionv1.Delete, alice, nil, edit(t, mysqlexample.JSON(t, "delete/ephemeral.yaml"), func(obj *unstructured.Unstructured) {
 			obj.SetAnnotations(map[string]string{
 				"crdguard.dev/approve":          "protect-data: scratch cluster, ticket DB-99",
 				v1alpha1.LastApprovalAnnotation: `{"user":"alice","rules":["mysql-safety/protect-data"],"reason":"scratch cluster, ticket DB-99","time":"2026-01-02T03:04:05Z"}`,
@@ -209,7 +210,7 @@ func TestValidator(t *testing.T) {
 		},
 	}, {
 		name:    "a dry run is judged like a real request",
-		req:     dryRun(request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil)),
+		req:     dryRun(request(admissionv1.Create, bob, mysqlexample.JSON(t, "unsafe.yaml"), nil)),
 		code:    http.StatusUnprocessableEntity,
 		message: unsafeMessage, causes: unsafeCauses, warnings: unsafeWarnings,
 	}, {
@@ -223,7 +224,7 @@ func TestValidator(t *testing.T) {
 		message: "decoding the admission request's object: unexpected end of JSON input",
 	}, {
 		name:    "an update without its old object",
-		req:     request(admissionv1.Update, bob, example(t, "good.yaml"), nil),
+		req:     request(admissionv1.Update, bob, mysqlexample.JSON(t, "good.yaml"), nil),
 		code:    http.StatusBadRequest,
 		message: "the admission request has no oldObject",
 	}}
@@ -300,7 +301,7 @@ func TestValidatorCannotEvaluate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := &Validator{Engines: tt.engines}
-			resp := v.Handle(tt.ctx, request(admissionv1.Create, bob, example(t, "unsafe.yaml"), nil))
+			resp := v.Handle(tt.ctx, request(admissionv1.Create, bob, mysqlexample.JSON(t, "unsafe.yaml"), nil))
 			assertResponse(t, resp, false, http.StatusInternalServerError, tt.message, nil)
 		})
 	}
