@@ -1,5 +1,8 @@
 // Package report is crdguard's one finding model rendered as text, JSON,
-// SARIF 2.1.0 and JUnit XML; it is used by validate, diff and lint.
+// SARIF 2.1.0, JUnit XML and markdown; it is used by validate, diff, lint
+// and audit. lint and diff have text (and diff markdown) in their own
+// words: Options.Command "lint" and Options.Diff choose those writers, so
+// that every format of every command is written by Write or a Writer.
 //
 // Producers fill in one Result per document, hand the slice to New, and pass
 // the Report to Write with the Format the user asked for. Keeping a single
