@@ -53,9 +53,10 @@ func (c *choiceFlag) withDeprecated(old, replacement string) *choiceFlag {
 }
 
 // deprecationWarning is the warning for a deprecated value given to the
-// flag called name, "" when none was.
+// flag called name, "" when none was, or when c is nil: options built in
+// code rather than parsed from flags have no flag to warn about.
 func (c *choiceFlag) deprecationWarning(name string) string {
-	if c.deprecatedGiven == "" {
+	if c == nil || c.deprecatedGiven == "" {
 		return ""
 	}
 	return fmt.Sprintf("--%s %s is deprecated and will be refused in the next release: use --%s %s", name, c.deprecatedGiven, name, c.deprecated[c.deprecatedGiven])
