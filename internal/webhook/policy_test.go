@@ -69,7 +69,7 @@ func TestPolicyValidator(t *testing.T) {
 // path.
 func TestPolicyValidatorManyCauses(t *testing.T) {
 	v := &PolicyValidator{Engines: engines(t)}
-	bad := storedPolicy(t, "uid-a", 1, func(obj *unstructured.Unstructured) {
+	bad := mysqlexample.StoredPolicy(t, "uid-a", 1, func(obj *unstructured.Unstructured) {
 		rules := make([]any, 64)
 		for i := range rules {
 			rules[i] = map[string]any{"name": fmt.Sprintf("rule-%d", i), "enforcement": "Sometimes"}

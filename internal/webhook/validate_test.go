@@ -312,7 +312,7 @@ func TestValidatorCannotEvaluate(t *testing.T) {
 // number of them, and counts the rest, at every enforcement.
 func TestValidatorManyFindings(t *testing.T) {
 	const n = 10000
-	old := edit(t, example(t, "good.yaml"), func(obj *unstructured.Unstructured) {
+	old := edit(t, mysqlexample.JSON(t, "good.yaml"), func(obj *unstructured.Unstructured) {
 		users := make([]any, n)
 		for i := range users {
 			users[i] = map[string]any{"name": fmt.Sprintf("user-%d", i)}
@@ -321,7 +321,7 @@ func TestValidatorManyFindings(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	removed := edit(t, example(t, "good.yaml"), func(obj *unstructured.Unstructured) {
+	removed := edit(t, mysqlexample.JSON(t, "good.yaml"), func(obj *unstructured.Unstructured) {
 		unstructured.RemoveNestedField(obj.Object, "spec", "users")
 	})
 	removedFinding := func(i int) string {
@@ -364,7 +364,7 @@ func TestValidatorManyFindings(t *testing.T) {
 // enforcedAt is the example's engine with its policy at enforcement.
 func enforcedAt(t *testing.T, enforcement v1alpha1.Enforcement) *EngineHolder {
 	t.Helper()
-	policy, err := os.ReadFile(filepath.Join(examples, "policy.yaml"))
+	policy, err := os.ReadFile(mysqlexample.Path("policy.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func enforcedAt(t *testing.T, enforcement v1alpha1.Enforcement) *EngineHolder {
 	if err := os.WriteFile(path, bytes.Replace(policy, []byte("enforcement: Deny"), []byte("enforcement: "+enforcement), 1), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	engine, _, err := policies.Files{CRDs: []string{filepath.Join(examples, "crd.yaml")}, Policies: []string{path}}.Engine(t.Context())
+	engine, _, err := policies.Files{CRDs: []string{mysqlexample.Path("crd.yaml")}, Policies: []string{path}}.Engine(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
