@@ -215,3 +215,68 @@ func BenchmarkEvaluateAsCEL(b *testing.B) {
 		})
 	}
 }
+
+// benchPolicies are n copies of benchPolicy under their own names, loaded
+// as the CLI loads them: the cost of many GuardPolicies on one kind.
+func benchPolicies(b *testing.B, n int) []*v1alpha1.GuardPolicy {
+	b.Helper()
+	docs, err := manifest.Read(strings.NewReader(benchPolicy), "policy.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	gps, err := PoliciesFromDocuments(b.Context(), docs, nil)
+	if err != nil || len(gps) != 1 {
+		b.Fatalf("%v %v", err, gps)
+	}
+	out := make([]*v1alpha1.GuardPolicy, n)
+	for i := range out {
+		out[i] = gps[0].DeepCopy()
+		out[i].Name = fmt.Sprintf("mysql-safety-%04d", i)
+	}
+	return out
+}
+
+// BenchmarkEvaluatePolicies is BenchmarkEvaluate's request decided by 1,
+// 100 and 1,000 GuardPolicies that all match it.
+func BenchmarkEvaluatePolicies(b *testing.B) {
+	for _, n := range []int{1, 100, 1000} {
+		engine, err := NewEngine(nil, benchPolicies(b, n)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, name := range []string{"good", "bad"} {
+			b.Run(fmt.Sprintf("policies=%d/%s", n, name), func(b *testing.B) {
+				req := benchRequest(b, benchObjects[name])
+				res, err := engine.Evaluate(b.Context(), req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got, want := len(res.Policies), n; got != want {
+					b.Fatalf("%d policies matched, want %d", got, want)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := engine.Evaluate(b.Context(), req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkNewEngine is building the engine from 1, 100 and 1,000
+// GuardPolicies: what a webhook pays on every policy change.
+func BenchmarkNewEngine(b *testing.B) {
+	for _, n := range []int{1, 100, 1000} {
+		gps := benchPolicies(b, n)
+		b.Run(fmt.Sprintf("policies=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := NewEngine(nil, gps...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
