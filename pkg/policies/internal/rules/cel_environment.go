@@ -108,6 +108,10 @@ type celProgram struct {
 // object is dyn, so every comprehension's estimate is unbounded, and like a
 // ValidatingAdmissionPolicy the cost is limited at runtime instead.
 func compileCEL(expr string, want *cel.Type, path *field.Path) (*celProgram, *field.Error) {
+	key := newCELProgramKey(expr, want)
+	if p, ok := celPrograms.Get(key); ok {
+		return p.(*celProgram), nil
+	}
 	env, err := celEnvironment()
 	if err != nil {
 		return nil, field.InternalError(path, fmt.Errorf("CEL environment: %w", err))
@@ -125,7 +129,9 @@ func compileCEL(expr string, want *cel.Type, path *field.Path) (*celProgram, *fi
 	if err != nil {
 		return nil, field.InternalError(path, fmt.Errorf("CEL program: %w", err))
 	}
-	return &celProgram{Expression: expr, program: prog}, nil
+	p := &celProgram{Expression: expr, program: prog}
+	celPrograms.Add(key, p)
+	return p, nil
 }
 
 // compileErrors renders compile issues on one line each, without cel-go's

@@ -110,3 +110,24 @@ func TestCELEnvironmentOnce(t *testing.T) {
 		t.Error("celEnvironment built two environments")
 	}
 }
+
+// TestCELProgramsShared checks that an expression compiled again, by
+// another policy or another engine build, reuses the compiled program,
+// and that the result type is part of what is reused.
+func TestCELProgramsShared(t *testing.T) {
+	const expr = "object.spec.replicas % 2 == 1"
+	first, err := compileCEL(expr, cel.BoolType, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := compileCEL(expr, cel.BoolType, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != first {
+		t.Errorf("compiling %q again made a new program", expr)
+	}
+	if _, err := compileCEL(expr, cel.StringType, nil); err == nil {
+		t.Errorf("%q compiled as a string expression: the bool program was reused for another type", expr)
+	}
+}
