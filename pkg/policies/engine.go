@@ -54,8 +54,10 @@ type Engine struct {
 // are evaluated. A policy that does not compile is an *InvalidPolicyError.
 func NewEngine(schemas *schema.Registry, guardPolicies ...*v1alpha1.GuardPolicy) (*Engine, error) {
 	e := &Engine{schemas: schemas}
+	// One compiler for all: policies share the rules they have in common.
+	compiler := rules.NewCompiler(schemas)
 	for _, gp := range guardPolicies {
-		p, errs := rules.CompilePolicy(gp, schemas)
+		p, errs := compiler.Compile(gp)
 		if len(errs) > 0 {
 			return nil, &InvalidPolicyError{Name: gp.Name, Errs: errs}
 		}
@@ -247,6 +249,7 @@ func (e *Engine) storePatched(ctx context.Context, view Request, res *Result) er
 // the rule's enforcement.
 func (e *Engine) check(ctx context.Context, view *Request, matched []*policy, res *Result) error {
 	in := view.forRules()
+	outcomes := ruleOutcomes{}
 	for _, p := range matched {
 		// One CEL cost budget per policy and request, as the API server
 		// gives one per ValidatingAdmissionPolicy binding.
@@ -255,19 +258,13 @@ func (e *Engine) check(ctx context.Context, view *Request, matched []*policy, re
 			if !slices.Contains(r.Operations(), view.Operation) {
 				continue
 			}
-			found, err := r.Check(ctx, in)
+			found, err := outcomes.check(ctx, r.Rule, in)
 			if err != nil {
 				return fmt.Errorf("policy %s, rule %s: %w", p.Name, r.Name, err)
 			}
 			for _, f := range found {
-				res.Violations = append(res.Violations, report.Finding{
-					Field:       f.Field,
-					Type:        string(f.Type),
-					Message:     f.ErrorBody(),
-					Policy:      p.Name,
-					Rule:        r.Name,
-					Enforcement: rules.Weaker(f.Enforcement, r.Enforcement),
-				})
+				f.Policy, f.Rule, f.Enforcement = p.Name, r.Name, rules.Weaker(f.Enforcement, r.Enforcement)
+				res.Violations = append(res.Violations, f)
 			}
 		}
 	}

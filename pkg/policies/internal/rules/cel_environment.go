@@ -204,6 +204,13 @@ func celBudgetFrom(ctx context.Context) *celBudget {
 	return &celBudget{remaining: celconfig.RuntimeCELCostBudget}
 }
 
+// CELBudgetLeft is what is left of the budget in ctx (see WithCELBudget).
+func CELBudgetLeft(ctx context.Context) int64 { return celBudgetFrom(ctx).remaining }
+
+// SpendCELBudget takes cost from the budget in ctx: what a rule whose
+// findings are reused from another policy would have spent running.
+func SpendCELBudget(ctx context.Context, cost int64) { celBudgetFrom(ctx).remaining -= cost }
+
 // errCELUnevaluable marks an evaluation that reached no verdict: a cost
 // limit or the budget ran out, or the request was cancelled. It is not a
 // finding about the object: the webhook must answer it as an error, so its

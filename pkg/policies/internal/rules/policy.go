@@ -40,6 +40,13 @@ type Compiled struct {
 // approvers and bounds that make no sense. schemas may be nil: then list
 // items cannot be matched by the CRDs' list-map keys.
 func CompilePolicy(p *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Policy, field.ErrorList) {
+	return NewCompiler(schemas).Compile(p)
+}
+
+// Compile compiles p like CompilePolicy, sharing the rules it has in
+// common with the policies compiled before.
+func (c *Compiler) Compile(p *v1alpha1.GuardPolicy) (*Policy, field.ErrorList) {
+	schemas := c.schemas
 	env := &compileEnv{schemas: schemas}
 	if env.schemas != nil {
 		for _, gvk := range env.schemas.Kinds() {
@@ -84,7 +91,7 @@ func CompilePolicy(p *v1alpha1.GuardPolicy, schemas *schema.Registry) (*Policy, 
 			errs = append(errs, field.Invalid(path, r.Name, fmt.Sprintf("exactly one rule kind must be set, found %d; kinds: %s", len(kinds), strings.Join(kindNames(), ", "))))
 			continue
 		}
-		compiledKind, kindErrs := kinds[0].compile(r, path, env)
+		compiledKind, kindErrs := c.rule(kinds[0], r, path, env)
 		errs = append(errs, kindErrs...)
 		if len(kindErrs) == 0 {
 			enforcement := cmp.Or(r.Enforcement, p.Spec.Enforcement, v1alpha1.Deny)
