@@ -251,6 +251,11 @@ func (e *Engine) check(ctx context.Context, view *Request, matched []*policy, re
 	in := view.forRules()
 	outcomes := ruleOutcomes{}
 	for _, p := range matched {
+		// A request whose caller has gone gets no verdict: with many
+		// policies, the rest would be work for nobody.
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("policy %s: %w", p.Name, err)
+		}
 		// One CEL cost budget per policy and request, as the API server
 		// gives one per ValidatingAdmissionPolicy binding.
 		ctx := rules.WithCELBudget(ctx)

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -94,5 +95,21 @@ func TestRuleOutcomesBudget(t *testing.T) {
 	want := "rule could not be evaluated: expression '" + expr + "' ran out of the policy's CEL cost budget of 10000000 per request"
 	if err == nil || err.Error() != want {
 		t.Errorf("with %d of the budget left: got %v\nwant %s", cost-1, err, want)
+	}
+}
+
+// TestCheckStopsWhenCancelled: a request whose context has ended gets no
+// verdict, even from rules that never look at the context.
+func TestCheckStopsWhenCancelled(t *testing.T) {
+	engine, err := NewEngine(nil, mysqlPolicy(v1alpha1.Rule{Name: "version", Transitions: []v1alpha1.FieldTransition{{Path: "spec.version", Check: v1alpha1.Immutable}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	obj := goldencase.Object(t, `{apiVersion: db.example.io/v1, kind: MySQLCluster, metadata: {name: c, namespace: shop}, spec: {version: "8.0"}}`)
+	_, err = engine.Evaluate(ctx, Request{Operation: v1alpha1.Update, Namespace: "shop", Object: obj, OldObject: obj})
+	if want := "policy p: context canceled"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }
