@@ -122,11 +122,12 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	// needs no namespace labels.
 	carriesApproval := carriesApproval(&req)
 	var guarding, matched []*policy
+	obj := newMatchedObject(&req)
 	for _, p := range e.policies {
 		if !p.matchesOperation(&req) && !carriesApproval {
 			continue
 		}
-		ok, err := p.matchesObject(&req)
+		ok, err := p.matchesObject(&req, obj)
 		if err != nil {
 			return res, err
 		}

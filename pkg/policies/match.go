@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
@@ -18,14 +19,34 @@ func (p *policy) matchesOperation(req *Request) bool {
 	return len(ops) == 0 || slices.Contains(ops, req.Operation)
 }
 
+// matchedObject is what policies match a request's object by, read once
+// per request rather than once per policy.
+type matchedObject struct {
+	gvk    runtimeschema.GroupVersionKind
+	labels labels.Set
+	// oldLabels are the stored object's on UPDATE and DELETE, else nil.
+	oldLabels labels.Set
+}
+
+func newMatchedObject(req *Request) *matchedObject {
+	obj := req.subject()
+	m := &matchedObject{gvk: obj.GroupVersionKind(), labels: labels.Set(obj.GetLabels())}
+	if req.OldObject != nil {
+		m.oldLabels = labels.Set(req.OldObject.GetLabels())
+		if m.oldLabels == nil {
+			m.oldLabels = labels.Set{}
+		}
+	}
+	return m
+}
+
 // matchesObject tells whether the policy applies to the request's object,
 // whatever the operation. A namespaceSelector needs the namespace's
 // labels: unknown labels are an *UnknownNamespaceError, since matching
 // them as none would skip a matchLabels policy that applies.
-func (p *policy) matchesObject(req *Request) (bool, error) {
+func (p *policy) matchesObject(req *Request, obj *matchedObject) (bool, error) {
 	m := &p.Spec.Match
-	obj := req.subject()
-	if !rules.MatchesKind(m.Resources, obj.GroupVersionKind()) {
+	if !rules.MatchesKind(m.Resources, obj.gvk) {
 		return false, nil
 	}
 	if req.Namespace != "" && slices.Contains(m.ExcludedNamespaces, req.Namespace) {
@@ -33,8 +54,8 @@ func (p *policy) matchesObject(req *Request) (bool, error) {
 	}
 	// Like an admission webhook's objectSelector: on UPDATE either the new
 	// or the old object may match, so removing a label cannot dodge a policy.
-	if !p.ObjectSelector.Matches(labels.Set(obj.GetLabels())) &&
-		(req.OldObject == nil || !p.ObjectSelector.Matches(labels.Set(req.OldObject.GetLabels()))) {
+	if !p.ObjectSelector.Matches(obj.labels) &&
+		(obj.oldLabels == nil || !p.ObjectSelector.Matches(obj.oldLabels)) {
 		return false, nil
 	}
 	if p.NamespaceSelector.Empty() {
