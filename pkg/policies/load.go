@@ -66,6 +66,33 @@ func PoliciesFromDocuments(ctx context.Context, docs []manifest.Document, schema
 // name every field path in its denial, and a watch can report them per
 // policy. obj must be a crdguard.dev/v1alpha1 GuardPolicy.
 func PolicyFromObject(ctx context.Context, obj *unstructured.Unstructured, schemas *schema.Registry) (*v1alpha1.GuardPolicy, field.ErrorList) {
+	p, errs := DecodePolicy(ctx, obj)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if errs := ValidateGuardPolicy(p, schemas); len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+func policyFromObject(ctx context.Context, validator *schema.Validator, obj *unstructured.Unstructured, schemas *schema.Registry) (*v1alpha1.GuardPolicy, field.ErrorList) {
+	p, errs := decodePolicy(ctx, validator, obj)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if errs := ValidateGuardPolicy(p, schemas); len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// DecodePolicy is the first half of PolicyFromObject: obj validated against
+// the GuardPolicy CRD (schema, CEL markers, defaults) and decoded, not yet
+// checked by ValidateGuardPolicy. Its verdict depends on obj alone, so a
+// caller that sees the same stored version again may keep it; the second
+// half depends on the CRDs the policy is compiled against too.
+func DecodePolicy(ctx context.Context, obj *unstructured.Unstructured) (*v1alpha1.GuardPolicy, field.ErrorList) {
 	validator, err := policySchema()
 	if err != nil {
 		return nil, field.ErrorList{field.InternalError(nil, fmt.Errorf("GuardPolicy CRD: %w", err))}
@@ -73,10 +100,10 @@ func PolicyFromObject(ctx context.Context, obj *unstructured.Unstructured, schem
 	if gvk := obj.GroupVersionKind(); gvk != v1alpha1.GroupVersion.WithKind("GuardPolicy") {
 		return nil, field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), obj.GetAPIVersion(), []string{v1alpha1.GroupVersion.String()})}
 	}
-	return policyFromObject(ctx, validator, obj, schemas)
+	return decodePolicy(ctx, validator, obj)
 }
 
-func policyFromObject(ctx context.Context, validator *schema.Validator, obj *unstructured.Unstructured, schemas *schema.Registry) (*v1alpha1.GuardPolicy, field.ErrorList) {
+func decodePolicy(ctx context.Context, validator *schema.Validator, obj *unstructured.Unstructured) (*v1alpha1.GuardPolicy, field.ErrorList) {
 	if errs := validator.Validate(ctx, obj, nil); len(errs) > 0 {
 		return nil, errs
 	}
@@ -84,9 +111,6 @@ func policyFromObject(ctx context.Context, validator *schema.Validator, obj *uns
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(validator.Decode(obj).Object, p); err != nil {
 		// The schema admitted it, so this is crdguard's bug, not the user's.
 		return nil, field.ErrorList{field.InternalError(nil, err)}
-	}
-	if errs := ValidateGuardPolicy(p, schemas); len(errs) > 0 {
-		return nil, errs
 	}
 	return p, nil
 }
