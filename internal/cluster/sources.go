@@ -290,6 +290,37 @@ type policyBook struct {
 	lastGood map[string]goodPolicy
 	// loaded is what the last build made of each stored GuardPolicy.
 	loaded *LoadedPolicies
+	// decoded are the stored versions the last build validated against
+	// the GuardPolicy CRD, by UID: that check costs most of a rebuild
+	// (the API server's schema and CEL validation) and depends on the
+	// stored version alone, so a rebuild repeats it only for the policies
+	// that changed.
+	decoded map[types.UID]decodedPolicy
+}
+
+// decodedPolicy is one stored version as policies.DecodePolicy left it.
+type decodedPolicy struct {
+	// resourceVersion and generation identify the stored version: the
+	// API server changes the first on every write.
+	resourceVersion string
+	generation      int64
+	policy          *v1alpha1.GuardPolicy
+	errs            field.ErrorList
+}
+
+// decode is policies.DecodePolicy, reusing the last build's result for
+// the same stored version; next collects what this build decoded.
+func (b *policyBook) decode(ctx context.Context, obj *unstructured.Unstructured, next map[types.UID]decodedPolicy) (*v1alpha1.GuardPolicy, field.ErrorList) {
+	uid, version, generation := obj.GetUID(), obj.GetResourceVersion(), obj.GetGeneration()
+	if last, ok := b.decoded[uid]; ok && uid != "" && version != "" && last.resourceVersion == version && last.generation == generation {
+		next[uid] = last
+		return last.policy, last.errs
+	}
+	p, errs := policies.DecodePolicy(ctx, obj)
+	if uid != "" && version != "" {
+		next[uid] = decodedPolicy{resourceVersion: version, generation: generation, policy: p, errs: errs}
+	}
+	return p, errs
 }
 
 type goodPolicy struct {
@@ -311,9 +342,16 @@ func (b *policyBook) build(ctx context.Context, registry *schema.Registry, objs 
 	loaded := &LoadedPolicies{Schemas: registry, Policies: make(map[string]LoadedPolicy, len(objs))}
 	var chosen []*v1alpha1.GuardPolicy
 	var problems []PolicyProblem
+	decoded := make(map[types.UID]decodedPolicy, len(objs))
 	for _, obj := range objs {
 		name := obj.GetName()
-		p, errs := policies.PolicyFromObject(ctx, obj, registry)
+		// PolicyFromObject in two halves: the first is kept across builds.
+		p, errs := b.decode(ctx, obj, decoded)
+		if len(errs) == 0 {
+			if errs = policies.ValidateGuardPolicy(p, registry); len(errs) > 0 {
+				p = nil
+			}
+		}
 		state := LoadedPolicy{UID: obj.GetUID(), Generation: obj.GetGeneration()}
 		if len(errs) == 0 {
 			next[name] = goodPolicy{uid: obj.GetUID(), generation: obj.GetGeneration(), policy: p}
@@ -346,6 +384,6 @@ func (b *policyBook) build(ctx context.Context, registry *schema.Registry, objs 
 		return nil, SourceStats{}, problems, err
 	}
 	// Only what exists now is remembered: a deleted policy is gone.
-	b.lastGood, b.loaded = next, loaded
+	b.lastGood, b.loaded, b.decoded = next, loaded, decoded
 	return engine, SourceStats{Policies: len(chosen), Schemas: len(registry.Kinds())}, problems, nil
 }

@@ -330,3 +330,29 @@ func TestSource(t *testing.T) {
 		t.Errorf("after the invalid edit: unsafe.yaml %s, want warned by the last good version", got)
 	}
 }
+
+// TestPolicyBookDecodesChangesOnly: a rebuild validates against the
+// GuardPolicy CRD only the stored versions it has not seen, and a new
+// version of a policy is validated again.
+func TestPolicyBookDecodesChangesOnly(t *testing.T) {
+	registry := mysqlRegistry(t)
+	var book policyBook
+	build := func(objs ...*unstructured.Unstructured) *LoadedPolicies {
+		t.Helper()
+		if _, _, _, err := book.build(t.Context(), registry, objs); err != nil {
+			t.Fatal(err)
+		}
+		return book.loaded
+	}
+	first := build(storedPolicy(t, "uid-a", 1, nil))
+	again := build(storedPolicy(t, "uid-a", 1, nil))
+	if again.Policies["mysql-safety"].Policy != first.Policies["mysql-safety"].Policy {
+		t.Error("a rebuild decoded an unchanged stored version again")
+	}
+	changed := storedPolicy(t, "uid-a", 1, setEnforcement("Warn"))
+	changed.SetResourceVersion("2")
+	after := build(changed)
+	if got := after.Policies["mysql-safety"].Policy; got == first.Policies["mysql-safety"].Policy || got.Spec.Enforcement != "Warn" {
+		t.Errorf("a new stored version was not decoded: enforcement %q", got.Spec.Enforcement)
+	}
+}
