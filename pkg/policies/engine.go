@@ -284,18 +284,24 @@ func (e *Engine) mutate(ctx context.Context, view *Request, matched []*policy, r
 	if view.Operation == v1alpha1.Delete {
 		return nil
 	}
+	// idle are the mutators that proposed nothing on the view as it is:
+	// a mutator reads only the request, so a policy sharing one of them
+	// (rules.Compiler) would propose nothing either.
+	idle := map[rules.Rule]bool{}
 	for _, p := range matched {
 		for _, r := range p.Rules {
 			m, ok := r.Rule.(rules.Mutator)
-			if !ok || !slices.Contains(r.Operations(), view.Operation) {
+			if !ok || idle[r.Rule] || !slices.Contains(r.Operations(), view.Operation) {
 				continue
 			}
 			// Each mutator sees the previous one's changes, so two rules
 			// adding to the same new map do not overwrite each other.
 			patches := m.Mutate(ctx, view.forRules())
 			if len(patches) == 0 {
+				idle[r.Rule] = true
 				continue
 			}
+			clear(idle) // the view changes
 			patched, err := rules.ApplyPatches(view.Object, patches)
 			if err != nil {
 				return fmt.Errorf("policy %s, rule %s: applying its patches: %w", p.Name, r.Name, err)
