@@ -17,17 +17,25 @@ import (
 
 // scaleFamily measures what the webhook costs as what it loads grows:
 // start-up time (exec to /readyz) and resident memory with 1, 100 and 500
-// CRDs, and request latency with 100 GuardPolicies instead of one.
+// CRDs and with 1,000 GuardPolicies, and request latency and CPU with 100
+// and 1,000 GuardPolicies instead of one.
 type scaleFamily struct {
 	env     *environment
 	crdSets []crdSet
 	policy  string
 	// startups are the start-up rows, by CRD set.
 	startups []*row
-	// one and hundred time requests to the webhook with the example
-	// GuardPolicy and with 100 copies of it.
-	one, hundred *webhookCase
+	// manyPolicies is the file of scalePolicies copies of the example
+	// GuardPolicy; manyStartup its start-up row.
+	manyPolicies string
+	manyStartup  *row
+	// byPolicies time requests to the webhook with the example
+	// GuardPolicy, and with 100 and 1,000 copies of it.
+	byPolicies []*webhookCase
 }
+
+// scalePolicies is the most GuardPolicies the family loads on one kind.
+const scalePolicies = 1000
 
 // A crdSet is a directory of n CRDs, of which real are from real projects.
 type crdSet struct {
@@ -54,19 +62,25 @@ func (f *scaleFamily) setup(ctx context.Context, env *environment) error {
 		f.startups = append(f.startups, &row{family: f.name(), name: fmt.Sprintf("webhook start-up to ready, %d CRD%s (%d real)", set.n, map[bool]string{true: "s"}[set.n > 1], set.real)})
 	}
 
-	policies := filepath.Join(env.work, "policies-100.yaml")
-	if err := writePolicyCopies(f.policy, policies, 100); err != nil {
-		return err
-	}
-	hundred, err := env.startWebhook(ctx, "crdguard, 100 GuardPolicies", []string{filepath.Join(examples, "crd.yaml")}, []string{policies})
-	if err != nil {
-		return err
-	}
-	env.servers[hundred.name] = hundred
 	one, err := env.server(ctx, serverCrdguard)
 	if err != nil {
 		return err
 	}
+	servers := []*server{one}
+	for _, n := range []int{100, scalePolicies} {
+		policies := filepath.Join(env.work, fmt.Sprintf("policies-%d.yaml", n))
+		if err := writePolicyCopies(f.policy, policies, n); err != nil {
+			return err
+		}
+		s, err := env.startWebhook(ctx, fmt.Sprintf("crdguard, %d GuardPolicies", n), []string{filepath.Join(examples, "crd.yaml")}, []string{policies})
+		if err != nil {
+			return err
+		}
+		env.servers[s.name] = s
+		servers = append(servers, s)
+		f.manyPolicies = policies // the last: scalePolicies of them
+	}
+	f.manyStartup = &row{family: f.name(), name: "webhook start-up to ready, 1 CRD, 1,000 GuardPolicies on its kind"}
 	bodies, err := reviewBodies(env.root)
 	if err != nil {
 		return err
@@ -82,8 +96,11 @@ func (f *scaleFamily) setup(ctx context.Context, env *environment) error {
 			load:   load{client: newClient(env.caPool, true, 1), url: s.url + ownPath, body: bodies[0], http2: true, answer: answerReview, concurrency: 1, duration: duration},
 		}
 	}
-	f.one = newCase(one, "crdguard, 1 GuardPolicy, HTTP/2, example CR, c=1")
-	f.hundred = newCase(hundred, "crdguard, 100 GuardPolicies matching the CR, HTTP/2, example CR, c=1")
+	f.byPolicies = []*webhookCase{
+		newCase(servers[0], "crdguard, 1 GuardPolicy, HTTP/2, example CR, c=1"),
+		newCase(servers[1], "crdguard, 100 GuardPolicies matching the CR, HTTP/2, example CR, c=1"),
+		newCase(servers[2], "crdguard, 1,000 GuardPolicies matching the CR, HTTP/2, example CR, c=1"),
+	}
 	return nil
 }
 
@@ -211,8 +228,9 @@ func writePolicyCopies(file, out string, n int) error {
 	return os.WriteFile(out, []byte(strings.Join(docs, "---\n")), 0o644)
 }
 
-// round starts the webhook on each CRD set and stops it once ready, then
-// times requests with one and with 100 GuardPolicies.
+// round starts the webhook on each CRD set and on the 1,000 GuardPolicies
+// and stops it once ready, then times requests with 1, 100 and 1,000
+// GuardPolicies.
 func (f *scaleFamily) round(ctx context.Context, i int) error {
 	indices := make([]int, len(f.crdSets))
 	for j := range indices {
@@ -232,7 +250,18 @@ func (f *scaleFamily) round(ctx context.Context, i int) error {
 		r.samples = append(r.samples, sample{p50: s.startup, memory: rss})
 		fmt.Fprintf(f.env.log, "scale round %d: %s: %s, %s\n", i+1, r.name, duration(s.startup), mebibytes(rss))
 	}
-	for _, c := range alternate([]*webhookCase{f.one, f.hundred}, i) {
+	s, err := f.env.startWebhook(ctx, "crdguard, many GuardPolicies", []string{filepath.Join(f.env.root, "examples", "mysql", "crd.yaml")}, []string{f.manyPolicies})
+	if err != nil {
+		return err
+	}
+	rss, err := s.rss()
+	s.stop()
+	if err != nil {
+		return err
+	}
+	f.manyStartup.samples = append(f.manyStartup.samples, sample{p50: s.startup, memory: rss})
+	fmt.Fprintf(f.env.log, "scale round %d: %s: %s, %s\n", i+1, f.manyStartup.name, duration(s.startup), mebibytes(rss))
+	for _, c := range alternate(f.byPolicies, i) {
 		s, err := c.load.measure(ctx, c.server)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.row.name, err)
@@ -249,15 +278,25 @@ func (f *scaleFamily) rows() []*row {
 		m := r.median()
 		r.vs = fmt.Sprintf("start-up %s, memory %s 1 CRD", ratio(float64(m.p50), float64(first.p50)), ratio(float64(m.memory), float64(first.memory)))
 	}
-	one, hundred := f.one.row.median(), f.hundred.row.median()
-	f.hundred.row.vs = fmt.Sprintf("p50 %s, CPU %s 1 GuardPolicy", ratio(float64(hundred.p50), float64(one.p50)), ratio(float64(hundred.cpu), float64(one.cpu)))
-	return append(f.startups, f.one.row, f.hundred.row)
+	m := f.manyStartup.median()
+	f.manyStartup.vs = fmt.Sprintf("start-up %s, memory %s 1 CRD", ratio(float64(m.p50), float64(first.p50)), ratio(float64(m.memory), float64(first.memory)))
+	rows := append(f.startups, f.manyStartup)
+	one := f.byPolicies[0].row.median()
+	for _, c := range f.byPolicies {
+		if c != f.byPolicies[0] {
+			m := c.row.median()
+			c.row.vs = fmt.Sprintf("p50 %s, CPU %s 1 GuardPolicy", ratio(float64(m.p50), float64(one.p50)), ratio(float64(m.cpu), float64(one.cpu)))
+		}
+		rows = append(rows, c.row)
+	}
+	return rows
 }
 
 func (f *scaleFamily) notes() []string {
 	return []string{"scale: crdguard-webhook --crds DIR --policies examples/mysql/policy.yaml started as a process; start-up is exec to /readyz answering 200 " +
 		"(CRDs read and compiled, TLS serving), memory its RSS then. Real CRDs are cert-manager's, Gateway API's and prometheus-operator's; the rest are " +
-		"the example CRD under other groups. The 100 GuardPolicies are the example one under 100 names, all matching the CR (the worst case: every rule runs 100 times)."}
+		"the example CRD under other groups. The 100 and 1,000 GuardPolicies are the example one under as many names, all matching the CR: " +
+		"policies with the same rules share them, so each rule runs once per request; policies with other rules pay for each (BenchmarkEvaluatePolicies in pkg/policies)."}
 }
 
 func (f *scaleFamily) close() {}
