@@ -2,13 +2,13 @@ package cluster
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/crdguard/crdguard/internal/mysqlexample"
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/schema"
 )
@@ -18,11 +18,11 @@ import (
 // policy under as many names), as the cluster source does after every
 // change: the changed one validated as the API server would, all compiled.
 func BenchmarkRebuild(b *testing.B) {
-	registry, err := schema.RegistryFromFiles(b.Context(), filepath.Join(examples, "crd.yaml"))
+	registry, err := schema.RegistryFromFiles(b.Context(), mysqlexample.Path("crd.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	docs, err := manifest.ReadFile(filepath.Join(examples, "policy.yaml"))
+	docs, err := manifest.ReadFile(mysqlexample.Path("policy.yaml"))
 	if err != nil || len(docs) != 1 || docs[0].Err != nil {
 		b.Fatalf("%v %v", err, docs)
 	}

@@ -344,12 +344,12 @@ func TestPolicyBookDecodesChangesOnly(t *testing.T) {
 		}
 		return book.loaded
 	}
-	first := build(storedPolicy(t, "uid-a", 1, nil))
-	again := build(storedPolicy(t, "uid-a", 1, nil))
+	first := build(mysqlexample.StoredPolicy(t, "uid-a", 1, nil))
+	again := build(mysqlexample.StoredPolicy(t, "uid-a", 1, nil))
 	if again.Policies["mysql-safety"].Policy != first.Policies["mysql-safety"].Policy {
 		t.Error("a rebuild decoded an unchanged stored version again")
 	}
-	changed := storedPolicy(t, "uid-a", 1, setEnforcement("Warn"))
+	changed := mysqlexample.StoredPolicy(t, "uid-a", 1, setEnforcement("Warn"))
 	changed.SetResourceVersion("2")
 	after := build(changed)
 	if got := after.Policies["mysql-safety"].Policy; got == first.Policies["mysql-safety"].Policy || got.Spec.Enforcement != "Warn" {
