@@ -80,6 +80,24 @@ func ParseApproval(value, noun string) (RequestedApproval, error) {
 	return a, nil
 }
 
+// FormatApproval writes a as ParseApproval reads it. Names that are empty,
+// hold a "," or ":" or surrounding space, and a reason that is blank or
+// has surrounding space, would not read back the same: they are an error.
+func FormatApproval(a RequestedApproval) (string, error) {
+	if len(a.Names) == 0 {
+		return "", fmt.Errorf("%s names nothing", v1alpha1.ApproveAnnotation)
+	}
+	for _, n := range a.Names {
+		if n == "" || n != strings.TrimSpace(n) || strings.ContainsAny(n, ",:") {
+			return "", fmt.Errorf("%s cannot name %q: a name is not blank and holds no \",\", \":\" or surrounding space", v1alpha1.ApproveAnnotation, n)
+		}
+	}
+	if a.Reason == "" || a.Reason != strings.TrimSpace(a.Reason) {
+		return "", fmt.Errorf("%s needs a reason without surrounding space, found %q", v1alpha1.ApproveAnnotation, a.Reason)
+	}
+	return strings.Join(a.Names, ",") + ": " + a.Reason, nil
+}
+
 // namesRule tells whether the approval names a policy's rule.
 func (a RequestedApproval) namesRule(policy, rule string) bool {
 	return slices.Contains(a.Names, rule) || slices.Contains(a.Names, policy+"/"+rule)

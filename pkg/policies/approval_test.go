@@ -35,6 +35,31 @@ func TestParseApproval(t *testing.T) {
 	}
 }
 
+func TestFormatApproval(t *testing.T) {
+	tests := []struct {
+		names     []string
+		reason    string
+		want, err string
+	}{
+		{names: []string{"ratio", "p/requests"}, reason: "why: because", want: "ratio,p/requests: why: because"},
+		{names: nil, reason: "r", err: "crdguard.dev/approve names nothing"},
+		{names: []string{"a,b"}, reason: "r", err: `crdguard.dev/approve cannot name "a,b": a name is not blank and holds no ",", ":" or surrounding space`},
+		{names: []string{"a:b"}, reason: "r", err: `crdguard.dev/approve cannot name "a:b": a name is not blank and holds no ",", ":" or surrounding space`},
+		{names: []string{" a"}, reason: "r", err: `crdguard.dev/approve cannot name " a": a name is not blank and holds no ",", ":" or surrounding space`},
+		{names: []string{"a"}, reason: " ", err: `crdguard.dev/approve needs a reason without surrounding space, found " "`},
+	}
+	for _, tt := range tests {
+		got, err := FormatApproval(RequestedApproval{Names: tt.names, Reason: tt.reason})
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if got != tt.want || gotErr != tt.err {
+			t.Errorf("FormatApproval(%q, %q) = %q, %q; want %q, %q", tt.names, tt.reason, got, gotErr, tt.want, tt.err)
+		}
+	}
+}
+
 func TestIsApprover(t *testing.T) {
 	approvers := &v1alpha1.Approvers{Users: []string{"alice"}, Groups: []string{"dba"}, ServiceAccounts: []string{"ops/deployer"}}
 	tests := []struct {
