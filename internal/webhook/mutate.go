@@ -8,6 +8,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 // Mutator is the /mutate handler: the engine's patches (policy defaults)
@@ -23,6 +25,9 @@ type Mutator struct {
 	NamespaceLabels NamespaceLabelsFunc
 	// Now stamps approval records; time.Now when nil.
 	Now func() time.Time
+	// ApprovalKey signs approval records; nil writes them unsigned, and
+	// then they approve no DELETE (see policies.ApprovalKey).
+	ApprovalKey *policies.ApprovalKey
 }
 
 var _ admission.Handler = (*Mutator)(nil)
@@ -35,7 +40,7 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
-	_, res, early := prepare(ctx, req, m.Engines, m.NamespaceLabels, nil)
+	preq, res, early := prepare(ctx, req, m.Engines, m.NamespaceLabels, m.ApprovalKey, nil)
 	if early != nil {
 		return *early
 	}
@@ -45,7 +50,7 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		if m.Now != nil {
 			now = m.Now
 		}
-		approval, err := approvalPatches(res.Approval, now())
+		approval, err := approvalPatches(&preq, res.Approval, now())
 		if err != nil {
 			return admission.Errored(http.StatusInternalServerError, err)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/crdguard/crdguard/pkg/policies"
 )
 
 // The paths the WebhookConfigurations call.
@@ -27,6 +29,10 @@ type Config struct {
 	// Routing makes /validate-policy name the kinds of a policy no
 	// configuration sends to crdguard; nil checks nothing.
 	Routing *Routing
+	// ApprovalKey signs approval records (/mutate) and verifies them
+	// (/validate); nil signs none, and then a stored approval approves no
+	// DELETE.
+	ApprovalKey *policies.ApprovalKey
 	// CRDGuard enables ValidateCRDPath; nil leaves it unserved (opt-in:
 	// it needs list on the guarded kinds).
 	CRDGuard *CRDGuard
@@ -47,8 +53,8 @@ type Config struct {
 // server down with every request in flight.
 func webhooks(cfg Config) map[string]reviewServer {
 	hooks := map[string]reviewServer{
-		ValidatePath:       serveReviews(&Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels}),
-		MutatePath:         serveReviews(&Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels}),
+		ValidatePath:       serveReviews(&Validator{Engines: cfg.Engines, Metrics: cfg.Metrics, NamespaceLabels: cfg.NamespaceLabels, ApprovalKey: cfg.ApprovalKey}),
+		MutatePath:         serveReviews(&Mutator{Engines: cfg.Engines, NamespaceLabels: cfg.NamespaceLabels, ApprovalKey: cfg.ApprovalKey}),
 		ValidatePolicyPath: serveReviews(&PolicyValidator{Engines: cfg.Engines, Routing: cfg.Routing}),
 	}
 	if cfg.CRDGuard != nil {

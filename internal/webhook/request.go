@@ -114,12 +114,12 @@ func requireOperation(next admission.Handler) admission.Handler {
 
 // prepare takes a request through the steps /validate and /mutate share
 // before their verdict: decode it, take the loaded engine, add the
-// namespace labels and evaluate. restore, when not nil, gives the object
+// namespace labels and the approval key, and evaluate. restore, when not nil, gives the object
 // to evaluate (/validate's restoreApproval). A non-nil early is the
 // response to send instead: an allow for an operation crdguard does not
 // evaluate, else an error, since a request that cannot be evaluated is
 // never allowed.
-func prepare(ctx context.Context, req admission.Request, engines *EngineHolder, lookup NamespaceLabelsFunc,
+func prepare(ctx context.Context, req admission.Request, engines *EngineHolder, lookup NamespaceLabelsFunc, key *policies.ApprovalKey,
 	restore func(obj, old *unstructured.Unstructured, user string) *unstructured.Unstructured,
 ) (preq policies.Request, res policies.Result, early *admission.Response) {
 	log := logf.FromContext(ctx)
@@ -139,6 +139,7 @@ func prepare(ctx context.Context, req admission.Request, engines *EngineHolder, 
 		log.Error(err, "Cannot evaluate the request")
 		return preq, res, ptr.To(admission.Errored(http.StatusInternalServerError, err))
 	}
+	preq.ApprovalKey = key
 	if restore != nil {
 		preq.Object = restore(preq.Object, preq.OldObject, req.UserInfo.Username)
 	}

@@ -22,6 +22,9 @@ type Validator struct {
 	// NamespaceLabels looks up labels for namespaceSelectors; nil leaves
 	// them unknown.
 	NamespaceLabels NamespaceLabelsFunc
+	// ApprovalKey verifies approval records, /mutate's; nil verifies
+	// none, and then a stored approval approves no DELETE.
+	ApprovalKey *policies.ApprovalKey
 }
 
 var _ admission.Handler = (*Validator)(nil)
@@ -39,7 +42,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 // decide is Handle without the metrics; res is nil when nothing was
 // evaluated.
 func (v *Validator) decide(ctx context.Context, req admission.Request) (admission.Response, *policies.Result) {
-	preq, res, early := prepare(ctx, req, v.Engines, v.NamespaceLabels, restoreApproval)
+	preq, res, early := prepare(ctx, req, v.Engines, v.NamespaceLabels, v.ApprovalKey, restoreApproval)
 	if early != nil {
 		return *early, nil
 	}

@@ -194,21 +194,6 @@ func TestValidator(t *testing.T) {
 				"(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data)",
 		}},
 	}, {
-		name: "a delete approved by a dba",
-		req: request(admissionv1.Delete, alice, nil, edit(t, mysqlexample.JSON(t, "delete/ephemeral.yaml"), func(obj *unstructured.Unstructured) {
-			obj.SetAnnotations(map[string]string{
-				"crdguard.dev/approve":          "protect-data: scratch cluster, ticket DB-99",
-				v1alpha1.LastApprovalAnnotation: `{"user":"alice","rules":["mysql-safety/protect-data"],"reason":"scratch cluster, ticket DB-99","time":"2026-01-02T03:04:05Z"}`,
-			})
-		})),
-		allowed:  true,
-		code:     http.StatusOK,
-		warnings: []string{"approved by alice: mysql-safety/protect-data: scratch cluster, ticket DB-99"},
-		audit: map[string]string{
-			"approval":                  "user=alice rules=mysql-safety/protect-data reason=scratch cluster, ticket DB-99",
-			"mysql-safety.protect-data": "<nil>: Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it",
-		},
-	}, {
 		name:    "a dry run is judged like a real request",
 		req:     dryRun(request(admissionv1.Create, bob, mysqlexample.JSON(t, "unsafe.yaml"), nil)),
 		code:    http.StatusUnprocessableEntity,

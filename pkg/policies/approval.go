@@ -1,13 +1,11 @@
 package policies
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 
@@ -19,14 +17,9 @@ import (
 // ApprovalAuditAnnotation records an approval in the audit log.
 const ApprovalAuditAnnotation = "approval"
 
-// An approval is the approver's own act. It counts in the request that
-// writes it (CREATE, or an UPDATE that adds or changes it); one carried
-// over from the stored object approves nothing. Only approvers of every
-// rule it names may write it, and only the approver a record names may
-// write that record, so an approval on a stored object was admitted by
-// crdguard from an approver. A DELETE carries no new object: it may use the
-// approval on the stored object, but only with the record crdguard's
-// mutating webhook wrote when it admitted it.
+// ApprovalPolicy is the Policy of findings about an approval record that
+// no GuardPolicy owns: one crdguard did not write. Rule is "record".
+const ApprovalPolicy = "approval"
 
 // Approval is an approval this request wrote and crdguard admitted.
 type Approval struct {
@@ -39,14 +32,6 @@ type Approval struct {
 	// Lifted tells whether it lifted a denial of this request. One that
 	// lifted none stays on the object, where it can approve a DELETE.
 	Lifted bool
-}
-
-// ApprovalRecord is the value of v1alpha1.LastApprovalAnnotation.
-type ApprovalRecord struct {
-	User   string   `json:"user"`
-	Rules  []string `json:"rules"`
-	Reason string   `json:"reason"`
-	Time   string   `json:"time"`
 }
 
 // RequestedApproval is a parsed crdguard.dev/approve annotation: what it
@@ -239,9 +224,9 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 	}
 
 	user := req.UserInfo
-	var record *ApprovalRecord
+	var stored storedApproval
 	if req.Object == nil {
-		record = storedRecord(req.OldObject)
+		stored = readStoredRecord(req)
 	}
 	var lifted []string
 	for i := range res.Violations {
@@ -251,13 +236,15 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 		}
 		p := guarding[slices.IndexFunc(guarding, func(p *policy) bool { return p.Name == v.Policy })]
 		id := v.Policy + "/" + v.Rule
-		switch {
-		case !IsApprover(p.Spec.Approvers, user):
+		if !IsApprover(p.Spec.Approvers, user) {
 			v.Message += fmt.Sprintf(" (not approved: %s may not approve policy %s; %s)", user.Username, p.Name, DescribeApprovers(p.Spec.Approvers))
 			continue
-		case req.Object == nil && (record == nil || record.Reason != a.Reason || !slices.Contains(record.Rules, id)):
-			v.Message += fmt.Sprintf(" (not approved: the stored object's approval has no %s record of crdguard admitting it for %s)", v1alpha1.LastApprovalAnnotation, id)
-			continue
+		}
+		if req.Object == nil {
+			if problem := stored.problem(a.Reason, id); problem != "" {
+				v.Message += " (not approved: " + problem + ")"
+				continue
+			}
 		}
 		v.Enforcement = v1alpha1.Audit
 		if !slices.Contains(lifted, id) {
@@ -300,21 +287,37 @@ func applyApproval(req *Request, guarding []*policy, res *Result) {
 	res.Warnings = append(res.Warnings, fmt.Sprintf("%s lifted nothing in this request; it stays on the object, where it can approve a DELETE (%s); remove it if it is not meant for one", v1alpha1.ApproveAnnotation, strings.Join(rules, ", ")))
 }
 
-// checkRecordWrite denies writing an approval record by anyone but the
-// approver it names, for rules that approver may approve: a forged record
-// would approve a DELETE. A record that does not parse approves nothing.
+// checkRecordWrite denies writing an approval record crdguard did not
+// write: one that does not parse, names a rule no policy guarding the
+// object has, lacks the signature of req.ApprovalKey, records someone
+// else's approval or a rule its writer may not approve. Each is Deny,
+// whatever the rules' enforcement: the record is crdguard's, and a forged
+// one stored under a Warn rule would wait there for a DELETE.
 func checkRecordWrite(req *Request, guarding []*policy, res *Result) {
 	value, written := annotationChanged(req, v1alpha1.LastApprovalAnnotation)
 	if !written {
 		return
 	}
-	var record ApprovalRecord
-	if err := json.Unmarshal([]byte(value), &record); err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("ignored: %s is not a record crdguard wrote: %v", v1alpha1.LastApprovalAnnotation, err))
+	record, err := ParseApprovalRecord(value)
+	if err != nil {
+		res.Violations = append(res.Violations, forgedRecord(fmt.Sprintf("it is not a record crdguard wrote: %v", err)))
 		return
 	}
+	named := rulesNamed(guarding, func(policy, rule string) bool { return slices.Contains(record.Rules, policy+"/"+rule) })
+	var unknown []string
+	for _, id := range record.Rules {
+		if !slices.ContainsFunc(named, func(r approvedRule) bool { return r.String() == id }) {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		res.Violations = append(res.Violations, forgedRecord(fmt.Sprintf("it records an approval of %s, which no policy guarding this object has; crdguard records only rules it judged", strings.Join(unknown, ", "))))
+	}
+	if req.ApprovalKey != nil && !req.ApprovalKey.verifies(record, req.Object, req.Namespace) {
+		res.Violations = append(res.Violations, forgedRecord("it does not carry crdguard's signature for this object; only crdguard's mutating webhook writes it"))
+	}
 	user := req.UserInfo
-	for _, r := range rulesNamed(guarding, func(policy, rule string) bool { return slices.Contains(record.Rules, policy+"/"+rule) }) {
+	for _, r := range named {
 		var problem string
 		switch {
 		case record.User != user.Username:
@@ -330,23 +333,59 @@ func checkRecordWrite(req *Request, guarding []*policy, res *Result) {
 			Message:     fmt.Sprintf("%s: %s", field.ErrorTypeForbidden, problem),
 			Policy:      r.policy.Name,
 			Rule:        r.rule.Name,
-			Enforcement: r.rule.Enforcement,
+			Enforcement: v1alpha1.Deny,
 		})
 	}
 }
 
-// storedRecord is the approval record on a stored object, nil when it has
-// none that parses.
-func storedRecord(obj *unstructured.Unstructured) *ApprovalRecord {
-	value, ok := obj.GetAnnotations()[v1alpha1.LastApprovalAnnotation]
+// forgedRecord is the finding of a record no GuardPolicy's rule owns.
+func forgedRecord(problem string) report.Finding {
+	return report.Finding{
+		Field:       approvalField(v1alpha1.LastApprovalAnnotation),
+		Type:        string(field.ErrorTypeForbidden),
+		Message:     fmt.Sprintf("%s: %s", field.ErrorTypeForbidden, problem),
+		Policy:      ApprovalPolicy,
+		Rule:        "record",
+		Enforcement: v1alpha1.Deny,
+	}
+}
+
+// storedApproval is the approval record on the object a DELETE removes.
+type storedApproval struct {
+	record *ApprovalRecord
+	// unverified says why the record cannot be shown to be crdguard's;
+	// "" when it is.
+	unverified string
+}
+
+// readStoredRecord reads the record of a DELETE's stored object and checks
+// its signature.
+func readStoredRecord(req *Request) storedApproval {
+	value, ok := req.OldObject.GetAnnotations()[v1alpha1.LastApprovalAnnotation]
 	if !ok {
-		return nil
+		return storedApproval{}
 	}
-	var record ApprovalRecord
-	if json.Unmarshal([]byte(value), &record) != nil {
-		return nil
+	record, err := ParseApprovalRecord(value)
+	if err != nil {
+		return storedApproval{}
 	}
-	return &record
+	s := storedApproval{record: &record}
+	switch {
+	case req.ApprovalKey == nil:
+		s.unverified = fmt.Sprintf("a stored approval counts only with a %s record signed with crdguard's approval key, and this evaluation has no key to check it with", v1alpha1.LastApprovalAnnotation)
+	case !req.ApprovalKey.verifies(record, req.OldObject, req.Namespace):
+		s.unverified = fmt.Sprintf("the stored object's %s record does not carry crdguard's signature for this object", v1alpha1.LastApprovalAnnotation)
+	}
+	return s
+}
+
+// problem is why the stored record does not approve rule id for the
+// stored approval with reason; "" when it does.
+func (s storedApproval) problem(reason, id string) string {
+	if s.record == nil || s.record.Reason != reason || !slices.Contains(s.record.Rules, id) {
+		return fmt.Sprintf("the stored object's approval has no %s record of crdguard admitting it for %s", v1alpha1.LastApprovalAnnotation, id)
+	}
+	return s.unverified
 }
 
 func approvalField(annotation string) string {

@@ -17,6 +17,16 @@ import (
 	"github.com/crdguard/crdguard/pkg/schema"
 )
 
+// testApprovalKey signs the records of the golden cases, as the webhook's
+// key would: a case's record counts only with its signature.
+var testApprovalKey = func() *ApprovalKey {
+	k, err := NewApprovalKey([]byte("crdguard golden cases approval key, 32+ bytes"))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
 // runCases runs every case in testdata/<rule>/: a directory with
 // policy.yaml, object.yaml and/or old.yaml (an old object makes an UPDATE,
 // an old object alone a DELETE), optional request.yaml and crd.yaml, and
@@ -54,7 +64,7 @@ func evaluateCase(t *testing.T, dir string, enforcement v1alpha1.Enforcement) st
 	}
 	req := Request{
 		Operation: c.Operation, Object: c.Object, OldObject: c.OldObject, UserInfo: c.UserInfo,
-		Namespace: c.Namespace, NamespaceLabels: c.NamespaceLabels,
+		Namespace: c.Namespace, NamespaceLabels: c.NamespaceLabels, ApprovalKey: testApprovalKey,
 	}
 	res, err := engine.Evaluate(t.Context(), req)
 	if err != nil {

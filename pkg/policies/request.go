@@ -47,6 +47,11 @@ type Request struct {
 	// and validating again would cost most of a request's time and could
 	// not change the verdict.
 	Admitted bool
+	// ApprovalKey signs the approval records this request's approval gets
+	// (FormatApprovalRecord) and verifies the records it reads; nil signs
+	// none, and then a stored approval approves no DELETE, since nothing
+	// shows that crdguard wrote its record.
+	ApprovalKey *ApprovalKey
 }
 
 // subject is the object the request is about: the new object, or the

@@ -12,10 +12,10 @@ import (
 const ApproveAnnotation = "crdguard.dev/approve"
 
 // LastApprovalAnnotation is crdguard's record of the last approval it
-// admitted: JSON with the approver, the rules, the reason and the time.
-// crdguard's mutating webhook writes it; only the approver it names may
-// write it, and an approval left on an object for a DELETE counts only
-// with its record.
+// admitted: JSON with the approver, the rules, the reason, the time and
+// the webhook's signature. crdguard's mutating webhook writes it; a record
+// it did not write is denied, and an approval left on an object for a
+// DELETE counts only with its signed record (see pkg/policies).
 const LastApprovalAnnotation = "crdguard.dev/last-approval"
 
 // GuardPolicy runs built-in rules on the requests it matches.
