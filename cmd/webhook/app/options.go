@@ -257,6 +257,13 @@ type Options struct {
 	// setting both is an error.
 	MemoryLimit string
 
+	// ApprovalKeyFile holds the key that signs and verifies approval
+	// records (--approval-key-file): at least 32 bytes, the same file in
+	// every replica, typically a mounted Secret; read at the start.
+	// Default "": records are unsigned, and a stored approval approves no
+	// DELETE.
+	ApprovalKeyFile string
+
 	// Dev logs human-readable console lines at debug level (--dev).
 	// Default false: JSON at info level.
 	Dev bool
@@ -362,6 +369,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.PolicyStatus, "policy-status", o.PolicyStatus, "write the Ready and Enforced conditions of every GuardPolicy (the elected replica writes them; needs patch on guardpolicies/status and get on validatingadmissionpolicies and their bindings)")
 	fs.DurationVar(&o.WebhookTimeout, "webhook-timeout", o.WebhookTimeout, "timeoutSeconds of the webhook configurations; must be below --leader-election-lease-duration")
 	fs.StringVar(&o.MemoryLimit, "memory-limit", o.MemoryLimit, "the container's memory limit (a quantity, such as the Downward API's limits.memory); the Go runtime's soft memory limit is set to 90% of it. Not with GOMEMLIMIT")
+	fs.StringVar(&o.ApprovalKeyFile, "approval-key-file", o.ApprovalKeyFile, "file with the key (at least 32 bytes, the same in every replica) that signs crdguard.dev/last-approval records; without it a stored approval approves no DELETE")
 	fs.BoolVar(&o.Dev, "dev", o.Dev, "log human-readable console lines at debug level instead of JSON")
 }
 

@@ -36,6 +36,13 @@ func (s *server) addWebhooks(ctx context.Context) error {
 			return fmt.Errorf("registering metrics: %w", err)
 		}
 	}
+	key, err := s.o.approvalKey()
+	if err != nil {
+		return err
+	}
+	if key == nil {
+		s.log.Info("No --approval-key-file: approval records are unsigned, and a stored approval approves no DELETE")
+	}
 	// GetWebhookServer, not s.webhooks: only through it does the manager
 	// add the server to what it starts.
 	webhook.Register(s.mgr.GetWebhookServer(), webhook.Config{
@@ -46,6 +53,7 @@ func (s *server) addWebhooks(ctx context.Context) error {
 		BodyBudget:      webhook.NewBodyBudget(s.o.MaxInFlightRequestBytes),
 		Draining:        s.draining.Load,
 		CRDGuard:        guard,
+		ApprovalKey:     key,
 		// Done when the shutdown starts, before the server's own context
 		// ends: requests in flight still finish.
 		Shutdown: ctx,

@@ -2,8 +2,10 @@ package webhook
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -104,8 +106,14 @@ func setup(s *localsuite.Setup) error {
 	if err := localcluster.CreateObjects(ctx, cluster.client, cluster.policies...); err != nil {
 		return fmt.Errorf("creating the GuardPolicies: %w", err)
 	}
+	// The key that signs approval records, as the chart mounts it.
+	approvalKey := filepath.Join(s.Tmp, "approval-key")
+	if err := os.WriteFile(approvalKey, []byte(rand.Text()+rand.Text()), 0o600); err != nil {
+		return fmt.Errorf("writing the approval key: %w", err)
+	}
 	// No --crds, no --policies: both are watched from the cluster.
 	hook, err := localwebhook.StartSuite(s, func(o *app.Options) error {
+		o.ApprovalKeyFile = approvalKey
 		o.SourceDebounce = 200 * time.Millisecond
 		o.CertDir = cluster.certDir
 		o.Kubeconfig = cluster.configs["admin"]
