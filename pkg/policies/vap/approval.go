@@ -15,9 +15,9 @@ import (
 	"github.com/crdguard/crdguard/pkg/policies/internal/rules"
 )
 
-// This file writes the webhook's approvals (pkg/policies/approval.go) in
-// CEL, so that approvable Deny rules compile. An approval counts only in
-// the request that writes it, and only by an approver; that is all a
+// This file writes the approval protocol (pkg/policies' package comment)
+// in CEL, so that approvable Deny rules compile. An approval counts only
+// in the request that writes it, and only by an approver; that is all a
 // ValidatingAdmissionPolicy needs to tell, from request.userInfo and the
 // old and new annotations. It comes in one of two forms:
 //
@@ -28,10 +28,15 @@ import (
 //     strips the approval it lifted a denial with: it counts for the user
 //     it names, as the webhook's /validate restores it.
 //
+// CEL cannot check the record's signature (an HMAC with a key only the
+// webhook holds), and a compiled policy does not try: it honours a record
+// only in the request that writes it, for the requesting user, who must be
+// an approver of the rule — no more than writing crdguard.dev/approve
+// grants that user. A stored record decides only a DELETE, and Deny rules
+// that run on DELETE stay with the webhook, which checks the signature.
+//
 // Writing either is approving: a non-approver's approval, or a record of
-// someone else's, is denied at its annotation. A DELETE carries no new
-// object and may only use a stored approval with its record, so Deny
-// rules that run on DELETE stay with the webhook.
+// someone else's, is denied at its annotation.
 
 // approvalCEL writes one policy's approval checks.
 type approvalCEL struct {
@@ -51,10 +56,11 @@ const (
 const jsonString = `(?:[^"\\]|\\.)*`
 
 // recordShape matches a record as the mutate path writes it
-// (json.Marshal of policies.ApprovalRecord, fields in order), with rules
-// and a reason: CEL has no JSON parser, so a compiled policy reads no
-// other record, where the webhook reads any JSON.
-const recordShape = `^\{"user":"` + jsonString + `","rules":\["` + jsonString + `"(?:,"` + jsonString + `")*\],"reason":"(?:[^"\\]|\\.)+","time":"` + jsonString + `"\}$`
+// (json.Marshal of policies.ApprovalRecord, fields in order), with rules,
+// a reason and its signature when the webhook has a key: CEL has no JSON
+// parser, so a compiled policy reads no other record, where the webhook
+// reads any JSON.
+const recordShape = `^\{"user":"` + jsonString + `","rules":\["` + jsonString + `"(?:,"` + jsonString + `")*\],"reason":"(?:[^"\\]|\\.)+","time":"` + jsonString + `"(?:,"sig":"[A-Za-z0-9_-]+")?\}$`
 
 // celWritten is the annotation's value when this request writes it (adds
 // it, or changes it), else "": an approval carried over from the stored

@@ -36,6 +36,13 @@ func record(user string) string {
 	return `{"user":"` + user + `","rules":["mysql-safety/resources","mysql-safety/image-version"],"reason":"load test","time":"2026-12-06T01:00:00Z"}`
 }
 
+// signedRecord is record as a webhook with an approval key writes it.
+// The compiled policy cannot check the signature, and needs not: the
+// record counts only in the request that writes it, for its approver.
+func signedRecord(user string) string {
+	return strings.TrimSuffix(record(user), "}") + `,"sig":"fqEJ9j06R28R9oWxszs_3dFvzDbRr5_h-02gYvDv_cI"}`
+}
+
 // TestVAPExampleApprovals runs the example policy, approvers and all,
 // compiled, on approvals by an approver and by others, and compares each
 // finding with the engine's. The webhook's /validate sees a record the
@@ -77,6 +84,7 @@ func TestVAPExampleApprovals(t *testing.T) {
 			`spec.resources.limits.memory [mysql-safety/resources] Deny: Invalid value: limits.memory 8Gi is 8.0× requests.memory 1Gi; allowed more than 1.5× and less than 4× (not approved: mallory may not approve policy mysql-safety; approvers: groups dba)`,
 		}},
 		{name: "recorded by the mutating webhook", user: dba, annotations: map[string]string{v1alpha1.LastApprovalAnnotation: record("dana")}, restored: approval},
+		{name: "recorded and signed by the mutating webhook", user: dba, annotations: map[string]string{v1alpha1.LastApprovalAnnotation: signedRecord("dana")}, restored: approval},
 		{name: "record of someone else's", user: mallory, annotations: map[string]string{v1alpha1.LastApprovalAnnotation: record("dana")}, want: []string{
 			`metadata.annotations[crdguard.dev/last-approval] [mysql-safety/image-version] Deny: Forbidden: it records an approval of mysql-safety/image-version by dana, and only crdguard writes it, in dana's own request`,
 			`metadata.annotations[crdguard.dev/last-approval] [mysql-safety/resources] Deny: Forbidden: it records an approval of mysql-safety/resources by dana, and only crdguard writes it, in dana's own request`,
