@@ -1,12 +1,17 @@
 package webhook
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crdguard/crdguard/internal/localcluster"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/policies"
@@ -136,4 +141,65 @@ func approvalRecord(t *testing.T, obj *unstructured.Unstructured) policies.Appro
 		t.Fatalf("%s: %v", v1alpha1.LastApprovalAnnotation, err)
 	}
 	return record
+}
+
+// TestApprovalPlantedBeforePolicy: bob plants an approval and a forged
+// record of alice's for a rule no policy has yet, waiting for a policy
+// that protects the object with it. crdguard refuses the record, which
+// only its /mutate writes, signed; once the policy exists, alice's delete
+// is not approved by what bob wrote.
+func TestApprovalPlantedBeforePolicy(t *testing.T) {
+	ns := namespace(t)
+	const label = "crdguard.dev/e2e-planted"
+	obj := example(t, "good.yaml", ns)
+	obj.SetLabels(map[string]string{label: ns})
+	if err := cluster.client.Create(t.Context(), obj); err != nil {
+		t.Fatal(err)
+	}
+	policy := localcluster.NamespaceName("planted-"+ns, 63)
+	id := policy + "/keep"
+
+	forged := fmt.Sprintf(`crdguard.dev/last-approval={"user":"alice","rules":[%q],"reason":"planted by bob","time":"2026-01-02T03:04:05Z"}`, id)
+	res := runKubectl(t, "bob", "annotate", "-n", ns, "mysqlcluster", obj.GetName(), "crdguard.dev/approve=keep: planted by bob", forged)
+	for _, want := range []string{
+		"metadata.annotations[crdguard.dev/last-approval]: [approval/record] Forbidden: it records an approval of " + id + ", which no policy guarding this object has",
+		"metadata.annotations[crdguard.dev/last-approval]: [approval/record] Forbidden: it does not carry crdguard's signature for this object",
+	} {
+		if res.ok || !strings.Contains(res.stderr, want) {
+			t.Fatalf("bob planting an approval and a record for a rule no policy has; want %q:\n%s", want, res)
+		}
+	}
+	if annotations := stored(t, obj).GetAnnotations(); len(annotations) != 0 {
+		t.Fatalf("stored annotations after bob's attempt: %v", annotations)
+	}
+
+	gp := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "crdguard.dev/v1alpha1", "kind": "GuardPolicy",
+		"metadata": map[string]any{"name": policy},
+		"spec": map[string]any{
+			"match": map[string]any{
+				"resources":      []any{map[string]any{"group": "db.example.io", "kinds": []any{"MySQLCluster"}}},
+				"objectSelector": map[string]any{"matchLabels": map[string]any{label: ns}},
+			},
+			"approvers": map[string]any{"users": []any{"alice"}},
+			"rules":     []any{map[string]any{"name": "keep", "deletion": map[string]any{"message": "kept until alice approves"}}},
+		},
+	}}
+	if err := cluster.client.Create(t.Context(), gp); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cluster.client.Delete(context.Background(), gp); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting %s: %v", policy, err)
+		}
+	})
+	denied := "[" + id + "] Forbidden: kept until alice approves"
+	eventually(t, "the new policy denies the delete", func(ctx context.Context) (bool, string) {
+		res := runKubectlContext(ctx, t, "alice", "delete", "--dry-run=server", "-n", ns, "mysqlcluster", obj.GetName())
+		return !res.ok && strings.Contains(res.stderr, denied), res.String()
+	})
+	res = runKubectl(t, "alice", "delete", "-n", ns, "mysqlcluster", obj.GetName())
+	if res.ok || !strings.Contains(res.stderr, denied) || strings.Contains(res.stderr, "approved by") {
+		t.Fatalf("alice's delete after bob's planted approval:\n%s", res)
+	}
 }
