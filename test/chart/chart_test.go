@@ -365,6 +365,25 @@ func TestTemplate(t *testing.T) {
 			}
 		},
 	}, {
+		name: "approval key",
+		set:  []string{"webhook.approvalKey.secretName=crdguard-approval-key"},
+		check: func(t *testing.T, r *rendered) {
+			args := r.args(t)
+			// The key file is the Secret's key, mounted read-only.
+			spec := r.deployment(t).Spec.Template.Spec
+			var mounted string
+			for _, m := range spec.Containers[0].VolumeMounts {
+				for _, v := range spec.Volumes {
+					if v.Name == m.Name && v.Secret != nil && v.Secret.SecretName == "crdguard-approval-key" && m.ReadOnly {
+						mounted = path.Join(m.MountPath, "key")
+					}
+				}
+			}
+			if want := "/etc/crdguard/approval-key/key"; mounted != want || !slices.Contains(args, "--approval-key-file="+want) {
+				t.Errorf("args %v, mounted %q; want --approval-key-file=%s, mounted from the Secret", args, mounted, want)
+			}
+		},
+	}, {
 		name: "network policy",
 		set:  []string{"networkPolicy.enabled=true"},
 		check: func(t *testing.T, r *rendered) {
