@@ -20,7 +20,7 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
       -o /out/crdguard ./cmd/crdguard && \
     CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
     go build -trimpath -ldflags "-s -w -X github.com/crdguard/crdguard/internal/version.version=${VERSION}" \
-      -o /out/crdguard-webhook ./cmd/webhook
+      -o /out/crdguard-webhook ./cmd/crdguard-webhook
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/crdguard-webhook /out/crdguard /usr/local/bin/

@@ -7,7 +7,7 @@ TOOLS     := sh hack/tools/install.sh
 # runs every other package.
 APISERVER_PKGS := /internal/localcluster /test/e2e /test/reliability /test/chart
 # Packages whose tests are cheap enough to run under the race detector.
-RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/... ./pkg/audit/ ./internal/webhook/ ./internal/cluster/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/webhook/...
+RACE_PKGS := ./pkg/schema/ ./pkg/manifest/ ./pkg/policies/... ./pkg/audit/ ./internal/webhook/ ./internal/cluster/ ./internal/auditor/ ./internal/selfsigned/ ./cmd/crdguard/... ./cmd/crdguard-webhook/...
 # The modules besides crdguard's: those that pin the tools, one per tool or
 # group of tools, and hack/image (the release's container image).
 TOOLS_MODULES := $(patsubst %/go.mod,%,$(wildcard hack/tools/go.mod hack/tools/*/go.mod hack/image/go.mod))
@@ -139,7 +139,7 @@ bench: tools ## Run the benchmarks into bench/results/ (BENCHTIME, BENCHARGS).
 build: ## Build every binary into bin/: crdguard, kubectl-crdguard, crdguard-webhook, crdguard-demo, crdguard-bench.
 	$(GO) build -trimpath -o bin/crdguard ./cmd/crdguard
 	$(GO) build -trimpath -o bin/kubectl-crdguard ./cmd/kubectl-crdguard
-	$(GO) build -trimpath -o bin/crdguard-webhook ./cmd/webhook
+	$(GO) build -trimpath -o bin/crdguard-webhook ./cmd/crdguard-webhook
 	$(GO) build -trimpath -o bin/crdguard-demo ./hack/demo
 	$(GO) build -trimpath -o bin/crdguard-bench ./bench
 

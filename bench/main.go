@@ -18,7 +18,7 @@
 //     (cli.go).
 //
 // Servers under test run as child processes, so their CPU time is theirs
-// alone: crdguard-webhook is built from ./cmd/webhook, the reference
+// alone: crdguard-webhook is built from ./cmd/crdguard-webhook, the reference
 // servers are this program started with -serve (serve.go). kube-apiserver
 // and etcd come from hack/tools/install.sh envtest (or KUBEBUILDER_ASSETS).
 //

@@ -60,7 +60,7 @@ func (env *environment) server(ctx context.Context, name string) (*server, error
 // startWebhook runs crdguard-webhook on files, with HTTP/2 enabled (as the
 // API server would use it), and waits for /readyz.
 func (env *environment) startWebhook(ctx context.Context, name string, crds, policies []string) (*server, error) {
-	bin, err := env.binary("./cmd/webhook")
+	bin, err := env.binary("./cmd/crdguard-webhook")
 	if err != nil {
 		return nil, err
 	}

@@ -95,8 +95,8 @@ func run(ctx context.Context, out io.Writer) (err error) {
 	}
 	d.kubectl = filepath.Join(assets, "kubectl")
 	webhookBin := filepath.Join(d.tmp, "crdguard-webhook")
-	if err := d.command(ctx, "go", "build", "-o", webhookBin, "./cmd/webhook").Run(); err != nil {
-		return fmt.Errorf("go build ./cmd/webhook: %w", err)
+	if err := d.command(ctx, "go", "build", "-o", webhookBin, "./cmd/crdguard-webhook").Run(); err != nil {
+		return fmt.Errorf("go build ./cmd/crdguard-webhook: %w", err)
 	}
 	fmt.Fprintf(out, "control plane binaries: %s\n", assets)
 

@@ -2,7 +2,7 @@
 // their results back into admission responses.
 //
 // It holds admission only: transport (TLS, the HTTP server, certificates)
-// lives in cmd/webhook, decisions live in pkg/policies, and what runs
+// lives in cmd/crdguard-webhook, decisions live in pkg/policies, and what runs
 // against the cluster in the background lives in internal/cluster. Requests are built as `crdguard validate` builds
 // them, so the CLI and the webhook give every object the same verdict; the
 // one difference is that the webhook leaves decoding and schema validation

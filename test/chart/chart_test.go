@@ -29,7 +29,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	webhookapp "github.com/crdguard/crdguard/cmd/webhook/app"
+	webhookapp "github.com/crdguard/crdguard/cmd/crdguard-webhook/app"
 )
 
 // The chart ships the GuardPolicy CRD in crds/: it must be the generated one.

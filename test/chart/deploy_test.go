@@ -447,7 +447,7 @@ func adminClient(t *testing.T) client.Client {
 }
 
 // dockerfileWebhookBuild matches the Dockerfile's go build of crdguard-webhook.
-var dockerfileWebhookBuild = regexp.MustCompile(`go build [^"]*-ldflags "([^"]*)"\s+-o /out/crdguard-webhook \./cmd/webhook`)
+var dockerfileWebhookBuild = regexp.MustCompile(`go build [^"]*-ldflags "([^"]*)"\s+-o /out/crdguard-webhook \./cmd/crdguard-webhook`)
 
 // buildWebhook builds crdguard-webhook with the Dockerfile's -ldflags, so
 // the version wiring is the image's.
@@ -460,15 +460,15 @@ func buildWebhook(t *testing.T) string {
 	joined := strings.ReplaceAll(string(dockerfile), "\\\n", " ")
 	m := dockerfileWebhookBuild.FindStringSubmatch(joined)
 	if m == nil {
-		t.Fatalf("the Dockerfile has no `go build ... -ldflags \"...\" -o /out/crdguard-webhook ./cmd/webhook`")
+		t.Fatalf("the Dockerfile has no `go build ... -ldflags \"...\" -o /out/crdguard-webhook ./cmd/crdguard-webhook`")
 	}
 	ldflags := strings.ReplaceAll(m[1], "${VERSION}", testVersion)
 	bin := filepath.Join(t.TempDir(), "crdguard-webhook")
 	// Not -trimpath: it would rebuild every dependency; it changes no behaviour.
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-ldflags", ldflags, "-o", bin, "./cmd/webhook")
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-ldflags", ldflags, "-o", bin, "./cmd/crdguard-webhook")
 	cmd.Dir = env.root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -ldflags %q ./cmd/webhook: %v\n%s", ldflags, err, out)
+		t.Fatalf("go build -ldflags %q ./cmd/crdguard-webhook: %v\n%s", ldflags, err, out)
 	}
 	return bin
 }

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
 
-	webhookapp "github.com/crdguard/crdguard/cmd/webhook/app"
+	webhookapp "github.com/crdguard/crdguard/cmd/crdguard-webhook/app"
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/selfsigned"
 )

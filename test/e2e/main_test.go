@@ -72,7 +72,7 @@ func setup(s *localsuite.Setup) error {
 		return fmt.Errorf("KUBEBUILDER_ASSETS=%s has no kubectl (run `make test`): %w", s.Assets, err)
 	}
 	cluster.crdguard = s.Build("crdguard", "./cmd/crdguard")
-	cluster.webhook = s.Build("crdguard-webhook", "./cmd/webhook")
+	cluster.webhook = s.Build("crdguard-webhook", "./cmd/crdguard-webhook")
 	cluster.pluginDir = filepath.Join(s.Tmp, "plugins")
 	if err := os.Mkdir(cluster.pluginDir, 0o755); err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/cmd/crdguard-webhook/app"
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/localsuite"
 )

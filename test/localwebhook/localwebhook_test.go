@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/cmd/crdguard-webhook/app"
 )
 
 // TestStartRefuses: an error from configure, or options the binary would

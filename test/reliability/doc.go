@@ -5,7 +5,7 @@
 // TestMain starts kube-apiserver v1.37.2 and etcd (envtest, binaries from
 // KUBEBUILDER_ASSETS; the tests fail without it), installs the MySQL
 // example CRD and the GuardPolicy CRD, creates examples/mysql/policy.yaml
-// as a GuardPolicy, runs the webhook in-process over TLS (cmd/webhook/app.Run
+// as a GuardPolicy, runs the webhook in-process over TLS (cmd/crdguard-webhook/app.Run
 // watching policies and CRDs from the cluster), registers /validate for
 // MySQLClusters (and deliberately not /validate-policy), and builds the
 // crdguard-webhook binary for the tests that signal it or read its logs.

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/cmd/crdguard-webhook/app"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/localsuite"
@@ -70,7 +70,7 @@ func setup(s *localsuite.Setup) error {
 	ctx := s.Ctx
 	cluster.tmp = s.Tmp
 	cluster.examples = filepath.Join(s.Root, "examples", "mysql")
-	cluster.binary = s.Build("crdguard-webhook", "./cmd/webhook")
+	cluster.binary = s.Build("crdguard-webhook", "./cmd/crdguard-webhook")
 
 	cluster.env = localcluster.NewEnvironment(s.Assets, filepath.Join(cluster.examples, "crd.yaml"), filepath.Join(s.Root, "config", "crd", "bases"))
 	// A directory of our own for the API server's serving certificate:

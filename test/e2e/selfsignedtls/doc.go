@@ -20,7 +20,7 @@
 //     one still signs, and a client holding only the bundle from before the
 //     rotation keeps verifying until the new CA signs; then the old CA
 //     leaves the bundle;
-//   - TestSelfSignedWebhook: crdguard-webhook in-process (cmd/webhook/app.Run
+//   - TestSelfSignedWebhook: crdguard-webhook in-process (cmd/crdguard-webhook/app.Run
 //     with --tls-mode=self-signed, started once per test binary: Run
 //     registers process-wide metrics) issues its certificate and injects its
 //     CA into the configurations it is registered with (clientConfig.url,

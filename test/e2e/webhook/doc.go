@@ -6,7 +6,7 @@
 // serving certificate for 127.0.0.1, installs the GuardPolicy CRD and
 // creates examples/mysql/policy.yaml and testdata/frozen-namespaces.yaml as
 // GuardPolicy objects, runs crdguard-webhook in-process over TLS
-// (cmd/webhook/app.Run without --crds or --policies: both are watched from
+// (cmd/crdguard-webhook/app.Run without --crds or --policies: both are watched from
 // the cluster), waits until it is ready, and registers a
 // ValidatingWebhookConfiguration (MySQLClusters to /validate, GuardPolicies
 // to /validate-policy) and a MutatingWebhookConfiguration that call it by

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/cmd/crdguard-webhook/app"
 	"github.com/crdguard/crdguard/internal/localca"
 	"github.com/crdguard/crdguard/internal/localcluster"
 	"github.com/crdguard/crdguard/internal/localsuite"
@@ -70,7 +70,7 @@ func setup(s *localsuite.Setup) error {
 	cluster.kubectl = filepath.Join(s.Assets, "kubectl")
 	cluster.cacheDir = filepath.Join(s.Tmp, "kube-cache")
 	cluster.crdguard = s.Build("crdguard", "./cmd/crdguard")
-	cluster.webhookBinary = s.Build("crdguard-webhook", "./cmd/webhook")
+	cluster.webhookBinary = s.Build("crdguard-webhook", "./cmd/crdguard-webhook")
 
 	// The GuardPolicy CRD as well as the example's: the webhook watches
 	// GuardPolicies.

@@ -1,5 +1,5 @@
 // Command crdguard-webhook serves crdguard's validating and mutating
-// admission webhooks. See cmd/webhook/app for its flags.
+// admission webhooks. See cmd/crdguard-webhook/app for its flags.
 package main
 
 import (
@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/crdguard/crdguard/cmd/webhook/app"
+	"github.com/crdguard/crdguard/cmd/crdguard-webhook/app"
 )
 
 func main() {
