@@ -71,6 +71,11 @@ func TestReleaseNames(t *testing.T) {
 	binaries := map[string]string{}
 	for _, b := range cfg.Builds {
 		binaries[b.ID] = b.Binary
+		// go build ./cmd/... names each binary after its directory: the
+		// same name as the release's.
+		if want := "./cmd/" + b.Binary; b.Main != want {
+			t.Errorf("build %s: main %q, want %q so that go build names the binary %s too", b.ID, b.Main, want, b.Binary)
+		}
 		if !slices.Equal(b.Goos, []string{"linux", "darwin", "windows"}) || !slices.Equal(b.Goarch, []string{"amd64", "arm64"}) {
 			t.Errorf("build %s: goos %q, goarch %q; want linux, darwin, windows × amd64, arm64", b.ID, b.Goos, b.Goarch)
 		}
