@@ -57,8 +57,11 @@ type validateOptions struct {
 	missingSchemas  string
 	namespaceLabels []string
 	allowEmpty      bool
-	exclude         []string
-	skipKinds       []string
+	// allowNoCustomResources passes inputs none of whose objects a CRD or
+	// policy covers, as a hook given some of a commit's files needs.
+	allowNoCustomResources bool
+	exclude                []string
+	skipKinds              []string
 	reportOptions
 	showPatches bool
 	// warningsAsErrors turns every warning into a Deny finding.
@@ -84,7 +87,9 @@ fields the server would reject under strict field validation or silently drop.
 
 A run that checks nothing exits 2, naming the path: a --crds or --policies
 path without CRDs or GuardPolicies, inputs without objects, or inputs whose
-every object no CRD or policy covers. --allow-empty accepts such a run.
+every object no CRD or policy covers. --allow-empty accepts such a run;
+--allow-no-custom-resources accepts only the last two, with a note, as a
+pre-commit hook given a commit's kustomization or Deployment needs.
 Standard input ("-") may be given to one flag or the inputs, not two.
 
 A file that cannot be read is an error result and the others are still
@@ -117,6 +122,7 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 	f.StringArrayVar(&o.exclude, "exclude", nil, `do not read paths matching GLOB (repeatable): a GLOB without "/" matches a file or directory name, one with "/" the path relative to the walked PATH; path.Match syntax, no "**"`)
 	f.StringSliceVar(&o.skipKinds, "skip-kinds", nil, `kinds not to validate, each KIND or APIVERSION/KIND (apps/v1/Deployment, v1/Secret); comma-separated or repeated; such objects are reported as skipped`)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept a run that checks nothing: a --crds or --policies path without CRDs or GuardPolicies, inputs without objects, or objects no CRD or policy covers (default: exit 2)")
+	f.BoolVar(&o.allowNoCustomResources, "allow-no-custom-resources", false, "accept inputs without objects, or whose every object no CRD or policy covers, with a note on stderr; an empty --crds or --policies path is still exit 2 (for hooks given only some files)")
 	o.addReportFlags(f, "text output: print only objects with findings")
 	return cmd
 }
@@ -235,7 +241,7 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 			return &exitError{code: ExitInternal, err: err}
 		}
 	}
-	summary, err := output.close(o.allowEmpty, paths)
+	summary, err := output.close(o.allowEmpty, o.allowNoCustomResources, paths)
 	if err != nil {
 		return err
 	}

@@ -82,3 +82,52 @@ func TestValidateFollowsSymlinkedCRDDirectory(t *testing.T) {
 		t.Errorf("bad.yaml was skipped: %+v", res)
 	}
 }
+
+// --allow-no-custom-resources passes a run whose inputs hold no object a CRD
+// or policy covers, as a pre-commit hook given only a commit's kustomization
+// file or Deployment must, and says so; what it was given to check with
+// must still be there, and whatever is checked keeps its verdict.
+func TestValidateAllowNoCustomResources(t *testing.T) {
+	dir := t.TempDir()
+	kustomization := filepath.Join(dir, "kustomization.yaml")
+	writeFile(t, kustomization, "resources:\n- db_v1_mysqlcluster.yaml\n")
+	deployment := filepath.Join(dir, "deployment.yaml")
+	writeFile(t, deployment, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n")
+	kustomizationNote := "crdguard: note: skipped " + kustomization + ": kustomization file: render it with kustomize build and validate the output\n"
+	deploymentWarning := "crdguard: warning: skipped 1 object whose kind no CRD defines: apps/v1 Deployment (1)\n"
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{{
+		name:   "a kustomization file",
+		args:   []string{"--crds", exampleCRD, kustomization},
+		stderr: kustomizationNote + "crdguard: note: no custom resource to check in " + kustomization + ": passed (--allow-no-custom-resources)\n",
+	}, {
+		name:   "a Deployment",
+		args:   []string{"--crds", exampleCRD, deployment},
+		stderr: deploymentWarning + "crdguard: note: no custom resource to check in " + deployment + ": passed (--allow-no-custom-resources)\n",
+	}, {
+		name:   "both",
+		args:   []string{"--crds", exampleCRD, kustomization, deployment},
+		stderr: kustomizationNote + deploymentWarning + "crdguard: note: no custom resource to check in the 2 inputs: passed (--allow-no-custom-resources)\n",
+	}, {
+		name:   "a Deployment beside an invalid custom resource",
+		args:   []string{"--crds", exampleCRD, deployment, badYAML},
+		code:   ExitViolations,
+		stderr: deploymentWarning,
+	}, {
+		name:   "a --crds path without CRDs",
+		args:   []string{"--crds", dir, deployment},
+		code:   ExitUsage,
+		stderr: "crdguard: " + dir + " holds no CustomResourceDefinition: nothing there to check with (--allow-empty accepts it)\n",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := crdguard(t, "", append([]string{"validate", "--allow-no-custom-resources"}, tc.args...)...)
+			if r.code != tc.code || r.stder != tc.stderr {
+				t.Errorf("exit %d, stderr\n got: %q\nwant exit %d, stderr\n     %q", r.code, r.stder, tc.code, tc.stderr)
+			}
+		})
+	}
+}

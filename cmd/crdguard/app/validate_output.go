@@ -103,15 +103,26 @@ func (s *resultStream) open() error {
 }
 
 // close ends the report once every source is done and returns its
-// summary. A run that checked nothing (unless allowEmpty) is an error
-// instead.
-func (s *resultStream) close(allowEmpty bool, paths []string) (report.Summary, error) {
+// summary. A run that checked nothing is an error instead, unless
+// allowEmpty, or allowNoCustomResources, which says so on stderr.
+func (s *resultStream) close(allowEmpty, allowNoCustomResources bool, paths []string) (report.Summary, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	warnSkipped(s.streams, s.noCRD)
-	if s.writer == nil && !allowEmpty {
-		held := len(s.held)
-		return report.Summary{}, checkedSomething(report.Summary{Objects: held, Skipped: held}, paths)
+	if s.writer == nil {
+		if !allowEmpty && !allowNoCustomResources {
+			held := len(s.held)
+			return report.Summary{}, checkedSomething(report.Summary{Objects: held, Skipped: held}, paths)
+		}
+		// Accepted, but not in silence: a hook that passes because its
+		// files hold no custom resource says so.
+		if allowNoCustomResources {
+			where := strings.Join(paths, ", ")
+			if len(paths) > 1 {
+				where = "the " + countOf(len(paths), "input")
+			}
+			fmt.Fprintf(s.streams.Err, "crdguard: note: no custom resource to check in %s: passed (--allow-no-custom-resources)\n", where)
+		}
 	}
 	if err := s.open(); err != nil {
 		return report.Summary{}, &exitError{code: ExitInternal, err: err}

@@ -87,7 +87,7 @@ func TestResultStreamWritesTheEarliestSourceAtOnce(t *testing.T) {
 			t.Errorf("step %d: results waiting by source %v, want %v", i, waiting, step.waiting)
 		}
 	}
-	if _, err := s.close(false, nil); err != nil {
+	if _, err := s.close(false, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	var rep report.Report
