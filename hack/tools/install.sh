@@ -25,6 +25,9 @@
 #   sarif-schema   prints the path of the SARIF 2.1.0 JSON schema,
 #                  bin/sarif-schema-<version>/sarif-2.1.0.json, taken from the
 #                  npm package @microsoft/sarif-multitool-linux (needs npm)
+#   pre-commit     prints the path of pre-commit (https://pre-commit.com),
+#                  apt-get installing the Debian package pre-commit when it
+#                  is not on the PATH (test/ci runs the hooks with it)
 #   all            envtest + kubeconform + controller-gen + helm + benchstat
 #                  + golangci-lint
 #
@@ -233,7 +236,22 @@ install_sarif_schema() {
 	echo "$dir/sarif-2.1.0.json"
 }
 
-[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|golangci-lint|goreleaser|cyclonedx-gomod|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
+# pre-commit is a Python program that Debian packages with its
+# dependencies: the distribution's package, not a pip install into the
+# system's Python.
+install_pre_commit() {
+	if ! command -v pre-commit >/dev/null; then
+		command -v apt-get >/dev/null || die "pre-commit is not on the PATH and there is no apt-get to install the Debian package pre-commit"
+		sudo=
+		[ "$(id -u)" -eq 0 ] || sudo=sudo
+		log "installing the Debian package pre-commit ..."
+		{ $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq pre-commit; } >&2 ||
+			die "apt-get install pre-commit failed"
+	fi
+	command -v pre-commit
+}
+
+[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|golangci-lint|goreleaser|cyclonedx-gomod|pre-commit|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -252,6 +270,7 @@ while [ $# -gt 0 ]; do
 	goreleaser) install_goreleaser ;;
 	cyclonedx-gomod) install_cyclonedx_gomod ;;
 	sarif-schema) install_sarif_schema ;;
+	pre-commit) install_pre_commit ;;
 	openapi2jsonschema)
 		f=$(moddir "$TOOLS_DIR" github.com/yannh/kubeconform)/scripts/openapi2jsonschema.py
 		[ -f "$f" ] || die "not found: $f"
