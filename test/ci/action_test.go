@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -317,5 +318,93 @@ func TestRun(t *testing.T) {
 				t.Errorf("exit %d, exit-code output %q, want 2 with %q:\n%s", code, outputs["exit-code"], tc.want, out)
 			}
 		})
+	}
+}
+
+// Globs in args are expanded, as a workflow author expects of a path list,
+// except the pattern of --exclude, which crdguard matches itself; one that
+// matches nothing fails rather than checking less than asked.
+func TestRunGlobs(t *testing.T) {
+	out, code, _, _ := runOutputs(t, "validate", "--crds examples/*/crd.yaml --exclude u*.yaml examples/mysql/g*.yaml")
+	if code != 0 || !strings.Contains(out, "examples/mysql/good.yaml:") {
+		t.Errorf("exit %d, want 0 with examples/mysql/good.yaml validated:\n%s", code, out)
+	}
+	out, code, outputs, _ := runOutputs(t, "validate", "--crds examples/mysql/crd.yaml config/nowhere/*.yaml")
+	if want := "::error title=crdguard::args: config/nowhere/*.yaml matches no file"; code != 2 || outputs["exit-code"] != "2" || !strings.Contains(out, want) {
+		t.Errorf("exit %d, exit-code output %q, want 2 with %q:\n%s", code, outputs["exit-code"], want, out)
+	}
+}
+
+// For 8,000 invalid objects of 5 findings each, the job summary is cut to
+// GitHub's 1 MiB per step and the SARIF upload to its 25,000 results per
+// run, each saying how much was left out and where the whole report is:
+// the full-report directory the action uploads as an artifact.
+func TestRunCapsReports(t *testing.T) {
+	const objects, perObject = 8000, 5
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range objects {
+		fmt.Fprintf(&b, "---\napiVersion: apps.example.io/v1\nkind: Cache\nmetadata: {name: cache-%d, namespace: shop}\nspec: {replicas: 0, a: 1, b: 1, c: 1, d: 1}\n", i)
+	}
+	writeTree(t, dir, map[string]string{"caches.yaml": b.String()})
+	crd := filepath.Join(root, "test", "ci", operator, "config", "crd", "bases", "caches.yaml")
+	out, code, outputs, summary := runOutputs(t, "validate", "--crds "+crd+" "+filepath.Join(dir, "caches.yaml"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%.2000s", code, out)
+	}
+
+	if len(summary) > 1<<20 {
+		t.Errorf("the job summary is %d bytes, more than GitHub's 1 MiB", len(summary))
+	}
+	kept := strings.Count(summary, "\n#### ")
+	want := fmt.Sprintf("\n> [!WARNING]\n> %d of %d entries left out of this summary: GitHub keeps 1 MiB of summary per step. The full report is the artifact `crdguard-validate-report` of this run.\n", objects-kept, objects)
+	if kept == 0 || kept == objects || !strings.HasSuffix(summary, want) {
+		t.Errorf("the job summary keeps %d objects and ends\n%q\nwant it to end\n%q", kept, summary[max(0, len(summary)-300):], want)
+	}
+
+	type sarifLog struct {
+		Runs []struct {
+			Results     []json.RawMessage `json:"results"`
+			Invocations []struct {
+				Notifications []struct {
+					Level   string `json:"level"`
+					Message struct {
+						Text string `json:"text"`
+					} `json:"message"`
+				} `json:"toolExecutionNotifications"`
+			} `json:"invocations"`
+		} `json:"runs"`
+	}
+	read := func(path string) sarifLog {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s sarifLog
+		if err := json.Unmarshal(data, &s); err != nil || len(s.Runs) != 1 {
+			t.Fatalf("%s: %d runs, %v", path, len(s.Runs), err)
+		}
+		return s
+	}
+	uploaded := read(outputs["sarif"])
+	if n := len(uploaded.Runs[0].Results); n != 25000 {
+		t.Errorf("the uploaded SARIF has %d results, want GitHub's limit 25000", n)
+	}
+	note := fmt.Sprintf("%d of %d results left out: code scanning takes 25000 per run. The full report is the artifact `crdguard-validate-report` of this run.", objects*perObject-25000, objects*perObject)
+	if inv := uploaded.Runs[0].Invocations; len(inv) != 1 || len(inv[0].Notifications) != 1 || inv[0].Notifications[0].Message.Text != note {
+		t.Errorf("the uploaded SARIF's invocations %+v, want one notification %q", inv, note)
+	}
+	if !strings.Contains(out, "::warning title=crdguard::15000 of 40000 results left out of the SARIF upload") {
+		t.Errorf("the log does not say what the upload left out:\n%.2000s", out[max(0, len(out)-2000):])
+	}
+
+	// The whole reports are where the artifact comes from.
+	if full := read(filepath.Join(outputs["full-report"], "crdguard.sarif")); len(full.Runs[0].Results) != objects*perObject {
+		t.Errorf("the full SARIF report has %d results, want %d", len(full.Runs[0].Results), objects*perObject)
+	}
+	md, err := os.ReadFile(filepath.Join(outputs["full-report"], "crdguard.markdown"))
+	if err != nil || strings.Count(string(md), "\n#### ") != objects {
+		t.Errorf("the full markdown report has %d objects, want %d (%v)", strings.Count(string(md), "\n#### "), objects, err)
 	}
 }
