@@ -28,7 +28,7 @@ func docExamples(t *testing.T) map[string]string {
 	for _, m := range regexp.MustCompile("(?s)<!-- ci-example: ([a-z-]+) -->\n```[a-z]+\n(.*?)```").FindAllStringSubmatch(string(data), -1) {
 		examples[m[1]] = m[2]
 	}
-	for _, name := range []string{"github", "pre-commit", "gitlab", "shell"} {
+	for _, name := range []string{"github", "github-diff", "pre-commit", "gitlab", "shell"} {
 		if examples[name] == "" {
 			t.Fatalf("docs/ci.md has no %s example", name)
 		}
@@ -207,5 +207,67 @@ func TestShellExample(t *testing.T) {
 	}
 	if !strings.Contains(out, "config/samples/mysqlcluster.yaml:1 (document 1): MySQLCluster shop/prod is valid (CREATE)") {
 		t.Errorf("the log has no text report:\n%s", out)
+	}
+}
+
+// TestGitHubDiffExample runs the diff workflow's crdguard step as the
+// action runs it, in a clone of a pull request's repository: the base
+// branch is there because checkout fetched every commit.
+func TestGitHubDiffExample(t *testing.T) {
+	var workflow struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string            `json:"uses"`
+				With map[string]string `json:"with"`
+			} `json:"steps"`
+		} `json:"jobs"`
+	}
+	if err := yaml.Unmarshal([]byte(docExamples(t)["github-diff"]), &workflow); err != nil {
+		t.Fatal(err)
+	}
+	job := workflow.Jobs["crd-changes"]
+	if len(job.Steps) != 2 || !strings.HasPrefix(job.Steps[0].Uses, "actions/checkout@") || job.Steps[0].With["fetch-depth"] != "0" {
+		t.Fatalf("steps %+v, want actions/checkout with fetch-depth 0, then crdguard", job.Steps)
+	}
+	step := job.Steps[1]
+	if !strings.HasPrefix(step.Uses, "crdguard/crdguard@") || step.With["command"] != "diff" {
+		t.Fatalf("step %+v does not run crdguard diff", step)
+	}
+
+	// The base branch main, and a pull request that drops the Cache CRD's
+	// spec.memory: a breaking change.
+	base := kubebuilderRepository(t)
+	git := func(dir string, args ...string) {
+		t.Helper()
+		run(t, dir, []string{"GIT_AUTHOR_NAME=ci", "GIT_AUTHOR_EMAIL=ci@example.io", "GIT_COMMITTER_NAME=ci", "GIT_COMMITTER_EMAIL=ci@example.io"}, "git", args...)
+	}
+	git(base, "checkout", "--quiet", "-b", "main")
+	git(base, "add", "-A")
+	git(base, "commit", "--quiet", "-m", "base")
+	pr := filepath.Join(t.TempDir(), "pr")
+	git(base, "clone", "--quiet", base, pr)
+	args := strings.ReplaceAll(step.With["args"], "${{ github.base_ref }}", "main")
+	runDiff := func() (string, int) {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(root, "action", "run.sh"))
+		cmd.Dir = pr
+		cmd.Env = []string{"PATH=" + binDir + ":" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "RUNNER_TEMP=" + t.TempDir(), "INPUT_COMMAND=diff", "INPUT_ARGS=" + args}
+		return combinedOutput(t, cmd)
+	}
+	if out, code := runDiff(); code != 0 {
+		t.Errorf("crdguard diff %s without changes: exit %d, want 0:\n%s", args, code, out)
+	}
+	crd := filepath.Join(pr, "config", "crd", "bases", "caches.yaml")
+	data, err := os.ReadFile(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := regexp.MustCompile(`(?m)^\s+memory: .*\n`).ReplaceAllString(string(data), "")
+	if dropped == string(data) {
+		t.Fatal("the Cache CRD has no spec.memory to drop")
+	}
+	writeTree(t, pr, map[string]string{"config/crd/bases/caches.yaml": dropped})
+	if out, code := runDiff(); code != 1 || !strings.Contains(out, "memory") {
+		t.Errorf("crdguard diff %s with spec.memory dropped: exit %d, want 1 naming it:\n%s", args, code, out)
 	}
 }
