@@ -271,3 +271,44 @@ func TestGitHubDiffExample(t *testing.T) {
 		t.Errorf("crdguard diff %s with spec.memory dropped: exit %d, want 1 naming it:\n%s", args, code, out)
 	}
 }
+
+// The README's install section starts with what works before any release:
+// a clone and a build whose binaries the section names; what needs a
+// release (go install @latest, the release archives, the Action) is said
+// to wait for one.
+func TestReadmeInstall(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	start := strings.Index(readme, "\n## Install\n")
+	if start < 0 {
+		t.Fatal("README.md has no Install section")
+	}
+	section, _, _ := strings.Cut(readme[start+1:], "\n## ")
+	block := regexp.MustCompile("(?s)```sh\n(.*?)```").FindStringSubmatch(section)
+	if block == nil || !strings.HasPrefix(block[1], "git clone https://github.com/crdguard/crdguard && cd crdguard\nmake build") {
+		t.Errorf("the Install section's first command is not a clone and make build:\n%s", section)
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bin := range []string{"crdguard", "kubectl-crdguard", "crdguard-webhook"} {
+		if !strings.Contains(string(makefile), "-o bin/"+bin+" ./cmd/"+bin+"\n") {
+			t.Errorf("make build does not write bin/%s from ./cmd/%s, as go build -o bin/ ./cmd/... names it", bin, bin)
+		}
+		if !strings.Contains(section, "`bin/"+bin+"`") {
+			t.Errorf("the Install section does not name bin/%s", bin)
+		}
+	}
+	// Every paragraph that installs a release says it waits for one.
+	for paragraph := range strings.SplitSeq(readme, "\n\n") {
+		if strings.Contains(paragraph, "@latest") || strings.Contains(paragraph, "crdguard/crdguard@v") || strings.Contains(paragraph, "krew install") {
+			if !strings.Contains(paragraph, "Once released") && !strings.Contains(paragraph, "until the first one") && !strings.Contains(paragraph, "```") {
+				t.Errorf("this paragraph installs a release without saying there is none yet:\n%s", paragraph)
+			}
+		}
+	}
+}
