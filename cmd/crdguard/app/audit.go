@@ -58,7 +58,7 @@ from the cluster unless --policies or --crds name files.`,
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory (repeatable); default: the cluster's CRDs")
 	f.StringArrayVar(&o.policies, "policies", nil, "GuardPolicy file or directory (repeatable); default: the cluster's GuardPolicies")
 	f.Float32Var(&o.qps, "qps", o.qps, "most requests per second to the API server")
-	o.addReportFlags(f, "text output: print only objects with findings")
+	o.addReportFlags(f, streams, "text output: print only objects with findings")
 	return cmd
 }
 

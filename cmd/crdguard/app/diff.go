@@ -90,7 +90,7 @@ Checks:
 		withDeprecated(string(diff.Breaking), string(gotypes.Error))
 	f.Var(o.minSeverityFlag, "min-severity",
 		`text and markdown output: list only CRD findings at this severity or above, "error" (breaking changes), "warning" or "info"; the counts include every finding, and the other formats list them all`)
-	o.addReportFlags(f, "text output: print only CRDs and objects with findings")
+	o.addReportFlags(f, streams, "text output: print only CRDs and objects with findings")
 	return cmd
 }
 

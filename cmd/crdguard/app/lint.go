@@ -61,7 +61,7 @@ Checks, with their default severity:
 	f.StringVarP(&o.dir, "dir", "C", "", "load the packages from the module in `DIR`, as go -C does (--crds paths stay relative to the working directory)")
 	f.StringArrayVar(&o.crds, "crds", nil, "CRD file or directory to compare with (repeatable)")
 	f.StringArrayVar(&o.severity, "severity", nil, "CHECK=error|warning|info|off: override a check's severity (repeatable)")
-	o.addReportFlags(f, "text output: print only places with findings")
+	o.addReportFlags(f, streams, "text output: print only places with findings")
 	f.Var(newChoiceFlag(&o.failOn, string(gotypes.Error), string(gotypes.Warning), string(gotypes.Info)), "fail-on", "lowest severity that fails the run (exit 1): error, warning or info")
 	return cmd
 }

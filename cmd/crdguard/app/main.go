@@ -14,5 +14,5 @@ func Main(name string) int {
 	silenceKlog()
 	ctx, stop := SignalContext(context.Background())
 	defer stop()
-	return runAs(ctx, name, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	return runAs(ctx, name, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, CI: ciEnvironment(os.Getenv("CI"))})
 }

@@ -30,6 +30,16 @@ type Streams struct {
 	// inTerminal says whether In is a terminal, which no command reads
 	// manifests from unless told to.
 	inTerminal bool
+	// CI says that the environment sets CI, as GitHub Actions, GitLab CI
+	// and most CI systems do: text reports are quiet by default there, so
+	// a log of thousands of files shows the failures and the summary.
+	CI bool
+}
+
+// ciEnvironment says whether the value of the environment variable CI
+// declares a CI system: set, and neither "false" nor "0".
+func ciEnvironment(value string) bool {
+	return value != "" && value != "false" && value != "0"
 }
 
 // exitError carries an exit code out of a command with the message to print.
@@ -102,12 +112,12 @@ type reportOptions struct {
 	files  reportFiles
 }
 
-// addReportFlags registers -o (text by default) and -q; quietUsage says
-// what -q leaves out.
-func (r *reportOptions) addReportFlags(f *pflag.FlagSet, quietUsage string) {
+// addReportFlags registers -o (text by default) and -q, on by default in
+// CI; quietUsage says what -q leaves out.
+func (r *reportOptions) addReportFlags(f *pflag.FlagSet, streams Streams, quietUsage string) {
 	r.output = report.Text
 	f.VarP(&r.output, "output", "o", outputUsage())
-	f.BoolVarP(&r.quiet, "quiet", "q", false, quietUsage)
+	f.BoolVarP(&r.quiet, "quiet", "q", streams.CI, quietUsage+"; the default where the environment sets CI (--quiet=false lists everything)")
 	f.Var(&r.files, "report", "also write the report in FORMAT to FILE (repeatable): sarif=crdguard.sarif")
 }
 

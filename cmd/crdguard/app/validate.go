@@ -123,7 +123,7 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 	f.StringSliceVar(&o.skipKinds, "skip-kinds", nil, `kinds not to validate, each KIND or APIVERSION/KIND (apps/v1/Deployment, v1/Secret); comma-separated or repeated; such objects are reported as skipped`)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept a run that checks nothing: a --crds or --policies path without CRDs or GuardPolicies, inputs without objects, or objects no CRD or policy covers (default: exit 2)")
 	f.BoolVar(&o.allowNoCustomResources, "allow-no-custom-resources", false, "accept inputs without objects, or whose every object no CRD or policy covers, with a note on stderr; an empty --crds or --policies path is still exit 2 (for hooks given only some files)")
-	o.addReportFlags(f, "text output: print only objects with findings")
+	o.addReportFlags(f, streams, "text output: print only objects with findings")
 	return cmd
 }
 
