@@ -190,9 +190,11 @@ func (v *CRDValidator) decide(ctx context.Context, req admission.Request) admiss
 		resp.Warnings = boundedWarnings(warnings)
 		return resp
 	}
-	// The full report: every change and object, for whoever reads why.
-	log.Info("Denied a CRD update", "crd", crd.Name, "breaking", changeStrings(breaking), "approved", changeStrings(lifted),
-		"invalidObjects", objectStrings(invalid), "approvalProblem", approvalProblem)
+	// As bounded as the denial: a replay can strand thousands of objects.
+	log.Info("Denied a CRD update", "crd", crd.Name,
+		"breaking", boundedList(changeStrings(breaking), "changes"), "approved", boundedList(changeStrings(lifted), "changes"),
+		"invalidObjects", boundedList(objectStrings(invalid), "objects"), "invalidObjectCount", len(invalid),
+		"approvalProblem", bounded(approvalProblem))
 	causes := denialCauses(breaking, invalid, approvalProblem, notReplayed)
 	gk := apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition").GroupKind()
 	resp := denied(apierrors.NewInvalid(gk, crd.Name, causes).Status())

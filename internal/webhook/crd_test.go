@@ -12,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/zapr"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -24,6 +28,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
 
@@ -358,6 +363,33 @@ func TestCRDGuardDenialBounded(t *testing.T) {
 	}
 	if n := len(resp.Result.Message); n > 5000 {
 		t.Errorf("message of %d bytes", n)
+	}
+}
+
+// TestCRDGuardDenialLogBounded: the log line of a denial that strands many
+// objects names a few and counts them all, as the denial does.
+func TestCRDGuardDenialLogBounded(t *testing.T) {
+	old := widget(t)
+	var stored []map[string]any
+	for i := range 50 {
+		stored = append(stored, storedWidget(fmt.Sprintf("big-%02d", i), 8))
+	}
+	core, lines := observer.New(zapcore.InfoLevel)
+	ctx := logf.IntoContext(t.Context(), zapr.NewLogger(zap.New(core)))
+	v := &CRDValidator{Guard: guard(storedWidgets(stored...))}
+	wantDenied(t, v.Handle(ctx, crdRequest(t, admissionv1.Update, alice, withApproval(setMaximum(old, 5), "maximum-changed: known"), old)), nil)
+
+	denials := lines.FilterMessage("Denied a CRD update").All()
+	if len(denials) != 1 {
+		t.Fatalf("%d denial lines, want 1: %v", len(denials), lines.All())
+	}
+	fields := denials[0].ContextMap()
+	if n := fields["invalidObjectCount"]; n != int64(50) {
+		t.Errorf("invalidObjectCount = %#v, want 50", n)
+	}
+	objects, _ := fields["invalidObjects"].([]any)
+	if len(objects) != maxDenialCauses || objects[len(objects)-1] != "41 more objects" {
+		t.Errorf("invalidObjects has %d entries ending %#v, want %d ending \"41 more objects\"", len(objects), objects[len(objects)-1:], maxDenialCauses)
 	}
 }
 

@@ -139,14 +139,18 @@ func isPathStep(c byte) bool { return c == '.' || c == '[' }
 // boundedWarnings keeps the admission warnings short, as boundCauses keeps
 // the causes: kubectl prints each, and one request can make a Warn rule
 // find thousands.
-func boundedWarnings(w []string) []string {
-	if len(w) > maxDenialCauses {
-		w = append(w[:maxDenialCauses-1:maxDenialCauses-1], fmt.Sprintf("%d more warnings", len(w)-(maxDenialCauses-1)))
+func boundedWarnings(w []string) []string { return boundedList(w, "warnings") }
+
+// boundedList is at most maxDenialCauses of items, each bounded, the last
+// counting those left out ("3990 more objects").
+func boundedList(items []string, noun string) []string {
+	if len(items) > maxDenialCauses {
+		items = append(items[:maxDenialCauses-1:maxDenialCauses-1], fmt.Sprintf("%d more %s", len(items)-(maxDenialCauses-1), noun))
 	}
-	for i := range w {
-		w[i] = bounded(w[i])
+	for i := range items {
+		items[i] = bounded(items[i])
 	}
-	return w
+	return items
 }
 
 // denied is the response that denies a request with status, an Invalid
