@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -186,40 +187,42 @@ func TestPolicyBookOneBadPolicy(t *testing.T) {
 
 // TestDebounce: a burst of changes is one rebuild; a change after it is
 // another.
+// TestDebounce runs in a synctest bubble, whose clock moves only when
+// every goroutine waits, so a loaded machine cannot split the burst.
 func TestDebounce(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	changed := make(chan struct{}, 1)
-	var rebuilds atomic.Int32
-	rebuilt := make(chan struct{}, 10)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		debounce(ctx, changed, 50*time.Millisecond, func() {
-			rebuilds.Add(1)
-			rebuilt <- struct{}{}
-		})
-	}()
-	notify := func() {
-		select {
-		case changed <- struct{}{}:
-		default:
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		changed := make(chan struct{}, 1)
+		var rebuilds atomic.Int32
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			debounce(ctx, changed, 50*time.Millisecond, func() { rebuilds.Add(1) })
+		}()
+		notify := func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
 		}
-	}
-	for range 20 {
+		for range 20 {
+			notify()
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		if n := rebuilds.Load(); n != 1 {
+			t.Errorf("%d rebuilds for one burst, want 1", n)
+		}
 		notify()
-		time.Sleep(time.Millisecond)
-	}
-	<-rebuilt
-	if n := rebuilds.Load(); n != 1 {
-		t.Errorf("%d rebuilds for one burst, want 1", n)
-	}
-	notify()
-	<-rebuilt
-	if n := rebuilds.Load(); n != 2 {
-		t.Errorf("%d rebuilds after a second change, want 2", n)
-	}
-	cancel()
-	<-done
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		if n := rebuilds.Load(); n != 2 {
+			t.Errorf("%d rebuilds after a second change, want 2", n)
+		}
+		cancel()
+		<-done
+	})
 }
 
 // fakeCache is informertest's cache, whose informers a test drives, with
