@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -275,24 +274,11 @@ func (o invalidObject) String() string {
 	return fmt.Sprintf("%s %s: %s", o.kind, o.qualifiedName(), strings.Join(findings, "; "))
 }
 
-// replay lists the stored objects of every version whose schema changes
-// and replays each against the new CRD with diff.Replay, as `crdguard
-// diff --objects` replays objects from files. Versions the old CRD does
-// not serve cannot be listed and hold nothing new; versions the new one
-// drops are the diff's business.
+// replay lists the stored objects of every version diff.ReplayVersions
+// names and replays each against the new CRD with diff.Replay, as `crdguard
+// diff --objects` replays objects from files or the cluster.
 func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomResourceDefinition) ([]invalidObject, error) {
-	var changed []int
-	for i, v := range crd.Spec.Versions {
-		j := slices.IndexFunc(old.Spec.Versions, func(o apiextensionsv1.CustomResourceDefinitionVersion) bool { return o.Name == v.Name })
-		if j < 0 || !old.Spec.Versions[j].Served || !v.Served {
-			continue
-		}
-		o := old.Spec.Versions[j]
-		if reflect.DeepEqual(o.Schema, v.Schema) && reflect.DeepEqual(o.Subresources, v.Subresources) && reflect.DeepEqual(o.SelectableFields, v.SelectableFields) {
-			continue
-		}
-		changed = append(changed, i)
-	}
+	changed := diff.ReplayVersions(old, crd)
 	if len(changed) == 0 {
 		return nil, nil
 	}
@@ -311,7 +297,8 @@ func (g *CRDGuard) replay(ctx context.Context, old, crd *apiextensionsv1.CustomR
 	}
 	lister := &audit.Lister{Client: g.Client, PageSize: g.PageSize, MaxObjects: cmp.Or(g.MaxObjects, defaultReplayMaxObjects)}
 	var invalid []invalidObject
-	for _, i := range changed {
+	for _, name := range changed {
+		i := slices.IndexFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == name })
 		v := crd.Spec.Versions[i]
 		target := audit.Target{
 			Resource:   k8sschema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural},
