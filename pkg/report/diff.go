@@ -192,15 +192,24 @@ func crdChange(r *Result) string {
 // or OLD for a removed CRD, which says so.
 func (d *diffRun) crdLocation(r *Result, line int) string {
 	if r.Operation == "DELETE" {
-		return fmt.Sprintf("OLD %s:%d", relativeTo(r.Source, d.Old), line)
+		return "OLD " + atLine(relativeTo(r.Source, d.Old), line)
 	}
-	return fmt.Sprintf("%s:%d", relativeTo(r.Source, d.New), line)
+	return atLine(relativeTo(r.Source, d.New), line)
 }
 
 // objectLocation is where a replayed object is, relative to the --objects
 // argument it was read from.
 func (d *diffRun) objectLocation(r *Result) string {
-	return fmt.Sprintf("%s:%d", relativeTo(r.Source, d.Objects...), r.Line)
+	return atLine(relativeTo(r.Source, d.Objects...), r.Line)
+}
+
+// atLine is source:line, or source alone for what has no line: a CRD or
+// an object read from a cluster.
+func atLine(source string, line int) string {
+	if line == 0 {
+		return source
+	}
+	return fmt.Sprintf("%s:%d", source, line)
 }
 
 // crdTotals counts the CRDs by what happened to them and their findings.
