@@ -13,6 +13,8 @@ func flagChoices(f *pflag.Flag) []string {
 	switch v := f.Value.(type) {
 	case *choiceFlag:
 		return v.choices
+	case *reportOutputFlag:
+		return v.choices()
 	case *report.Format:
 		names := make([]string, 0, len(report.Formats()))
 		for _, format := range report.Formats() {

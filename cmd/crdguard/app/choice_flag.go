@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/crdguard/crdguard/pkg/report"
 )
 
 // choiceFlag is a string flag that takes one of a few fixed values. As -o's
@@ -82,3 +84,55 @@ func (c *choiceFlag) Set(s string) error {
 // Type is "string", so that help shows the flag and its quoted default as
 // pflag shows a string flag's.
 func (c *choiceFlag) Type() string { return "string" }
+
+// reportOutputFlag is -o of a command that prints a report or, instead,
+// something of its own (diff's "migrations"): a report format sets format
+// and clears extra, an extra output sets extra.
+type reportOutputFlag struct {
+	format *report.Format
+	extra  *string
+	extras []string
+}
+
+// newReportOutputFlag binds -o to format and extra; extras must be in
+// outputFormats.
+func newReportOutputFlag(format *report.Format, extra *string, extras ...string) *reportOutputFlag {
+	for _, e := range extras {
+		if !slices.Contains(outputFormats, e) {
+			panic(fmt.Sprintf("output format %q is not in outputFormats", e))
+		}
+	}
+	return &reportOutputFlag{format: format, extra: extra, extras: extras}
+}
+
+func (r *reportOutputFlag) String() string {
+	if *r.extra != "" {
+		return *r.extra
+	}
+	return r.format.String()
+}
+
+func (r *reportOutputFlag) Set(s string) error {
+	for _, e := range r.extras {
+		if strings.EqualFold(s, e) {
+			*r.extra = e
+			return nil
+		}
+	}
+	if _, err := report.ParseFormat(s); err != nil {
+		return fmt.Errorf("unknown output format %q: valid formats are %s", s, strings.Join(r.choices(), ", "))
+	}
+	*r.extra = ""
+	return r.format.Set(s)
+}
+
+func (r *reportOutputFlag) Type() string { return "format" }
+
+// choices are the report formats, then the extras.
+func (r *reportOutputFlag) choices() []string {
+	names := make([]string, 0, len(report.Formats())+len(r.extras))
+	for _, f := range report.Formats() {
+		names = append(names, string(f))
+	}
+	return append(names, r.extras...)
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/crdguard/crdguard/internal/version"
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
@@ -30,6 +31,14 @@ type diffOptions struct {
 	config     string
 	objects    []string
 	allowEmpty bool
+	// objectsLimit bounds the stored objects --objects cluster replays per
+	// kind and version.
+	objectsLimit int
+	// migrations is the --migrations file, "" for none.
+	migrations string
+	// cluster is what cluster: and --objects cluster read; nil connects
+	// through --kubeconfig and --context.
+	cluster *kubeCluster
 	// minSeverity is the lowest severity of the CRD findings text and
 	// markdown list; default info, every finding.
 	minSeverity     string
@@ -40,7 +49,13 @@ type diffOptions struct {
 }
 
 func newDiffCommand(streams Streams) *cobra.Command {
-	o := &diffOptions{now: time.Now, minSeverity: string(gotypes.Info)}
+	return newDiffCommandOn(streams, newKubeCluster())
+}
+
+// newDiffCommandOn is the diff command reading the cluster through
+// cluster, whose kubeconfig and context are its flags.
+func newDiffCommandOn(streams Streams, cluster *kubeCluster) *cobra.Command {
+	o := &diffOptions{now: time.Now, minSeverity: string(gotypes.Info), objectsLimit: defaultObjectsLimit, cluster: cluster}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OLD NEW",
 		Short: "Classify every change between two versions of a set of CRDs",
@@ -84,13 +99,17 @@ Checks:
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "YAML file with per-check enforcement (Deny|Warn|Audit), enumValueAdded and waivers")
-	f.StringArrayVar(&o.objects, "objects", nil, "file or directory of existing objects to validate against the new CRDs (repeatable)")
+	f.StringArrayVar(&o.objects, "objects", nil, `file or directory of existing objects to validate against the new CRDs (repeatable); "cluster" lists the stored objects of every changed CRD from the cluster (OLD must be cluster:)`)
+	f.IntVar(&o.objectsLimit, "objects-limit", o.objectsLimit, "--objects cluster: most stored objects of one kind and version to replay; more is an error (exit 2), never a partial answer")
+	f.StringVar(&o.migrations, "migrations", "", "write the StorageVersionMigration objects the change needs to FILE (emptied when it needs none)")
+	f.StringVar(&o.cluster.kubeconfig, "kubeconfig", "", "cluster: and --objects cluster: path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+	f.StringVar(&o.cluster.context, "context", "", "cluster: and --objects cluster: the kubeconfig context to use (default: the current one)")
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an OLD or NEW without CRDs, as when the first release adds them (default: exit 2)")
 	o.minSeverityFlag = newChoiceFlag(&o.minSeverity, string(gotypes.Error), string(gotypes.Warning), string(gotypes.Info)).
 		withDeprecated(string(diff.Breaking), string(gotypes.Error))
 	f.Var(o.minSeverityFlag, "min-severity",
 		`text and markdown output: list only CRD findings at this severity or above, "error" (breaking changes), "warning" or "info"; the counts include every finding, and the other formats list them all`)
-	o.addReportFlags(f, streams, "text output: print only CRDs and objects with findings")
+	o.addReportFlags(f, streams, "text output: print only CRDs and objects with findings", outputMigrations)
 	return cmd
 }
 
@@ -103,7 +122,28 @@ func diffCheckList() string {
 }
 
 func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams Streams) error {
-	if err := stdinOnce(pathFlag{"OLD", []string{oldArg}}, pathFlag{"NEW", []string{newArg}}, pathFlag{"--objects", o.objects}); err != nil {
+	// Each side is parsed once: readGit reads it, and the report names
+	// its sources relative to it.
+	oldSide, newSide := newDiffSide("OLD", oldArg), newDiffSide("NEW", newArg)
+	for _, side := range []diffSide{oldSide, newSide} {
+		if side.err != nil {
+			return usageError("%s %v", side.name, side.err)
+		}
+	}
+	if newSide.cluster {
+		return usageError("NEW %s: the cluster holds what is installed, NEW what is to be installed: give a file, a directory, - or git:REF:PATH (the cluster is OLD)", newArg)
+	}
+	objectPaths, objectsCluster := splitObjects(o.objects)
+	if objectsCluster && !oldSide.cluster {
+		return inputError(errNoCluster)
+	}
+	if objectsCluster && o.objectsLimit <= 0 {
+		return usageError("--objects-limit %d: want a positive bound on the stored objects of a kind", o.objectsLimit)
+	}
+	if err := stdinOnce(pathFlag{"OLD", []string{oldArg}}, pathFlag{"NEW", []string{newArg}}, pathFlag{"--objects", objectPaths}); err != nil {
+		return err
+	}
+	if err := checkMigrationsFile(o.migrations); err != nil {
 		return err
 	}
 	if w := o.minSeverityFlag.deprecationWarning("min-severity"); w != "" {
@@ -119,16 +159,9 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 			fmt.Fprintf(streams.Err, "crdguard: warning: --config %s: %s\n", o.config, d)
 		}
 	}
-	// Each side is parsed once: readGit reads it, and the report names
-	// its sources relative to it.
-	oldSide, newSide := newDiffSide("OLD", oldArg), newDiffSide("NEW", newArg)
-	oldCRDs, err := oldSide.load(ctx, streams)
+	oldCRDs, newCRDs, err := o.loadSides(ctx, streams, oldSide, newSide)
 	if err != nil {
-		return inputError(fmt.Errorf("OLD: %w", err))
-	}
-	newCRDs, err := newSide.load(ctx, streams)
-	if err != nil {
-		return inputError(fmt.Errorf("NEW: %w", err))
+		return err
 	}
 	// Fail closed: a wrong path must not pass as "every CRD was added".
 	for _, side := range []struct {
@@ -139,16 +172,37 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 			return usageError("%s %s holds no CustomResourceDefinition (--allow-empty compares it as an empty set)", side.side.name, side.side.arg)
 		}
 	}
-	results, err := o.diffResults(config, oldCRDs, newCRDs)
+	results, pairs, err := o.diffResults(config, oldCRDs, newCRDs)
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
+	var runs migrationRuns
+	var runsErr error
+	if oldSide.cluster {
+		client, err := o.kube().Client()
+		if err != nil {
+			return err
+		}
+		runs, runsErr = listMigrationRuns(ctx, client)
+	}
+	migrations := addMigrationFindings(results, pairs, oldSide.cluster, runs, runsErr)
 	layout := &report.DiffLayout{
 		Old: oldSide.origin(), New: newSide.origin(), CRDs: len(results),
 		MinEnforcement: enforcement(gotypes.Severity(o.minSeverity)), ShortPath: diff.ShortPath,
 	}
-	if len(o.objects) > 0 {
-		replayed, err := replay(ctx, streams, newCRDs, o.objects)
+	if len(objectPaths) > 0 {
+		replayed, err := replay(ctx, streams, newCRDs, objectPaths)
+		if err != nil {
+			return err
+		}
+		results = append(results, replayed...)
+	}
+	if objectsCluster {
+		client, err := o.kube().Client()
+		if err != nil {
+			return err
+		}
+		replayed, err := replayCluster(ctx, streams, client, pairs, newCRDs, o.objectsLimit)
 		if err != nil {
 			return err
 		}
@@ -158,9 +212,15 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 		layout.Objects = make([]report.Origin, len(o.objects))
 		for i, arg := range o.objects {
 			layout.Objects[i] = pathOrigin(arg)
+			if arg == objectsFromCluster {
+				layout.Objects[i] = report.Origin{Arg: arg, Name: arg, EntryPrefix: clusterPrefix}
+			}
 		}
 	}
 	rep := report.New(results)
+	if err := o.writeMigrations(streams, migrations); err != nil {
+		return err
+	}
 	err = o.writeReports(streams, func(w io.Writer, format report.Format) error {
 		return report.Write(w, format, rep, report.Options{Quiet: o.quiet, ToolVersion: version.Get(), Command: "diff", Diff: layout})
 	})
@@ -170,10 +230,63 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	return verdictExit(rep.Summary)
 }
 
+// kube is the cluster of --kubeconfig and --context.
+func (o *diffOptions) kube() *kubeCluster {
+	if o.cluster == nil {
+		o.cluster = newKubeCluster()
+	}
+	return o.cluster
+}
+
+// splitObjects separates the --objects paths from "cluster".
+func splitObjects(objects []string) (paths []string, cluster bool) {
+	for _, arg := range objects {
+		if arg == objectsFromCluster {
+			cluster = true
+			continue
+		}
+		paths = append(paths, arg)
+	}
+	return paths, cluster
+}
+
+// loadSides reads the CRDs of both sides. With the cluster as OLD, NEW is
+// read first: cluster: reads the cluster's copy of each CRD NEW holds, so
+// that the cluster's other CRDs are not reported as removed, and both
+// sides get the defaults the API server stores a CRD with.
+func (o *diffOptions) loadSides(ctx context.Context, streams Streams, oldSide, newSide diffSide) (oldCRDs, newCRDs []schema.LocatedCRD, err error) {
+	if !oldSide.cluster {
+		if oldCRDs, err = oldSide.load(ctx, streams); err != nil {
+			return nil, nil, inputError(fmt.Errorf("OLD: %w", err))
+		}
+	}
+	if newCRDs, err = newSide.load(ctx, streams); err != nil {
+		return nil, nil, inputError(fmt.Errorf("NEW: %w", err))
+	}
+	if !oldSide.cluster {
+		return oldCRDs, newCRDs, nil
+	}
+	client, err := o.kube().Client()
+	if err != nil {
+		return nil, nil, err
+	}
+	names, mustExist := oldSide.clusterNames, true
+	if names == nil {
+		names, mustExist = crdNames(newCRDs), false
+	}
+	if oldCRDs, err = liveCRDs(ctx, client, names, mustExist); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil, usageError("OLD: %v", err)
+		}
+		return nil, nil, unreadableCluster(fmt.Errorf("OLD: %w", err))
+	}
+	return oldCRDs, defaulted(newCRDs), nil
+}
+
 // diffResults turns the changes into one report result per CRD, located at
 // the CRD's document in the new input (the old one for a removed CRD), and
 // each finding at the line of its node there.
-func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []schema.LocatedCRD) ([]report.Result, error) {
+func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []schema.LocatedCRD) ([]report.Result, []diff.Pair, error) {
 	docs := map[string]manifest.Document{}
 	var oldList, newList []*apiextensionsv1.CustomResourceDefinition
 	for _, c := range oldCRDs {
@@ -186,10 +299,11 @@ func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []schema
 	}
 	now := o.now()
 	var results []report.Result
-	for _, pair := range diff.MatchCRDs(oldList, newList) {
+	pairs := diff.MatchCRDs(oldList, newList)
+	for _, pair := range pairs {
 		changes, err := pair.Compare()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		doc := docs[pair.Name]
 		// Parsed once per CRD that has findings, and only here: reading
@@ -216,7 +330,7 @@ func (o *diffOptions) diffResults(config *diff.Config, oldCRDs, newCRDs []schema
 		}
 		results = append(results, res)
 	}
-	return results, nil
+	return results, pairs, nil
 }
 
 // changeFinding renders a change as a report finding. The finding's type is

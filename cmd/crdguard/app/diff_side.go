@@ -18,13 +18,20 @@ import (
 )
 
 // diffSide is OLD or NEW of crdguard diff as given: a file, a directory,
-// "-" or git:REF:PATH, parsed once, so that reading it and naming its
-// sources in the report agree.
+// "-", git:REF:PATH or, for OLD, cluster:[NAME,...], parsed once, so that
+// reading it and naming its sources in the report agree.
 type diffSide struct {
 	// name is "OLD" or "NEW", as notes and errors name the side.
 	name, arg string
 	// git is the parsed git:REF:PATH, nil for a path.
 	git *gitSource
+	// cluster says the side is the cluster's CRDs; clusterNames are the
+	// names of cluster:NAME,..., nil for cluster:, the cluster's copy of
+	// each CRD the other side holds.
+	cluster      bool
+	clusterNames []string
+	// err is why the argument cannot be read as a side.
+	err error
 }
 
 func newDiffSide(name, arg string) diffSide {
@@ -32,12 +39,16 @@ func newDiffSide(name, arg string) diffSide {
 	if src, ok := parseGitSource(arg); ok {
 		side.git = &src
 	}
+	side.clusterNames, side.cluster, side.err = parseClusterSide(arg)
 	return side
 }
 
 // origin is where the report names the side's sources from: a tree's
 // entries below PATH, a directory's below it.
 func (s diffSide) origin() report.Origin {
+	if s.cluster {
+		return report.Origin{Arg: s.arg, Name: s.arg, EntryPrefix: clusterPrefix}
+	}
 	if s.git == nil {
 		return pathOrigin(s.arg)
 	}

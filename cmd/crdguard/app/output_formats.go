@@ -29,6 +29,7 @@ var outputFormats = registerOutputFormats(
 	outputYAML,
 	outputValues,
 	outputKustomize,
+	outputMigrations,
 )
 
 func registerOutputFormats(names ...string) []string {

@@ -20,7 +20,7 @@ func TestOutputFormatsAreOneList(t *testing.T) {
 	}
 	root := newRootCommand("crdguard", Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	want := map[string][]string{
-		"validate": {"text", "json", "sarif", "junit", "markdown"}, "diff": {"text", "json", "sarif", "junit", "markdown"},
+		"validate": {"text", "json", "sarif", "junit", "markdown"}, "diff": {"text", "json", "sarif", "junit", "markdown", "migrations"},
 		"lint": {"text", "json", "sarif", "junit", "markdown"}, "audit": {"text", "json", "sarif", "junit", "markdown"},
 		"test": {"text", "junit"}, "vap": {"yaml", "json"}, "webhook-config": {"values", "kustomize"},
 	}

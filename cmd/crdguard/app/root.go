@@ -108,15 +108,23 @@ func runAs(ctx context.Context, name string, args []string, streams Streams) (co
 // reportOptions are the flags of every command that prints a report.
 type reportOptions struct {
 	output report.Format
-	quiet  bool
-	files  reportFiles
+	// extraOutput is the -o value that is not a report format, "" for a
+	// report: what standard output gets instead of the report.
+	extraOutput string
+	quiet       bool
+	files       reportFiles
 }
 
 // addReportFlags registers -o (text by default) and -q, on by default in
-// CI; quietUsage says what -q leaves out.
-func (r *reportOptions) addReportFlags(f *pflag.FlagSet, streams Streams, quietUsage string) {
+// CI; quietUsage says what -q leaves out. extraOutputs are the -o values,
+// from outputFormats, that print something else than the report.
+func (r *reportOptions) addReportFlags(f *pflag.FlagSet, streams Streams, quietUsage string, extraOutputs ...string) {
 	r.output = report.Text
-	f.VarP(&r.output, "output", "o", outputUsage())
+	if len(extraOutputs) > 0 {
+		f.VarP(newReportOutputFlag(&r.output, &r.extraOutput, extraOutputs...), "output", "o", outputUsage(extraOutputs...))
+	} else {
+		f.VarP(&r.output, "output", "o", outputUsage())
+	}
 	f.BoolVarP(&r.quiet, "quiet", "q", streams.CI, quietUsage+"; the default where the environment sets CI (--quiet=false lists everything)")
 	f.Var(&r.files, "report", "also write the report in FORMAT to FILE (repeatable): sarif=crdguard.sarif")
 }
@@ -132,8 +140,10 @@ func (r *reportOptions) writeReport(streams Streams, command string, rep report.
 // writeReports renders the report in -o's format to standard output and in
 // each --report file's format to the file.
 func (r *reportOptions) writeReports(streams Streams, render func(io.Writer, report.Format) error) error {
-	if err := render(streams.Out, r.output); err != nil {
-		return &exitError{code: ExitInternal, err: err}
+	if r.extraOutput == "" {
+		if err := render(streams.Out, r.output); err != nil {
+			return &exitError{code: ExitInternal, err: err}
+		}
 	}
 	for _, f := range r.files {
 		var buf bytes.Buffer
@@ -159,13 +169,14 @@ func verdictExit(s report.Summary) error {
 	return nil
 }
 
-// outputUsage is the help of every command's -o flag.
-func outputUsage() string {
+// outputUsage is the help of every command's -o flag, with the command's
+// extra outputs.
+func outputUsage(extraOutputs ...string) string {
 	names := make([]string, 0, len(report.Formats()))
 	for _, f := range report.Formats() {
 		names = append(names, string(f))
 	}
-	return "output format: " + strings.Join(names, ", ")
+	return "output format: " + strings.Join(append(names, extraOutputs...), ", ")
 }
 
 // newRootCommand is the crdguard command, shown in help and usage as name.
