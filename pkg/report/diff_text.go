@@ -59,7 +59,9 @@ func writeReplayText(buf *bytes.Buffer, d *diffRun, quiet bool) {
 		case r.Error != "":
 			fmt.Fprintf(buf, "%s (document %d): unreadable: %s\n", d.objectLocation(r), r.Document+1, r.Error)
 			continue
-		case quiet && (r.Skipped || len(r.Violations) == 0):
+		case quiet && len(r.Violations) == 0:
+			// A skipped result with a finding (a kind diff could not
+			// list) stays: it is why the replay is incomplete.
 			continue
 		case r.Skipped:
 			fmt.Fprintf(buf, "%s (%s): not replayed: %s\n", r.ObjectRef(), d.objectLocation(r), r.SkipReason)
