@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -176,16 +177,15 @@ func (o *diffOptions) run(ctx context.Context, oldArg, newArg string, streams St
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
-	var runs migrationRuns
-	var runsErr error
+	var runs func() (migrationRuns, error)
 	if oldSide.cluster {
 		client, err := o.kube().Client()
 		if err != nil {
 			return err
 		}
-		runs, runsErr = listMigrationRuns(ctx, client)
+		runs = sync.OnceValues(func() (migrationRuns, error) { return listMigrationRuns(ctx, client) })
 	}
-	migrations := addMigrationFindings(results, pairs, oldSide.cluster, runs, runsErr)
+	migrations := addMigrationFindings(results, pairs, runs)
 	layout := &report.DiffLayout{
 		Old: oldSide.origin(), New: newSide.origin(), CRDs: len(results),
 		MinEnforcement: enforcement(gotypes.Severity(o.minSeverity)), ShortPath: diff.ShortPath,

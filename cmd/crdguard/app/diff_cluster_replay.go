@@ -95,12 +95,13 @@ func replayCluster(ctx context.Context, streams Streams, client dynamic.Interfac
 // skipped, with a warning that names what would decide it.
 func notReplayed(t audit.Target, source string, err error) report.Result {
 	resource := t.Resource.GroupResource().String()
-	msg := fmt.Sprintf("stored objects not replayed, so what the new CRD does to them is unknown: %v; grant list on %s (docs/cli.md shows a ClusterRole), or replay an export with --objects DIR", err, resource)
+	reason := fmt.Sprintf("%v; grant list on %s (docs/cli.md shows a ClusterRole), or replay an export with --objects DIR", err, resource)
 	return report.Result{
 		Source: source, APIVersion: t.Kind.GroupVersion().String(), Kind: t.Kind.Kind, Operation: "UPDATE",
-		Skipped: true, SkipReason: msg,
+		Skipped: true, SkipReason: reason,
 		Violations: []report.Finding{{
-			Type: "warning", Message: msg, Policy: replayPolicy, Rule: notReplayedRule, Enforcement: v1alpha1.Warn,
+			Type: "warning", Message: "stored objects not replayed, so what the new CRD does to them is unknown: " + reason,
+			Policy: replayPolicy, Rule: notReplayedRule, Enforcement: v1alpha1.Warn,
 		}},
 	}
 }

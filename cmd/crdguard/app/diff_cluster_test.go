@@ -275,3 +275,39 @@ func TestDiffClusterMigrations(t *testing.T) {
 		t.Errorf("no migration: exit %d, file %q, stderr %q", code, data, stderr)
 	}
 }
+
+// TestDiffClusterMigrationRunsUnknown: StorageVersionMigrations that
+// cannot be listed leave whether a migration ran unknown, said as such.
+func TestDiffClusterMigrationRunsUnknown(t *testing.T) {
+	client := fakeCluster(t, liveCRD(t, "v2-storage.yaml", "v1", "v2"))
+	client.PrependReactor("list", "storageversionmigrations", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(svmTarget.Resource.GroupResource(), "", errors.New(`User "ci" cannot list resource "storageversionmigrations"`))
+	})
+	_, stdout, _ := runClusterDiff(t, client, "-o", "json", "cluster:", clusterTestdata+"v2-only.yaml")
+	var got []string
+	for _, f := range decodeReport(t, run{stdout: stdout}).Results[0].Violations {
+		if f.RuleID() == "migration/storage-version-migration" {
+			got = append(got, f.Message)
+		}
+	}
+	const want = `migrate the stored gizmos.migrate.example.io from v1 to v2 (the new CRD removes v1, which status.storedVersions lists) with a StorageVersionMigration of gizmos.migrate.example.io (--migrations FILE writes it); whether one already ran is unknown: listing StorageVersionMigrations: storageversionmigrations.storagemigration.k8s.io is forbidden: User "ci" cannot list resource "storageversionmigrations"`
+	if !slices.Equal(got, []string{want}) {
+		t.Errorf("migration findings %q, want %q", got, want)
+	}
+}
+
+// TestDiffClusterForbiddenKindText: the text report names a kind it could
+// not list as not replayed, and counts it skipped.
+func TestDiffClusterForbiddenKindText(t *testing.T) {
+	client := fakeCluster(t, liveCRD(t, "v1.yaml", "v1"))
+	client.PrependReactor("list", "gizmos", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(gizmosV1.GroupResource(), "", errors.New(`User "ci" cannot list resource "gizmos"`))
+	})
+	_, stdout, _ := runClusterDiff(t, client, "-q", "--objects", "cluster", "cluster:", clusterTestdata+"v1-color.yaml")
+	want := "stored objects replayed against NEW:\n" +
+		`Gizmo (gizmos.migrate.example.io): not replayed: gizmos.migrate.example.io is forbidden: User "ci" cannot list resource "gizmos"; grant list on gizmos.migrate.example.io (docs/cli.md shows a ClusterRole), or replay an export with --objects DIR` + "\n" +
+		"total: 0 breaking, 1 warning, 1 info in 1 CRD (0 added, 0 removed, 1 changed, 0 unchanged) and 1 stored object replayed (0 broken, 1 skipped, 0 unreadable)\n"
+	if !strings.HasSuffix(stdout, want) {
+		t.Errorf("stdout\n%s\nwant it to end with\n%s", stdout, want)
+	}
+}

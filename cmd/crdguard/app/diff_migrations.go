@@ -25,11 +25,12 @@ const outputMigrations = "migrations"
 
 // addMigrationFindings adds to the result of each CRD pair whose change
 // needs a storage version migration a warning that says which, and,
-// with the cluster as OLD, whether one ran there (runs, or why they could
-// not be listed); it returns the migrations. The change itself is not
-// broken by a missing migration: only dropping a stored version is, which
-// the stored-version-removed check reports.
-func addMigrationFindings(results []report.Result, pairs []diff.Pair, cluster bool, runs migrationRuns, runsErr error) []*diff.Migration {
+// with the cluster as OLD (runs is not nil), whether one ran there, or why
+// that is unknown; it returns the migrations. runs lists the cluster's
+// migrations, called only when a change needs one. The change itself is
+// not broken by a missing migration: only dropping a stored version is,
+// which the stored-version-removed check reports.
+func addMigrationFindings(results []report.Result, pairs []diff.Pair, runs func() (migrationRuns, error)) []*diff.Migration {
 	var migrations []*diff.Migration
 	for i, pair := range pairs {
 		m := diff.MigrationFor(pair.Old, pair.New)
@@ -38,13 +39,12 @@ func addMigrationFindings(results []report.Result, pairs []diff.Pair, cluster bo
 		}
 		migrations = append(migrations, m)
 		msg := m.String() + " with a StorageVersionMigration of " + m.Resource.String() + " (--migrations FILE writes it)"
-		switch {
-		case !cluster:
+		if runs == nil {
 			msg += "; whether one already ran only the cluster can tell (diff cluster: reads it)"
-		case runsErr != nil:
-			msg += fmt.Sprintf("; whether one already ran is unknown: %v", runsErr)
-		default:
-			msg += "; " + runs.status(m, pair.Old)
+		} else if ran, err := runs(); err != nil {
+			msg += fmt.Sprintf("; whether one already ran is unknown: %v", err)
+		} else {
+			msg += "; " + ran.status(m, pair.Old)
 		}
 		results[i].Violations = append(results[i].Violations, report.Finding{
 			Field: field.NewPath("status", "storedVersions").String(), Type: string(diff.Warning), Message: msg,
