@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,12 @@ func TestDiffClusterObjects(t *testing.T) {
 		if err := cluster.client.Create(t.Context(), obj); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
+		// The other tests expect the user to hold no cluster-wide grant.
+		t.Cleanup(func() {
+			if err := cluster.client.Delete(context.Background(), obj); err != nil && !apierrors.IsNotFound(err) {
+				t.Error(err)
+			}
+		})
 	}
 	asUnprivileged := []string{"--kubeconfig", cluster.unprivileged, "--objects", "cluster", "cluster:", file("colored.yaml")}
 	code, rep, _ = diffCluster(t, asUnprivileged...)
