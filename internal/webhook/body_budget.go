@@ -21,9 +21,19 @@ const firstStep = 4 << 10
 // size alongside the small ones.
 const MinBodyBudget = 2 * maxReviewSize
 
-// clientShare is the part of each half one client address may hold with
-// bodies still arriving.
+// clientShare is the part of the small and of the large pool one client
+// address may hold with bodies still arriving.
 const clientShare = 4
+
+// completeShare is the part of the budget kept for complete bodies, out
+// of the half for small ones.
+const completeShare = 4
+
+// maxCompleteBody is the largest body the reserve for complete bodies
+// takes: every ordinary review and most CRD updates. A larger one may not
+// arrive within completeWithin on a loaded node, so it waits for its
+// pool.
+const maxCompleteBody = 1 << 20
 
 // errBodyBudget is a body that waited until its deadline for room.
 var errBodyBudget = errors.New("crdguard is reading too many request bodies at once")
@@ -33,23 +43,35 @@ var errBodyBudget = errors.New("crdguard is reading too many request bodies at o
 // such bodies together: reading each into a buffer of its declared size
 // would hold hundreds of megabytes.
 //
-// The first bodyChunk bytes of a body are granted from one half of the
-// budget as they arrive: 4 KiB, doubled each time it fills. A connection
-// that sends a byte now and then holds 4 KiB, not the 64 KiB or the
-// Content-Length it declared. A body larger than that then waits for room
-// for all of it (its Content-Length, or the 7 MiB bound) in the other
-// half, and gives the chunk back. That wait is for one grant whole, so
-// large bodies that each hold part of what they need never block each
-// other for good, and large bodies waiting for room never hold up small
-// ones.
+// The first bodyChunk bytes of a body are granted from the small pool, a
+// quarter of the budget, as they arrive: 4 KiB, doubled each time it
+// fills. A connection that sends a byte now and then holds 4 KiB, not the
+// 64 KiB or the Content-Length it declared. A body larger than that then
+// waits for room for all of it (its Content-Length, or the 7 MiB bound) in
+// the large pool, the other half, and gives the chunk back. That wait is
+// for one grant whole, so large bodies that each hold part of what they
+// need never block each other for good, and large bodies waiting for room
+// never hold up small ones.
 //
 // While its bodies arrive, one client address holds at most a quarter of
-// each half (and at least room for one body): slow callers from one
+// each pool (and at least room for one body): slow callers from one
 // address leave the rest to the API server. Once a body is read, its bytes
 // no longer count against its address. How fast a body must arrive is
 // bodyPace's.
+//
+// The last quarter is kept for complete bodies: slow senders from many
+// addresses can fill both pools. A body with a Content-Length of at most
+// maxCompleteBody that finds no room in a pool right away takes the rest of its bytes from this
+// reserve instead, as they arrive, provided all of them arrive within
+// completeWithin: bytes the API server already sent are read at once. A
+// slow sender there is cut off with a 503 as soon as they are due, having
+// held a few KiB.
 type BodyBudget struct {
 	small, large *semaphore.Weighted
+	// complete is the reserve for complete bodies.
+	complete *semaphore.Weighted
+	// completeSize is the largest body the reserve takes.
+	completeSize int64
 	// smallShare and largeShare are what one address may hold of each.
 	smallShare, largeShare int64
 
@@ -67,9 +89,11 @@ type clientBodies struct {
 // NewBodyBudget returns a budget of n bytes, at least MinBodyBudget.
 func NewBodyBudget(n int64) *BodyBudget {
 	n = max(n, MinBodyBudget)
-	small, large := n/2, n-n/2
+	complete := n / completeShare
+	small, large := n/2-complete, n-n/2
 	return &BodyBudget{
 		small: semaphore.NewWeighted(small), large: semaphore.NewWeighted(large),
+		complete: semaphore.NewWeighted(complete), completeSize: min(complete, maxCompleteBody),
 		smallShare: max(small/clientShare, bodyChunk), largeShare: max(large/clientShare, maxReviewSize),
 		clients: map[string]*clientBodies{},
 	}
@@ -94,13 +118,21 @@ func (b *BodyBudget) client(address string) (c *clientBodies, done func()) {
 	}
 }
 
-// grant is room taken from a half and from an address's share of it.
+// grant is room taken from a pool and from an address's share of it.
 type grant struct {
 	pool, share *semaphore.Weighted
+	// orComplete is a body that goes to the reserve for complete bodies
+	// rather than wait for room in the pool: take then answers
+	// errNoRoom.
+	orComplete bool
 	// n is the room held in the pool; shared the part of it also held in
 	// the share.
 	n, shared int64
 }
+
+// errNoRoom is a pool without room now, for a body that may take it from
+// the reserve for complete bodies.
+var errNoRoom = errors.New("no room in the pool")
 
 // take adds n to g, waiting until ctx is done for room.
 func (g *grant) take(ctx context.Context, n int64) error {
@@ -110,8 +142,17 @@ func (g *grant) take(ctx context.Context, n int64) error {
 		}
 		g.shared += n
 	}
-	if err := g.pool.Acquire(ctx, n); err != nil {
-		return errBodyBudget
+	if g.orComplete && !g.pool.TryAcquire(n) {
+		if g.share != nil {
+			g.share.Release(n)
+			g.shared -= n
+		}
+		return errNoRoom
+	}
+	if !g.orComplete {
+		if err := g.pool.Acquire(ctx, n); err != nil {
+			return errBodyBudget
+		}
 	}
 	g.n += n
 	return nil
@@ -143,7 +184,10 @@ func (b *BodyBudget) read(ctx context.Context, body io.Reader, contentLength int
 	}
 	share, done := b.client(client)
 	defer done()
-	small := &grant{pool: b.small, share: share.small}
+	// Only a paced body can be held to arriving at once, and only a
+	// declared length says when it has.
+	orComplete := pace != nil && contentLength >= 0 && contentLength <= b.completeSize
+	small := &grant{pool: b.small, share: share.small, orComplete: orComplete}
 	// Room for a declared length within the chunk, and a byte more to see
 	// the end without growing.
 	limit := int64(bodyChunk)
@@ -151,6 +195,13 @@ func (b *BodyBudget) read(ctx context.Context, body io.Reader, contentLength int
 		limit = contentLength + 1
 	}
 	data, eof, err := readGranted(ctx, body, nil, small, limit, pace)
+	if errors.Is(err, errNoRoom) {
+		if complete, release, err := b.readComplete(ctx, body, data, contentLength, pace, small); !errors.Is(err, errNoRoom) {
+			return complete, release, err
+		}
+		small.orComplete = false
+		data, eof, err = readGranted(ctx, body, data, small, limit, pace)
+	}
 	if err != nil || eof {
 		small.arrived()
 		if err != nil {
@@ -163,10 +214,18 @@ func (b *BodyBudget) read(ctx context.Context, body io.Reader, contentLength int
 	if contentLength > 0 && contentLength < need {
 		need = contentLength
 	}
-	large := &grant{pool: b.large, share: share.large}
+	large := &grant{pool: b.large, share: share.large, orComplete: orComplete}
 	// The wait for a large grant is bounded by the request's deadline
 	// alone: other bodies' reading is what it waits for.
-	if err := large.take(ctx, need); err != nil {
+	err = large.take(ctx, need)
+	if errors.Is(err, errNoRoom) {
+		if complete, release, err := b.readComplete(ctx, body, data, contentLength, pace, small); !errors.Is(err, errNoRoom) {
+			return complete, release, err
+		}
+		large.orComplete = false
+		err = large.take(ctx, need)
+	}
+	if err != nil {
 		large.release()
 		small.release()
 		return nil, nil, err
@@ -184,25 +243,55 @@ func (b *BodyBudget) read(ctx context.Context, body io.Reader, contentLength int
 	return data, large.release, nil
 }
 
+// readComplete reads the rest of a body of contentLength bytes, data of
+// it read within held, from the reserve for complete bodies, as it
+// arrives: all of it must arrive within completeWithin. A body that does
+// not is still arriving, and gets no room: errBodyBudget. errNoRoom is a
+// reserve without room now, with nothing read: the body waits for its
+// pool then.
+func (b *BodyBudget) readComplete(ctx context.Context, body io.Reader, data []byte, contentLength int64, pace *bodyPace, held *grant) ([]byte, func(), error) {
+	limit := contentLength + 1
+	size := nextSize(data, limit)
+	if !b.complete.TryAcquire(size - int64(cap(data))) {
+		return nil, nil, errNoRoom
+	}
+	rest := &grant{pool: b.complete, n: size - int64(cap(data))}
+	release := func() {
+		rest.release()
+		held.release()
+	}
+	held.arrived()
+	pace.hurry()
+	data, eof, err := readGranted(ctx, body, grow(data, size), rest, limit, pace)
+	if err == nil && !eof {
+		err = errors.New("request body is longer than its Content-Length")
+	}
+	if err != nil {
+		release()
+		return nil, nil, errBodyBudget
+	}
+	return data, release, nil
+}
+
 // readGranted reads body into data, growing it as the bytes arrive by
 // doubling from firstStep, each step granted by g, up to limit bytes. eof
-// tells whether the body ended within them.
+// tells whether the body ended within them; errNoRoom returns what was
+// read.
 func readGranted(ctx context.Context, body io.Reader, data []byte, g *grant, limit int64, pace *bodyPace) (_ []byte, eof bool, err error) {
 	for {
 		if len(data) == cap(data) {
 			if int64(cap(data)) >= limit {
 				return data, false, nil
 			}
-			size := min(max(2*int64(cap(data)), firstStep), limit)
+			size := nextSize(data, limit)
 			due, cancel := dueBy(ctx, pace)
 			err := g.take(due, size-int64(cap(data)))
 			cancel()
 			if err != nil {
-				return nil, false, err
+				// What was read stays held by g, for the reserve.
+				return data, false, err
 			}
-			grown := make([]byte, len(data), size)
-			copy(grown, data)
-			data = grown
+			data = grow(data, size)
 		}
 		n, err := body.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
@@ -215,14 +304,25 @@ func readGranted(ctx context.Context, body io.Reader, data []byte, g *grant, lim
 	}
 }
 
+// nextSize is the room data grows to: double, from firstStep, up to
+// limit.
+func nextSize(data []byte, limit int64) int64 {
+	return min(max(2*int64(cap(data)), firstStep), limit)
+}
+
+// grow is data with room for size bytes.
+func grow(data []byte, size int64) []byte {
+	grown := make([]byte, len(data), size)
+	copy(grown, data)
+	return grown
+}
+
 // readAll reads the rest of body into data, grown to size at once. A
 // body of more than size bytes is an error: size is its Content-Length,
 // which net/http never reads past, or the bound, which
 // http.MaxBytesReader reports.
 func readAll(body io.Reader, data []byte, size int64) ([]byte, error) {
-	grown := make([]byte, len(data), size)
-	copy(grown, data)
-	data = grown
+	data = grow(data, size)
 	for {
 		if len(data) == cap(data) {
 			return data, atEnd(body)

@@ -11,12 +11,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -81,7 +84,7 @@ func TestBodyBudgetExactBodies(t *testing.T) {
 			release()
 		}
 	}
-	if !budget.small.TryAcquire(MinBodyBudget/2) || !budget.large.TryAcquire(MinBodyBudget/2) {
+	if !budget.small.TryAcquire(MinBodyBudget/4) || !budget.complete.TryAcquire(MinBodyBudget/4) || !budget.large.TryAcquire(MinBodyBudget/2) {
 		t.Error("the bodies did not give all their room back")
 	}
 	if len(budget.clients) != 0 {
@@ -270,5 +273,101 @@ func TestBodyPace(t *testing.T) {
 	var answer admissionv1.AdmissionReview
 	if err := json.NewDecoder(r.Body).Decode(&answer); err != nil || answer.Response == nil || !answer.Response.Allowed {
 		t.Errorf("a body at the minimum rate: HTTP %d, %v %+v", r.StatusCode, err, answer.Response)
+	}
+}
+
+// deadlined is a body that sends n bytes and then nothing until its read
+// deadline, as a connection does.
+type deadlined struct {
+	r        io.Reader
+	mu       sync.Mutex
+	deadline time.Time
+}
+
+func (d *deadlined) setDeadline(t time.Time) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.deadline = t
+	return nil
+}
+
+func (d *deadlined) Read(p []byte) (int, error) {
+	if n, err := d.r.Read(p); err != io.EOF {
+		return n, err
+	}
+	d.mu.Lock()
+	deadline := d.deadline
+	d.mu.Unlock()
+	time.Sleep(time.Until(deadline))
+	return 0, os.ErrDeadlineExceeded
+}
+
+func (d *deadlined) Close() error { return nil }
+
+// paced is body paced as a connection's, with nothing due before limit.
+func paced(body io.Reader) *bodyPace {
+	d, ok := body.(*deadlined)
+	if !ok {
+		d = &deadlined{r: body}
+	}
+	return newBodyPace(d, d.setDeadline, time.Now().Add(time.Minute))
+}
+
+// TestCompleteBodiesReserve: slow senders from 16 addresses hold the whole
+// small pool and one holds the large half, yet a complete small body and a
+// complete 1 MiB body are read at once, from the reserve. A slow sender
+// that reaches the reserve is cut off with errBodyBudget as soon as its
+// rest is due, and gives the reserve back.
+func TestCompleteBodiesReserve(t *testing.T) {
+	budget := NewBodyBudget(MinBodyBudget)
+	var slow []*stalling
+	defer func() {
+		for _, s := range slow {
+			close(s.stop)
+		}
+	}()
+	hold := func(s *stalling, declared int64, address string) {
+		slow = append(slow, s)
+		go func() { _, _, _ = budget.read(context.Background(), s, declared, address, nil) }()
+	}
+	fill := func(pool *semaphore.Weighted) {
+		for end := time.Now().Add(10 * time.Second); pool.TryAcquire(1); {
+			pool.Release(1)
+			if time.Now().After(end) {
+				t.Fatal("the slow senders did not fill the budget")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	hold(newStalling(bodyChunk+1), maxReviewSize, "10.0.1.1")
+	fill(budget.large)
+	// Each holds 64 KiB of the small pool once past its first 32 KiB.
+	for i := range 160 {
+		hold(newStalling(bodyChunk/2+1), bodyChunk, fmt.Sprintf("10.0.0.%d", i%16))
+	}
+	fill(budget.small)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for _, size := range []int{60 << 10, 1 << 20} {
+		body := bytes.Repeat([]byte{'x'}, size)
+		data, release, err := budget.read(ctx, bytes.NewReader(body), int64(size), "192.0.2.1", paced(bytes.NewReader(body)))
+		if err != nil || !bytes.Equal(data, body) {
+			t.Fatalf("a complete body of %d bytes beside the slow senders: %d bytes read, %v", size, len(data), err)
+		}
+		defer release()
+	}
+
+	slowest := &deadlined{r: strings.NewReader("{")}
+	start := time.Now()
+	if _, _, err := budget.read(ctx, slowest, bodyChunk, "192.0.2.2", paced(slowest)); !errors.Is(err, errBodyBudget) {
+		t.Fatalf("a slow body in the reserve: err = %v, want %v", err, errBodyBudget)
+	}
+	if cutAt := slowest.deadline.Sub(start); cutAt >= bodyGrace {
+		t.Errorf("the slow body in the reserve was due %s after it started, want %s", cutAt, completeWithin)
+	}
+	reserved := int64(60<<10+1) + (1<<20 + 1)
+	if !budget.complete.TryAcquire(MinBodyBudget/completeShare - reserved) {
+		t.Error("the slow body did not give the reserve back")
 	}
 }

@@ -15,6 +15,11 @@ const (
 	bodyGrace   = 2 * time.Second
 )
 
+// completeWithin is how soon a body read from the reserve for complete
+// bodies must have arrived whole. Bytes already sent are read in far
+// less; the rest leaves room for a loaded machine's scheduling.
+const completeWithin = 500 * time.Millisecond
+
 // bodyPace reads a body within a deadline that grows with the bytes
 // received: bodyGrace, then the time minBodyRate needs for each byte. The
 // deadline is the connection's read deadline, so a read that is due ends
@@ -55,6 +60,14 @@ func (p *bodyPace) deadline() time.Time {
 func (p *bodyPace) resume() {
 	if grace := time.Now().Add(bodyGrace); grace.After(p.due) {
 		p.due = grace
+	}
+	p.apply()
+}
+
+// hurry makes the rest of the body due within completeWithin.
+func (p *bodyPace) hurry() {
+	if soon := time.Now().Add(completeWithin); soon.Before(p.limit) {
+		p.limit = soon
 	}
 	p.apply()
 }
