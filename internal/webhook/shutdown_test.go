@@ -1,11 +1,15 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -94,5 +98,66 @@ func TestHTTP2KeepsConnectionsWhileDraining(t *testing.T) {
 	}
 	if !slices.Equal(conns, []bool{false, true, true}) {
 		t.Errorf("connections reused %v, want one connection for all three requests", conns)
+	}
+}
+
+// TestHTTP2DrainingUnderConcurrentLoad: 32 callers sharing one HTTP/2
+// connection pool, as kube-apiserver's webhook client does, send 800
+// reviews while the server drains: none fails, none is sent again on a
+// new connection, and all share one. An answer's "Connection: close"
+// made net/http send a GOAWAY and close the connection, and the streams
+// racing it were sent again on a new one.
+func TestHTTP2DrainingUnderConcurrentLoad(t *testing.T) {
+	server := httptest.NewUnstartedServer(closesWhenDraining(func() bool { return true }, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		time.Sleep(5 * time.Millisecond) // an evaluation, so that streams overlap
+	})))
+	server.EnableHTTP2 = true
+	server.StartTLS()
+	defer server.Close()
+	client := server.Client()
+	var connected, resent, failed atomic.Int64
+	body := bytes.Repeat([]byte{' '}, 1<<10)
+	var callers sync.WaitGroup
+	for range 32 {
+		callers.Go(func() {
+			for range 25 {
+				// A request given a connection twice was sent again.
+				var conns int
+				trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
+					if conns++; conns == 2 {
+						resent.Add(1)
+					}
+					if !c.Reused {
+						connected.Add(1)
+					}
+				}}
+				req, err := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace), http.MethodPost, server.URL+ValidatePath, bytes.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	callers.Wait()
+	t.Logf("800 requests: %d failed, %d sent again, %d connections", failed.Load(), resent.Load(), connected.Load())
+	if failed.Load() != 0 || resent.Load() != 0 {
+		t.Errorf("while draining, %d of 800 requests failed and %d were sent again", failed.Load(), resent.Load())
+	}
+	if connected.Load() > 1 {
+		t.Errorf("800 requests opened %d connections while draining, want one", connected.Load())
 	}
 }
