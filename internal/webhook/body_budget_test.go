@@ -371,3 +371,39 @@ func TestCompleteBodiesReserve(t *testing.T) {
 		t.Error("the slow body did not give the reserve back")
 	}
 }
+
+// handlerFunc is a function as an admission.Handler.
+type handlerFunc func(context.Context, admission.Request) admission.Response
+
+func (f handlerFunc) Handle(ctx context.Context, req admission.Request) admission.Response {
+	return f(ctx, req)
+}
+
+// TestBodyPaceEndsWithTheBody: a review handled for longer than the
+// body's pace allowed it to arrive keeps its context. net/http reads the
+// connection on once the body is read, to see the client hang up, and a
+// read deadline left there canceled the request 2 s in: slow CRD
+// replays were denied as "context canceled".
+func TestBodyPaceEndsWithTheBody(t *testing.T) {
+	s := serveReviews(handlerFunc(func(ctx context.Context, _ admission.Request) admission.Response {
+		select {
+		case <-ctx.Done():
+			return admission.Errored(http.StatusInternalServerError, ctx.Err())
+		case <-time.After(2 * bodyGrace):
+			return admission.Allowed("")
+		}
+	}))
+	s.budget = NewBodyBudget(MinBodyBudget)
+	server := httptest.NewServer(s)
+	defer server.Close()
+	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE"}}`
+	resp, err := http.Post(server.URL+ValidatePath, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a review handled for %s: HTTP %d %s", 2*bodyGrace, resp.StatusCode, answer)
+	}
+}

@@ -72,4 +72,9 @@ func (p *bodyPace) hurry() {
 	p.apply()
 }
 
+// read lifts the deadline: the body is read. net/http reads the
+// connection on while the request is handled, to see the client hang up;
+// a deadline left there would cancel the request.
+func (p *bodyPace) read() { _ = p.setDeadline(time.Time{}) }
+
 func (p *bodyPace) apply() { _ = p.setDeadline(p.deadline()) }

@@ -137,6 +137,7 @@ func readReview(ctx context.Context, w http.ResponseWriter, r *http.Request, raw
 	if err != nil {
 		return nil, nil, err
 	}
+	pace.read()
 	review, err := parseReview(r, body, rawObjects)
 	if err != nil {
 		release()
