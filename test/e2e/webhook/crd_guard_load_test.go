@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -79,7 +80,17 @@ func TestCRDGuardConcurrentApprovals(t *testing.T) {
 		return apierrors.IsInvalid(err), errString(err)
 	})
 
-	alice := userClient(t, "alice")
+	// All at once: at client-go's default 5 requests a second, the 48
+	// updates (a read and a write each) reached the webhook over 20 s.
+	cfg, err := clientcmd.BuildConfigFromFlags("", cluster.configs["alice"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS = -1
+	alice, err := client.New(cfg, client.Options{Scheme: cluster.client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(crds))
 	took := make([]time.Duration, len(crds))
