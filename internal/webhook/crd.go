@@ -50,9 +50,10 @@ const maxDetailRunes = 300
 
 // The replay bounds of a CRDGuard that sets none, as the flags' defaults.
 // The object bound is what the timeout can replay: a replay validates
-// 600–750 objects a second (BenchmarkCRDReplay), so 4,000 fit in 8s with
-// room for the slot wait and the diff, and a CRD with more is denied at
-// once, naming the bound, instead of after the whole timeout.
+// 600–750 objects per CPU-second (BenchmarkCRDReplay), so 4,000 fit in 8s
+// on a core of its own, with room for the slot wait and the diff, and a
+// CRD with more is denied at once, naming the bound, instead of after the
+// whole timeout.
 const (
 	defaultReplayMaxObjects  = 4000
 	defaultReplayTimeout     = 8 * time.Second
