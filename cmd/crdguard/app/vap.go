@@ -38,6 +38,7 @@ type vapOptions struct {
 	// webhookPolicies is where to write the GuardPolicies the webhook
 	// keeps in vap mode; "" writes none.
 	webhookPolicies string
+	static          staticOptions
 }
 
 func newVAPCommand(streams Streams) *cobra.Command {
@@ -63,9 +64,18 @@ approval and its record), NoRemoval below a "[*]", and a tagPattern (of an
 imageVersion rule or a transition's imageTag: CEL has no regular-expression
 groups to read the version out of the tag). Each is listed on stderr, or by
 --check.
-Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
+Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.
+
+--static-manifests DIR writes, instead of printing, the objects in the form
+kube-apiserver loads at start from a staticManifestsDir (names ending in
+.static.k8s.io, which nobody can create, change or delete through the API): one
+directory per admission plugin, the webhook configurations of the rules that
+stay with the webhook (at --webhook-url), and DIR/admission-configuration.yaml
+for --admission-control-config-file.`,
 		Example: `  crdguard vap --policies examples/mysql/policy.yaml --crds examples/mysql/crd.yaml | kubectl apply -f -
-  crdguard vap --policies policies/ --check`,
+  crdguard vap --policies policies/ --check
+  crdguard vap --policies policies/ --crds crds/ --static-manifests /etc/kubernetes/crdguard \
+    --webhook-url https://10.0.0.10:8443 --webhook-ca-bundle ca.crt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), streams)
@@ -78,6 +88,26 @@ Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.`,
 	f.Var(newChoiceFlag(&o.messages, vapSummaries, vapFindings), "messages", `what a failing validation says: "summary" (the rule, the field and what is allowed) or "findings" (each finding with its values)`)
 	f.BoolVar(&o.check, "check", false, "print which rules compile and which need the webhook, instead of the objects")
 	f.StringVar(&o.webhookPolicies, "webhook-policies", "", "also write to this file the GuardPolicies reduced to the rules that need the webhook (enforcement mode vap)")
+	f.StringVar(&o.static.dir, "static-manifests", "", "write the objects to this directory, as kube-apiserver's staticManifestsDir loads them, with an AdmissionConfiguration")
+	f.StringVar(&o.static.nodeDir, "static-manifests-node-dir", "", "the --static-manifests directory's absolute path on the control-plane nodes, for the AdmissionConfiguration (default: its absolute path here)")
+	f.StringVar(&o.static.webhookURL, "webhook-url", "", "with --static-manifests: the webhook's https base URL as kube-apiserver reaches it, for the rules that stay with the webhook")
+	f.StringVar(&o.static.webhookCABundle, "webhook-ca-bundle", "", "with --static-manifests: PEM file of the CA that verifies the webhook's certificate (default: the API server's system roots)")
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		if o.static.dir == "" {
+			for _, name := range []string{"static-manifests-node-dir", "webhook-url", "webhook-ca-bundle"} {
+				if cmd.Flags().Changed(name) {
+					return usageError("--%s needs --static-manifests", name)
+				}
+			}
+			return nil
+		}
+		for _, name := range []string{"check", "output"} {
+			if cmd.Flags().Changed(name) {
+				return usageError("--%s does not go with --static-manifests, which writes YAML files", name)
+			}
+		}
+		return nil
+	}
 	return cmd
 }
 
@@ -123,6 +153,9 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 		if err := writeWebhookPolicies(o.webhookPolicies, guardPolicies, compiled); err != nil {
 			return err
 		}
+	}
+	if o.static.dir != "" {
+		return o.static.write(streams.Out, registry, guardPolicies, compiled)
 	}
 	if o.output == string(report.JSON) {
 		enc := json.NewEncoder(streams.Out)
