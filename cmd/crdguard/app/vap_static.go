@@ -118,6 +118,19 @@ func (o staticOptions) write(out io.Writer, registry *schema.Registry, gps []*v1
 // computes, for the GuardPolicies reduced to those rules.
 func (o staticOptions) webhookConfigurations(registry *schema.Registry, gps []*v1alpha1.GuardPolicy, compiled []*vap.Compiled) ([2]staticPluginObjects, error) {
 	out := [2]staticPluginObjects{{plugin: vap.ValidatingWebhookPlugin}, {plugin: vap.MutatingWebhookPlugin}}
+	// The flags are checked whether or not a rule needs them.
+	client := webhookrules.StaticClient{URL: o.webhookURL}
+	if o.webhookURL != "" {
+		if err := client.Validate(); err != nil {
+			return out, inputError(fmt.Errorf("--webhook-url: %w", err))
+		}
+	}
+	if o.webhookCABundle != "" {
+		var err error
+		if client.CABundle, err = readCABundle(o.webhookCABundle); err != nil {
+			return out, inputError(fmt.Errorf("--webhook-ca-bundle: %w", err))
+		}
+	}
 	var kept []*v1alpha1.GuardPolicy
 	var names []string
 	for i, gp := range gps {
@@ -141,15 +154,9 @@ func (o staticOptions) webhookConfigurations(registry *schema.Registry, gps []*v
 	if err != nil {
 		return out, inputError(err)
 	}
-	client := webhookrules.StaticClient{URL: o.webhookURL}
-	if o.webhookCABundle != "" {
-		if client.CABundle, err = readCABundle(o.webhookCABundle); err != nil {
-			return out, inputError(fmt.Errorf("--webhook-ca-bundle: %w", err))
-		}
-	}
 	validating, mutating, err := webhookrules.StaticConfigurations(rules, client)
 	if err != nil {
-		return out, inputError(fmt.Errorf("--webhook-url: %w", err))
+		return out, &exitError{code: ExitInternal, err: err}
 	}
 	if validating != nil {
 		out[0].objects = []runtime.Object{validating}
