@@ -48,7 +48,7 @@ type staticPluginObjects struct {
 	objects []runtime.Object
 }
 
-// writeStaticManifests writes the compiled policies and the webhook
+// write writes the compiled policies and the webhook
 // configurations of the rules that stay with the webhook, in the form
 // kube-apiserver loads from a staticManifestsDir, one directory per
 // plugin, and the AdmissionConfiguration that points the plugins at them;
