@@ -449,7 +449,7 @@ const (
 )
 
 // TransitionCheck is a restriction on how a value may change.
-// +kubebuilder:validation:Enum=Immutable;NoDecrease;NoIncrease;NoDowngrade;MaxMinorSkip;MaxMajorSkip;NoRemoval
+// +kubebuilder:validation:Enum=Immutable;NoDecrease;NoIncrease;NoDowngrade;MaxMinorSkip;MaxMajorSkip;NoRemoval;UpgradePath
 type TransitionCheck string
 
 const (
@@ -472,11 +472,16 @@ const (
 	MaxMajorSkip TransitionCheck = "MaxMajorSkip"
 	// NoRemoval: list items (by key) and map keys may not be removed.
 	NoRemoval TransitionCheck = "NoRemoval"
+	// UpgradePath: a semantic version may go up only by a step that
+	// UpgradePaths lists, or within its minor version (8.0.36 to
+	// 8.0.39). Going down is NoDowngrade's business.
+	UpgradePath TransitionCheck = "UpgradePath"
 )
 
 // FieldTransition restricts one field on UPDATE.
 // +kubebuilder:validation:XValidation:rule="self.check != 'MaxMinorSkip' || has(self.maxMinorSkip)",message="maxMinorSkip is required for check MaxMinorSkip"
 // +kubebuilder:validation:XValidation:rule="self.check != 'MaxMajorSkip' || has(self.maxMajorSkip)",message="maxMajorSkip is required for check MaxMajorSkip"
+// +kubebuilder:validation:XValidation:rule="self.check != 'UpgradePath' || has(self.upgradePaths)",message="upgradePaths is required for check UpgradePath"
 type FieldTransition struct {
 	// Path of the field; "[*]" matches list items by Keys.
 	Path string `json:"path"`
@@ -497,6 +502,20 @@ type FieldTransition struct {
 	// version that NoDowngrade, MaxMinorSkip and MaxMajorSkip compare.
 	// +optional
 	ImageTag *ImageTagVersion `json:"imageTag,omitempty"`
+	// UpgradePaths are the steps an upgrade may take, for check
+	// UpgradePath: from a version in From to a version in To, like
+	// {from: "3.13.x", to: "4.0.x"}. Required for check UpgradePath.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	UpgradePaths []UpgradeStep `json:"upgradePaths,omitempty"`
+	// Build says how NoDowngrade counts a vendor build suffix, the part
+	// of the version after its first "-" (Percona's 8.0.39-30.1).
+	// Default: a field's suffix is a semver pre-release, and an image
+	// tag's is a variant that does not count.
+	// +optional
+	Build VersionBuild `json:"build,omitempty"`
 	// Keys identify the items of the path's one list: its "[*]", or the
 	// list NoRemoval checks. Each is a field path within an item: "name",
 	// "metadata.name". A path through more than one list sets ListKeys
@@ -531,6 +550,32 @@ type ImageTagVersion struct {
 	// +optional
 	TagPattern string `json:"tagPattern,omitempty"`
 }
+
+// UpgradeStep is one allowed step of an upgrade path. From and To are
+// version ranges: "3.13" or "3.13.x" is every 3.13 version, "4" or "4.x"
+// every 4 version, "8.0.39" that version alone, and "3.10 - 3.13" (a
+// space on each side of the "-") every version from 3.10 through 3.13.
+type UpgradeStep struct {
+	// From is the range of versions the step starts from.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	From string `json:"from"`
+	// To is the range of versions the step leads to.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	To string `json:"to"`
+}
+
+// VersionBuild says how a vendor build suffix counts.
+// +kubebuilder:validation:Enum=Ordered
+type VersionBuild string
+
+const (
+	// BuildOrdered: the part after the version's first "-" is a vendor
+	// build, numbers separated by dots, ordered as numbers: 8.0.39-30.1
+	// is older than 8.0.39-30.2, and 30 older than 30.1.
+	BuildOrdered VersionBuild = "Ordered"
+)
 
 // ListKeys identify the items of one list of a transition's path.
 type ListKeys struct {
