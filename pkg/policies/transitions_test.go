@@ -43,7 +43,39 @@ func TestTransitionsCompileErrors(t *testing.T) {
 	}, {
 		name: "unknown check",
 		ts:   []v1alpha1.FieldTransition{{Path: "spec.size", Check: "NoShrink"}},
-		want: []string{`spec.rules[0].transitions[0].check: Unsupported value: "NoShrink": supported values: "Immutable", "NoDecrease", "NoIncrease", "NoDowngrade", "MaxMinorSkip", "MaxMajorSkip", "NoRemoval"`},
+		want: []string{`spec.rules[0].transitions[0].check: Unsupported value: "NoShrink": supported values: "Immutable", "NoDecrease", "NoIncrease", "NoDowngrade", "MaxMinorSkip", "MaxMajorSkip", "NoRemoval", "UpgradePath"`},
+	}, {
+		name: "upgradePaths missing, misplaced, bad ranges",
+		ts: []v1alpha1.FieldTransition{
+			{Path: "spec.a", Check: v1alpha1.UpgradePath},
+			{Path: "spec.b", Check: v1alpha1.NoDowngrade, UpgradePaths: []v1alpha1.UpgradeStep{{From: "4.0", To: "4.2"}}},
+			{Path: "spec.c", Check: v1alpha1.UpgradePath, UpgradePaths: []v1alpha1.UpgradeStep{
+				{From: "3.13.x", To: "4.0.x"}, {From: "4.0", To: "4.2"}, {From: "5", To: "6.x"}, {From: "3.10 - 3.13", To: "4.0.0"},
+				{From: "x", To: "4.0"}, {From: "4.0.1.x", To: "4.01"}, {From: "3.13 - 3.10", To: "4.0-4.2"}, {From: "4.2", To: "4.0"},
+				{From: "4.0", To: "4.0"},
+			}},
+		},
+		want: []string{
+			`spec.rules[0].transitions[0].upgradePaths: Required value: upgradePaths is required for check UpgradePath`,
+			`spec.rules[0].transitions[1].upgradePaths: Forbidden: may only be set for check UpgradePath`,
+			`spec.rules[0].transitions[2].upgradePaths[4].from: Invalid value: "x": "x" is not a version range like 3.13, 3.13.x, 4.x, 8.0.39 or 3.10 - 3.13`,
+			`spec.rules[0].transitions[2].upgradePaths[5].from: Invalid value: "4.0.1.x": "4.0.1.x" is not a version range like 3.13, 3.13.x, 4.x, 8.0.39 or 3.10 - 3.13`,
+			`spec.rules[0].transitions[2].upgradePaths[5].to: Invalid value: "4.01": "4.01" is not a version range like 3.13, 3.13.x, 4.x, 8.0.39 or 3.10 - 3.13`,
+			`spec.rules[0].transitions[2].upgradePaths[6].from: Invalid value: "3.13 - 3.10": 3.13 - 3.10 starts after it ends`,
+			`spec.rules[0].transitions[2].upgradePaths[6].to: Invalid value: "4.0-4.2": "4.0-4.2" is not a version range like 3.13, 3.13.x, 4.x, 8.0.39 or 3.10 - 3.13`,
+			`spec.rules[0].transitions[2].upgradePaths[7].to: Invalid value: "4.0": is below 4.2: a step leads up, and going down is NoDowngrade's business`,
+		},
+	}, {
+		name: "build misplaced, unknown",
+		ts: []v1alpha1.FieldTransition{
+			{Path: "spec.a", Check: v1alpha1.NoDowngrade, Build: v1alpha1.BuildOrdered},
+			{Path: "spec.b", Check: v1alpha1.UpgradePath, Build: v1alpha1.BuildOrdered, UpgradePaths: []v1alpha1.UpgradeStep{{From: "5.7", To: "8.0"}}},
+			{Path: "spec.c", Check: v1alpha1.NoDowngrade, Build: "Numeric"},
+		},
+		want: []string{
+			`spec.rules[0].transitions[1].build: Forbidden: may only be set for check NoDowngrade, which orders builds`,
+			`spec.rules[0].transitions[2].build: Unsupported value: "Numeric": supported values: "Ordered"`,
+		},
 	}, {
 		name: "maxMinorSkip missing, negative, misplaced",
 		ts: []v1alpha1.FieldTransition{
@@ -82,7 +114,7 @@ func TestTransitionsCompileErrors(t *testing.T) {
 			{Path: "spec.e", Check: v1alpha1.NoDowngrade, ImageTag: &v1alpha1.ImageTagVersion{}},
 		},
 		want: []string{
-			`spec.rules[0].transitions[0].imageTag: Forbidden: may only be set for checks NoDowngrade, MaxMinorSkip and MaxMajorSkip, which compare versions`,
+			`spec.rules[0].transitions[0].imageTag: Forbidden: may only be set for checks NoDowngrade, MaxMinorSkip, MaxMajorSkip and UpgradePath, which compare versions`,
 			"spec.rules[0].transitions[1].imageTag.tagPattern: Invalid value: \"(?P<version>[0-9.+)\": is not a valid regular expression (Go RE2 syntax): error parsing regexp: missing closing ]: `[0-9.+)`",
 			`spec.rules[0].transitions[2].imageTag.tagPattern: Invalid value: "[0-9.]+-kafka-([0-9.]+)": has no group named "version", like (?P<version>[0-9.]+), which holds the version`,
 			`spec.rules[0].transitions[3].imageTag.tagPattern: Invalid value: "(?P<version>[0-9.]+)-(?P<version>.+)": has 2 groups named "version"; it must have one`,

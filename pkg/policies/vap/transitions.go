@@ -30,6 +30,12 @@ func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
 		if t.ImageTag != nil && t.ImageTag.Pattern != nil {
 			return nil, needsWebhook("transitions[%d] path %s: imageTag.tagPattern is not compiled: Kubernetes CEL has no regular-expression groups, so the version cannot be read out of the tag", i, t.Path)
 		}
+		if t.Check == v1alpha1.UpgradePath {
+			return nil, needsWebhook("transitions[%d] path %s: UpgradePath is not compiled", i, t.Path)
+		}
+		if t.BuildOrdered {
+			return nil, needsWebhook("transitions[%d] path %s: build: Ordered is not compiled", i, t.Path)
+		}
 		if t.Check == v1alpha1.NoRemoval && t.Path.HasWildcard() {
 			return nil, needsWebhook("transitions[%d] path %s: NoRemoval below [*] is not compiled", i, t.Path)
 		}

@@ -79,11 +79,12 @@ var DefaultListKeys = []string{"name"}
 var transitionChecks = []v1alpha1.TransitionCheck{
 	v1alpha1.Immutable, v1alpha1.NoDecrease, v1alpha1.NoIncrease,
 	v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip, v1alpha1.NoRemoval,
+	v1alpha1.UpgradePath,
 }
 
 // versionChecks are the checks that compare versions, and may read them
 // from an image tag.
-var versionChecks = []v1alpha1.TransitionCheck{v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip}
+var versionChecks = []v1alpha1.TransitionCheck{v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip, v1alpha1.UpgradePath}
 
 // listMapKeysSource answers the x-kubernetes-list-map-keys of the list at
 // path (object fields and map keys; list items are stepped through) in the
@@ -112,6 +113,11 @@ type Transition struct {
 	// ImageTag is set when the value is an image reference whose tag
 	// holds the version.
 	ImageTag *ImageTag
+	// UpgradePath is set for check UpgradePath.
+	UpgradePath *UpgradePath
+	// BuildOrdered is set when NoDowngrade orders vendor build suffixes
+	// (build: Ordered).
+	BuildOrdered bool
 	// Lists say how the items of each list of the path pair: one per
 	// "[*]", outermost first, and one more for the list NoRemoval checks.
 	Lists []listIdentity
@@ -176,9 +182,28 @@ func compileTransitions(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) 
 			n := uint64(*cfg.MaxMajorSkip)
 			t.MaxMajorSkip = &n
 		}
+		switch {
+		case cfg.Check == v1alpha1.UpgradePath && len(cfg.UpgradePaths) == 0:
+			errs = append(errs, field.Required(at.Child("upgradePaths"), "upgradePaths is required for check UpgradePath"))
+		case cfg.Check == v1alpha1.UpgradePath:
+			u, pathErrs := compileUpgradePath(cfg.UpgradePaths, at.Child("upgradePaths"))
+			errs = append(errs, pathErrs...)
+			t.UpgradePath = u
+		case len(cfg.UpgradePaths) > 0:
+			errs = append(errs, field.Forbidden(at.Child("upgradePaths"), "may only be set for check UpgradePath"))
+		}
+		switch {
+		case cfg.Build == "":
+		case cfg.Check != v1alpha1.NoDowngrade:
+			errs = append(errs, field.Forbidden(at.Child("build"), "may only be set for check NoDowngrade, which orders builds"))
+		case cfg.Build != v1alpha1.BuildOrdered:
+			errs = append(errs, field.NotSupported(at.Child("build"), cfg.Build, []v1alpha1.VersionBuild{v1alpha1.BuildOrdered}))
+		default:
+			t.BuildOrdered = true
+		}
 		if cfg.ImageTag != nil {
 			if !slices.Contains(versionChecks, cfg.Check) {
-				errs = append(errs, field.Forbidden(at.Child("imageTag"), "may only be set for checks NoDowngrade, MaxMinorSkip and MaxMajorSkip, which compare versions"))
+				errs = append(errs, field.Forbidden(at.Child("imageTag"), "may only be set for checks NoDowngrade, MaxMinorSkip, MaxMajorSkip and UpgradePath, which compare versions"))
 			}
 			pattern, patternErrs := compileTagPattern(cfg.ImageTag.TagPattern, at.Child("imageTag", "tagPattern"))
 			errs = append(errs, patternErrs...)
@@ -440,7 +465,7 @@ func (t *Transition) judge(gvk runtimeschema.GroupVersionKind, old, cur side, li
 		}
 	case v1alpha1.NoDecrease, v1alpha1.NoIncrease:
 		return t.judgeAmount(old, cur)
-	case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip:
+	case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip, v1alpha1.UpgradePath:
 		return t.judgeVersion(old, cur)
 	}
 	return nil
@@ -484,7 +509,11 @@ func (t *Transition) judgeVersion(old, cur side) field.ErrorList {
 	if !ok {
 		return nil
 	}
-	was, err := parseVersion(wasRaw, t.ImageTag != nil)
+	wasCore, wasBuild := wasRaw, ""
+	if t.BuildOrdered {
+		wasCore, wasBuild = splitBuild(wasRaw)
+	}
+	was, err := parseVersion(wasCore, t.ImageTag != nil)
 	if err != nil {
 		return nil
 	}
@@ -492,7 +521,11 @@ func (t *Transition) judgeVersion(old, cur side) field.ErrorList {
 	if errs != nil {
 		return errs
 	}
-	now, err := parseVersion(nowRaw, t.ImageTag != nil)
+	nowCore, nowBuild := nowRaw, ""
+	if t.BuildOrdered {
+		nowCore, nowBuild = splitBuild(nowRaw)
+	}
+	now, err := parseVersion(nowCore, t.ImageTag != nil)
 	if err != nil {
 		if t.ImageTag != nil {
 			return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("image version %s is not a semantic version, which %s compares; was %s", nowRaw, t.Check, wasRaw))}
@@ -508,9 +541,18 @@ func (t *Transition) judgeVersion(old, cur side) field.ErrorList {
 		return field.ErrorList{field.Invalid(cur.path, cur.value, subject+fmt.Sprintf(format, args...))}
 	}
 	switch {
+	case t.Check == v1alpha1.UpgradePath:
+		if msg := t.UpgradePath.judge(was, now, wasRaw, nowRaw); msg != "" {
+			return field.ErrorList{field.Invalid(cur.path, cur.value, msg)}
+		}
+		return nil
 	case t.Check == v1alpha1.NoDowngrade:
-		if now.Compare(was.Version) < 0 {
+		c := now.Compare(was.Version)
+		if c < 0 {
 			return invalid("may not be downgraded: was %s; allowed: %s or later", wasRaw, wasRaw)
+		}
+		if c == 0 && t.BuildOrdered {
+			return t.judgeBuild(wasRaw, wasBuild, nowBuild, invalid)
 		}
 		return nil
 	case now.Major > was.Major && t.MaxMajorSkip != nil && now.Major-was.Major-1 > *t.MaxMajorSkip:
@@ -537,6 +579,25 @@ func (t *Transition) judgeVersion(old, cur side) field.ErrorList {
 	return nil
 }
 
+// judgeBuild compares the builds of two equal versions (build: Ordered).
+// An old build that is not ordered numbers protects nothing; a new one, or
+// none after an old one, cannot be shown not to go down.
+func (t *Transition) judgeBuild(wasRaw, wasBuild, nowBuild string, invalid func(string, ...any) field.ErrorList) field.ErrorList {
+	was, ok := parseBuild(wasBuild)
+	if !ok {
+		return nil
+	}
+	switch now, ok := parseBuild(nowBuild); {
+	case nowBuild == "":
+		return invalid("has no build, which build: Ordered compares; was %s; allowed: %s or later", wasRaw, wasRaw)
+	case !ok:
+		return invalid("has build %s, which is not numbers separated by dots, as build: Ordered compares; was %s", nowBuild, wasRaw)
+	case now.compare(was) < 0:
+		return invalid("may not be downgraded: was %s; allowed: %s or later (build: Ordered)", wasRaw, wasRaw)
+	}
+	return nil
+}
+
 // oldVersion is the old value's version as written, false when it has
 // none to protect.
 func (t *Transition) oldVersion(v any) (string, bool) {
@@ -552,7 +613,17 @@ func (t *Transition) oldVersion(v any) (string, bool) {
 	if ref.err != nil || ref.tag == "" {
 		return "", false
 	}
-	return tagVersion(ref.tag, t.ImageTag.Pattern)
+	return t.tagVersion(ref.tag)
+}
+
+// tagVersion is the version an image tag holds. With build: Ordered and
+// no pattern, the whole tag is the version and its build: the build is
+// what follows the "-".
+func (t *Transition) tagVersion(tag string) (string, bool) {
+	if t.BuildOrdered && t.ImageTag.Pattern == nil {
+		return tag, true
+	}
+	return tagVersion(tag, t.ImageTag.Pattern)
 }
 
 // newVersion is the new value's version as written, or the finding that
@@ -580,7 +651,7 @@ func (t *Transition) newVersion(cur side, wasRaw string) (string, field.ErrorLis
 	}
 	// Without a pattern a tag always has a version: the grammar starts a
 	// tag with a letter, digit or "_", never a "-".
-	version, ok := tagVersion(ref.tag, t.ImageTag.Pattern)
+	version, ok := t.tagVersion(ref.tag)
 	if !ok && t.ImageTag.Pattern != nil {
 		return "", field.ErrorList{field.Invalid(cur.path, image, fmt.Sprintf("image tag %s does not match tagPattern %s, so %s cannot compare its version with %s", ref.tag, t.ImageTag.Pattern.Raw, t.Check, wasRaw))}
 	}
