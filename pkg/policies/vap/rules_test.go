@@ -685,3 +685,46 @@ spec:
                     size: {type: string}
 `, kind, plural, key)
 }
+
+// TestVAPUpgradePaths covers UpgradePath on fields and image tags: listed
+// steps, steps within a minor version, downgrades, the chain a refusal
+// names, and refusals with no chain or no step to start from.
+func TestVAPUpgradePaths(t *testing.T) {
+	const policy = `
+metadata: {name: paths}
+spec:
+  match: {resources: [{kinds: ["*"]}]}
+  rules:
+  - name: paths
+    transitions:
+    - path: spec.a
+      check: UpgradePath
+      upgradePaths: &paths
+      - {from: "3.12.x", to: "3.13.x"}
+      - {from: "3.13.x", to: "4.0.x"}
+      - {from: "4.0", to: "4.2"}
+      - {from: "4.2", to: "4.4 - 4.6"}
+      - {from: "5.7", to: "8.0"}
+      - {from: "8", to: "9.x"}
+      - {from: "1 - 2", to: "3.0.1"}
+    - {path: spec.b, check: UpgradePath, upgradePaths: *paths, imageTag: {}}
+`
+	pairs := [][2]string{
+		{"3.12.1", "3.13.0"}, {"3.12.1", "4.0.0"}, {"3.12.1", "4.2.0"}, {"3.12.1", "4.5.1"}, {"3.13.7", "4.0.5"},
+		{"3.13.7", "3.13.9"}, {"4.0.5", "3.13.7"}, {"4.2.0", "4.7.0"}, {"4.6", "5.0"}, {"5.7.44", "8.0.39"},
+		{"5.7.44", "10.0.0"}, {"8.0.39", "9.1.0"}, {"2.9.9", "3.0.1"}, {"2.9.9", "3.0.2"}, {"0.9", "3.0.1"},
+		{"v3.12.0-rc.1", "4.0.0"}, {"3.12", "x"},
+	}
+	var reqs []policies.Request
+	for _, p := range pairs {
+		obj := `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {a: %q, b: "rabbitmq:%s-management"}}`
+		reqs = append(reqs, policies.Request{
+			Operation: v1alpha1.Update,
+			OldObject: goldencase.Object(t, fmt.Sprintf(obj, p[0], p[0])),
+			Object:    goldencase.Object(t, fmt.Sprintf(obj, p[1], p[1])),
+		})
+	}
+	if n := assertVAPParity(t, policy, nil, reqs...); n < 20 {
+		t.Errorf("only %d findings compared", n)
+	}
+}

@@ -108,6 +108,8 @@ func transitionSummary(t *rules.Transition) string {
 		}
 	case v1alpha1.MaxMajorSkip:
 		allowed = fmt.Sprintf("an upgrade may skip at most %d major versions", *t.MaxMajorSkip)
+	case v1alpha1.UpgradePath:
+		allowed = "an upgrade may take only the steps of upgradePaths, or stay within its minor version"
 	default:
 		allowed = string(t.Check)
 	}

@@ -30,8 +30,10 @@ func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
 		if t.ImageTag != nil && t.ImageTag.Pattern != nil {
 			return nil, needsWebhook("transitions[%d] path %s: imageTag.tagPattern is not compiled: Kubernetes CEL has no regular-expression groups, so the version cannot be read out of the tag", i, t.Path)
 		}
-		if t.Check == v1alpha1.UpgradePath {
-			return nil, needsWebhook("transitions[%d] path %s: UpgradePath is not compiled", i, t.Path)
+		if t.UpgradePath != nil {
+			if err := checkUpgradePathCompiles(t.UpgradePath); err != nil {
+				return nil, needsWebhook("transitions[%d] path %s: upgradePaths is not compiled: %v", i, t.Path, err)
+			}
 		}
 		if t.BuildOrdered {
 			return nil, needsWebhook("transitions[%d] path %s: build: Ordered is not compiled", i, t.Path)
@@ -154,7 +156,7 @@ func (t transitionCEL) celJudge(names *celNames, keys []string, p rules.ObjectPa
 				celFinding(path, celInvalidBody(nv, fmt.Sprintf(`%s + %s`, celString("is not a number or quantity, which "+check+" compares; was "), was))),
 				celQuantity(nv), celQuantity(ov), op,
 				celFinding(path, celInvalidBody(nv, fmt.Sprintf(`"may not %s: was " + %s + "; allowed: " + %s + " %s"`, verb, was, was, bound))))
-		case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip:
+		case v1alpha1.NoDowngrade, v1alpha1.MaxMinorSkip, v1alpha1.MaxMajorSkip, v1alpha1.UpgradePath:
 			value = t.celVersion(names, path, ov, nv)
 		}
 		judge = fmt.Sprintf("(!%s.hasValue() ? %s : cel.bind(%s, %s.value(), %s))", n, removed, nv, n, value)
@@ -250,7 +252,7 @@ func (t transitionCEL) celVersion(names *celNames, path celPath, ov, nv string) 
 	wasRaw := celScalarString(ov)
 	notVersion := celFinding(path, celTypeInvalidBody(nv, celString("must be a version, which "+check+" compares; was ")+" + "+wasRaw))
 	notSemver := celFinding(path, celInvalidBody(nv, celString("is not a semantic version, which "+check+" compares; was ")+" + "+wasRaw))
-	verdict := t.celVerdict(names, path, nv, was, now, wasRaw, "")
+	verdict := t.celVerdict(names, path, nv, was, now, wasRaw, celScalarString(nv), "")
 	return fmt.Sprintf(`(!%[1]s ? [] : !(type(%[2]s) == string || %[3]s) ? [%[4]s] : !%[5]s ? [%[6]s] : cel.bind(%[7]s, %[8]s, cel.bind(%[9]s, %[10]s, %[11]s)))`,
 		isVersion(ov), nv, celIsNumber(nv), notVersion, isVersion(nv), notSemver,
 		was, celFullSemver(names, celScalarString(ov)), now, celFullSemver(names, celScalarString(nv)), verdict)
@@ -279,7 +281,7 @@ func (t transitionCEL) celImageVersion(names *celNames, path celPath, ov, nv str
 	digestOnly := finding(fmt.Sprintf(`%s + %s + "; use name:tag@digest"`, celString("is pinned by digest only, so "+check+" cannot compare its version with "), ow))
 	noTag := finding(fmt.Sprintf(`%s + %s`, celString("has no tag, so it is latest, which is no version that "+check+" can compare with "), ow))
 	notSemver := finding(fmt.Sprintf(`"image version " + %s + %s + %s`, nw, celString(" is not a semantic version, which "+check+" compares; was "), ow))
-	verdict := t.celVerdict(names, path, nv, was, now, ow, `"image version " + `+nw+` + " "`)
+	verdict := t.celVerdict(names, path, nv, was, now, ow, nw, `"image version " + `+nw+` + " "`)
 	newSide := fmt.Sprintf(`(type(%[1]s) != string ? %[2]s : !%[1]s.matches(%[3]s) ? %[4]s : cel.bind(%[5]s, %[1]s.split("@")[0], !%[6]s ? (%[1]s.contains("@") ? %[7]s : %[8]s) : cel.bind(%[9]s, %[10]s, !%[11]s.matches(%[12]s) ? %[13]s : cel.bind(%[14]s, %[15]s, cel.bind(%[16]s, %[17]s, %[18]s)))))`,
 		nv, notImage, refRE, badRef, nn, hasTag(nn), digestOnly, noTag, nw, tagVersion(nn), plus(nw), semverRE, notSemver,
 		was, celFullSemver(names, plus(ow)), now, celFullSemver(names, plus(nw)), verdict)
@@ -288,9 +290,15 @@ func (t transitionCEL) celImageVersion(names *celNames, path celPath, ov, nv str
 }
 
 // celVerdict compares the parsed versions was and now (CEL semver
-// values) as judgeVersion does; wasRaw is the old version as written, and
-// subject, when set, a CEL string that starts each message.
-func (t transitionCEL) celVerdict(names *celNames, path celPath, nv, was, now, wasRaw, subject string) string {
+// values) as judgeVersion does; wasRaw and nowRaw are the versions as
+// written, and subject, when set, a CEL string that starts each message
+// but UpgradePath's, which names both versions.
+func (t transitionCEL) celVerdict(names *celNames, path celPath, nv, was, now, wasRaw, nowRaw, subject string) string {
+	if t.Check == v1alpha1.UpgradePath {
+		return celUpgradePath(names, t.UpgradePath, was, now, wasRaw, nowRaw, func(detail string) string {
+			return "[" + celFinding(path, celInvalidBody(nv, detail)) + "]"
+		})
+	}
 	invalid := func(detail string) string {
 		if subject != "" {
 			detail = subject + " + " + detail
