@@ -728,3 +728,39 @@ spec:
 		t.Errorf("only %d findings compared", n)
 	}
 }
+
+// TestVAPBuildOrdered covers NoDowngrade with build: Ordered on fields and
+// image tags: builds ordered as numbers, versions without a build or with
+// one that is no numbers, and versions that decide before the build does.
+func TestVAPBuildOrdered(t *testing.T) {
+	const policy = `
+metadata: {name: builds}
+spec:
+  match: {resources: [{kinds: ["*"]}]}
+  rules:
+  - name: builds
+    transitions:
+    - {path: spec.a, check: NoDowngrade, build: Ordered}
+    - {path: spec.b, check: NoDowngrade, build: Ordered, imageTag: {}}
+`
+	pairs := [][2]string{
+		{"8.0.39-30.2", "8.0.39-30.1"}, {"8.0.39-30.2", "8.0.39-30.10"}, {"8.0.39-30.10", "8.0.39-30.9"},
+		{"8.0.39-30", "8.0.39-30.1"}, {"8.0.39-30.1", "8.0.39-30"}, {"8.0.39-30.2", "8.0.39"},
+		{"8.0.39-30.2", "8.0.39-debian"}, {"8.0.39-debian", "8.0.39-30.1"}, {"8.0.40-1.1", "8.0.39-99.9"},
+		{"8.0.39-30.2", "8.0.40"}, {"8.0.39-30.2", "8.0.39-30.02"}, {"v8.0.39-30.2", "8.0.39-30.2"},
+		{"8.0.39-99999999999999999999.1", "8.0.39-100000000000000000000"}, {"8.0.39-30.2", "x-30.2"},
+		{"8.0.39_b1-30.2", "8.0.39-30.1"},
+	}
+	var reqs []policies.Request
+	for _, p := range pairs {
+		obj := `{apiVersion: v1, kind: Thing, metadata: {name: a}, spec: {a: %q, b: "percona/percona-xtradb-cluster:%s"}}`
+		reqs = append(reqs, policies.Request{
+			Operation: v1alpha1.Update,
+			OldObject: goldencase.Object(t, fmt.Sprintf(obj, p[0], p[0])),
+			Object:    goldencase.Object(t, fmt.Sprintf(obj, p[1], p[1])),
+		})
+	}
+	if n := assertVAPParity(t, policy, nil, reqs...); n < 14 {
+		t.Errorf("only %d findings compared", n)
+	}
+}

@@ -35,9 +35,6 @@ func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
 				return nil, needsWebhook("transitions[%d] path %s: upgradePaths is not compiled: %v", i, t.Path, err)
 			}
 		}
-		if t.BuildOrdered {
-			return nil, needsWebhook("transitions[%d] path %s: build: Ordered is not compiled", i, t.Path)
-		}
 		if t.Check == v1alpha1.NoRemoval && t.Path.HasWildcard() {
 			return nil, needsWebhook("transitions[%d] path %s: NoRemoval below [*] is not compiled", i, t.Path)
 		}
@@ -247,7 +244,7 @@ func (t transitionCEL) celVersion(names *celNames, path celPath, ov, nv string) 
 	check := string(t.Check)
 	was, now := names.next("wv"), names.next("nw")
 	isVersion := func(v string) string {
-		return fmt.Sprintf("((type(%[1]s) == string || %[2]s) && %[3]s.matches(%[4]s))", v, celIsNumber(v), celScalarString(v), celString(semverStrictRE))
+		return fmt.Sprintf("((type(%[1]s) == string || %[2]s) && %[3]s.matches(%[4]s))", v, celIsNumber(v), t.celVersionCore(celScalarString(v)), celString(semverStrictRE))
 	}
 	wasRaw := celScalarString(ov)
 	notVersion := celFinding(path, celTypeInvalidBody(nv, celString("must be a version, which "+check+" compares; was ")+" + "+wasRaw))
@@ -255,7 +252,16 @@ func (t transitionCEL) celVersion(names *celNames, path celPath, ov, nv string) 
 	verdict := t.celVerdict(names, path, nv, was, now, wasRaw, celScalarString(nv), "")
 	return fmt.Sprintf(`(!%[1]s ? [] : !(type(%[2]s) == string || %[3]s) ? [%[4]s] : !%[5]s ? [%[6]s] : cel.bind(%[7]s, %[8]s, cel.bind(%[9]s, %[10]s, %[11]s)))`,
 		isVersion(ov), nv, celIsNumber(nv), notVersion, isVersion(nv), notSemver,
-		was, celFullSemver(names, celScalarString(ov)), now, celFullSemver(names, celScalarString(nv)), verdict)
+		was, celFullSemver(names, t.celVersionCore(celScalarString(ov))), now, celFullSemver(names, t.celVersionCore(celScalarString(nv))), verdict)
+}
+
+// celVersionCore is the version v (a CEL string) without its build, for
+// build: Ordered; v itself otherwise.
+func (t transitionCEL) celVersionCore(v string) string {
+	if !t.BuildOrdered {
+		return v
+	}
+	return v + `.split("-")[0]`
 }
 
 // celImageVersion is judgeVersion in CEL for a transition with imageTag
@@ -270,10 +276,15 @@ func (t transitionCEL) celImageVersion(names *celNames, path celPath, ov, nv str
 	hasTag := func(named string) string {
 		return fmt.Sprintf(`(%[1]s.lastIndexOf(":") > %[1]s.lastIndexOf("/"))`, named)
 	}
+	// With build: Ordered the whole tag is the version and its build.
 	tagVersion := func(named string) string {
-		return fmt.Sprintf(`%[1]s.substring(%[1]s.lastIndexOf(":") + 1).split("-")[0]`, named)
+		tag := fmt.Sprintf(`%[1]s.substring(%[1]s.lastIndexOf(":") + 1)`, named)
+		if t.BuildOrdered {
+			return tag
+		}
+		return tag + `.split("-")[0]`
 	}
-	plus := func(v string) string { return v + `.replace("_", "+", 1)` }
+	plus := func(v string) string { return t.celVersionCore(v) + `.replace("_", "+", 1)` }
 	oldHasVersion := fmt.Sprintf(`(type(%[1]s) == string && %[1]s.matches(%[2]s) && %[3]s && %[4]s.matches(%[5]s))`, ov, refRE, hasTag(on), plus(ow), semverRE)
 	finding := func(detail string) string { return "[" + celFinding(path, celInvalidBody(nv, detail)) + "]" }
 	notImage := "[" + celFinding(path, celTypeInvalidBody(nv, celString("must be an image reference, whose tag's version "+check+" compares; was ")+" + "+ow)) + "]"
@@ -306,8 +317,12 @@ func (t transitionCEL) celVerdict(names *celNames, path celPath, nv, was, now, w
 		return "[" + celFinding(path, celInvalidBody(nv, detail)) + "]"
 	}
 	if t.Check == v1alpha1.NoDowngrade {
-		return fmt.Sprintf(`(%s.compareTo(%s) < 0 ? %s : [])`, now, was,
-			invalid(fmt.Sprintf(`"may not be downgraded: was " + %s + "; allowed: " + %s + " or later"`, wasRaw, wasRaw)))
+		same := "[]"
+		if t.BuildOrdered {
+			same = celBuildVerdict(names, wasRaw, nowRaw, invalid)
+		}
+		return fmt.Sprintf(`(%s.compareTo(%s) < 0 ? %s : %s.compareTo(%s) == 0 ? %s : [])`, now, was,
+			invalid(fmt.Sprintf(`"may not be downgraded: was " + %s + "; allowed: " + %s + " or later"`, wasRaw, wasRaw)), now, was, same)
 	}
 	skip := t.MaxMinorSkip
 	highest := fmt.Sprintf(`string(%[1]s.major()) + "." + string(%[1]s.minor() + %[2]d) + ".x"`, was, skip+1)

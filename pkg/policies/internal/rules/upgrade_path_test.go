@@ -81,7 +81,7 @@ func TestUpgradePathChains(t *testing.T) {
 }
 
 func TestVersionBuildOrder(t *testing.T) {
-	order := []string{"29.9", "30", "30.1", "30.2", "30.10", "31"}
+	order := []string{"29.9", "30", "30.1", "30.2", "30.10", "31", "18446744073709551616"}
 	for i := 1; i < len(order); i++ {
 		a, okA := parseBuild(order[i-1])
 		b, okB := parseBuild(order[i])
@@ -89,7 +89,7 @@ func TestVersionBuildOrder(t *testing.T) {
 			t.Errorf("%s is not older than %s", order[i-1], order[i])
 		}
 	}
-	for _, bad := range []string{"", "debian", "30.01", "30..1", "30.1-1", "-1"} {
+	for _, bad := range []string{"", "debian", "30.01", "30..1", "30.1-1", "-1", "+1", "30."} {
 		if _, ok := parseBuild(bad); ok {
 			t.Errorf("%q read as a build", bad)
 		}

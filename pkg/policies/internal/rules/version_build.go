@@ -1,14 +1,16 @@
 package rules
 
 import (
+	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 )
 
 // versionBuild is a vendor build suffix that build: Ordered compares:
-// numbers separated by dots, as Percona's 8.0.39-30.1 ends in 30.1.
-type versionBuild []uint64
+// numbers separated by dots, as Percona's 8.0.39-30.1 ends in 30.1. The
+// numbers stay digits, of any length: without leading zeros, a longer
+// number is the larger, and numbers of one length order as text.
+type versionBuild []string
 
 // splitBuild cuts a version at its first "-" into the version and its
 // build, "" when it has none.
@@ -23,13 +25,11 @@ func parseBuild(s string) (versionBuild, bool) {
 	if s == "" {
 		return nil, false
 	}
-	var b versionBuild
-	for p := range strings.SplitSeq(s, ".") {
-		n, err := strconv.ParseUint(p, 10, 64)
-		if err != nil || len(p) > 1 && p[0] == '0' {
+	b := versionBuild(strings.Split(s, "."))
+	for _, n := range b {
+		if n == "" || len(n) > 1 && n[0] == '0' || strings.Trim(n, "0123456789") != "" {
 			return nil, false
 		}
-		b = append(b, n)
 	}
 	return b, true
 }
@@ -37,5 +37,7 @@ func parseBuild(s string) (versionBuild, bool) {
 // compare orders builds number by number; a build that is the start of
 // another is older: 30 < 30.1 < 30.2 < 31.
 func (b versionBuild) compare(o versionBuild) int {
-	return slices.Compare(b, o)
+	return slices.CompareFunc(b, o, func(x, y string) int {
+		return cmp.Or(cmp.Compare(len(x), len(y)), strings.Compare(x, y))
+	})
 }
