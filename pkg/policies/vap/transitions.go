@@ -17,8 +17,9 @@ import (
 // filling in missing minor and patch numbers, as rules.ParseSemanticVersion
 // does; quantities with the quantity library, exactly.
 //
-// What stays with the webhook: NoRemoval below a "[*]", and an imageTag's
-// tagPattern (CEL has no regular-expression groups). Each "[*]" pairs
+// What stays with the webhook: NoRemoval below a "[*]", an imageTag's
+// tagPattern (CEL has no regular-expression groups), and an UpgradePath
+// that checkUpgradePathCompiles refuses. Each "[*]" pairs
 // old and new items by key as the engine does. Where the compiled rule may differ in
 // messages: objects and lists are shown as "{…}" and "[…]" (CEL has no
 // JSON encoder). A repeated key is reported at each later new item, as the

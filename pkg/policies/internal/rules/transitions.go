@@ -26,7 +26,8 @@ import (
 //   - A value that was not set may be set to anything: every check is
 //     about changing what exists.
 //   - A value that was set and is now missing is reported by every value
-//     check (Immutable, NoDecrease, NoIncrease, NoDowngrade, MaxMinorSkip):
+//     check (Immutable, NoDecrease, NoIncrease, NoDowngrade, MaxMinorSkip,
+//     MaxMajorSkip, UpgradePath):
 //     what the controller does without it cannot be known here, so the
 //     rule fails closed. Schema defaults are applied before the rule runs,
 //     so a defaulted field that is cleared is compared as its default.
@@ -61,6 +62,14 @@ import (
 //     the last of a major version ("upgrade to 3.9 first") is known only
 //     once the next major version ships, so a policy cannot say it here; a
 //     cel rule can name it.
+//   - UpgradePath allows only the steps its upgradePaths list (see
+//     UpgradePath): vendors count majors their own way (MySQL 5.7 to 8.0
+//     is one step), so a list says what no count can.
+//   - NoDowngrade with build: Ordered orders a vendor's build after the
+//     version's first "-" (8.0.39-30.1 < 8.0.39-30.2) between equal
+//     versions. An old build that is no numbers protects nothing; a new
+//     one, or none after one, is a finding: nothing shows it is no
+//     downgrade.
 //   - With imageTag, the value is an image reference and the version is
 //     read from its tag (see ImageTagVersion). An old value with no
 //     version to read (no tag, digest only, a tag the pattern does not
