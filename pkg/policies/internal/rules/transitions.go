@@ -60,8 +60,8 @@ import (
 //     the old minor version does not count: 3.9 to 4.0 skips none, 3.7 to
 //     4.0 none either, 3.9 to 4.2 skips 4.0 and 4.1. Which minor version is
 //     the last of a major version ("upgrade to 3.9 first") is known only
-//     once the next major version ships, so a policy cannot say it here; a
-//     cel rule can name it.
+//     once the next major version ships, so no count can say it;
+//     UpgradePath's steps can.
 //   - UpgradePath allows only the steps its upgradePaths list (see
 //     UpgradePath): vendors count majors their own way (MySQL 5.7 to 8.0
 //     is one step), so a list says what no count can.
