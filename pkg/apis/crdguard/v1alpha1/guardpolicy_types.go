@@ -203,7 +203,7 @@ type Approvers struct {
 }
 
 // Rule is one named check. Exactly one of its rule fields is set.
-// +kubebuilder:validation:XValidation:rule="[has(self.resources), has(self.imageVersion), has(self.transitions), has(self.deletion), has(self.cel), has(self.defaults)].filter(x, x).size() == 1",message="exactly one of resources, imageVersion, transitions, deletion, cel and defaults must be set"
+// +kubebuilder:validation:XValidation:rule="[has(self.resources), has(self.imageVersion), has(self.transitions), has(self.deletion), has(self.cel), has(self.defaults), has(self.versionTable)].filter(x, x).size() == 1",message="exactly one of resources, imageVersion, transitions, deletion, cel, defaults and versionTable must be set"
 type Rule struct {
 	// Name identifies the rule in findings and approvals.
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
@@ -234,6 +234,10 @@ type Rule struct {
 	// Defaults fills in missing values (mutating webhook, --show-patches).
 	// +optional
 	Defaults *DefaultsRule `json:"defaults,omitempty"`
+	// VersionTable allows, for each version of one field, only the
+	// versions listed for it at another.
+	// +optional
+	VersionTable *VersionTableRule `json:"versionTable,omitempty"`
 }
 
 // ResourcesPreset names a set of paths to ResourceRequirements.
@@ -258,10 +262,18 @@ type ResourcesRule struct {
 	// Preset adds the paths of a known set of kinds.
 	// +optional
 	Preset ResourcesPreset `json:"preset,omitempty"`
-	// RequireRequests lists resources every path must request.
+	// RequireRequests lists resources every path must request, in the
+	// sense RequireRequestsMode says.
 	// +listType=set
 	// +optional
 	RequireRequests []string `json:"requireRequests,omitempty"`
+	// RequireRequestsMode says what satisfies RequireRequests: Effective,
+	// a request the container runs with (written, or the limit that
+	// Kubernetes sets a missing request to); Written, a request written
+	// out. Default: Effective.
+	// +kubebuilder:default=Effective
+	// +optional
+	RequireRequestsMode RequestsMode `json:"requireRequestsMode,omitempty"`
 	// RequireLimits lists resources every path must limit.
 	// +listType=set
 	// +optional
@@ -300,6 +312,19 @@ type ResourcesRule struct {
 	// +optional
 	RequireAnyOf []ResourcesAnyOf `json:"requireAnyOf,omitempty"`
 }
+
+// RequestsMode says what satisfies requireRequests.
+// +kubebuilder:validation:Enum=Effective;Written
+type RequestsMode string
+
+const (
+	// EffectiveRequests: the request written, else the limit, which
+	// Kubernetes sets a missing request to.
+	EffectiveRequests RequestsMode = "Effective"
+	// WrittenRequests: only a request written out; a limit alone does not
+	// satisfy it (for VPA, which scales requests, and strict review).
+	WrittenRequests RequestsMode = "Written"
+)
 
 // QuantityBound bounds one resource's quantity, both ends inclusive.
 // +kubebuilder:validation:XValidation:rule="has(self.min) || has(self.max)",message="min or max is required"
@@ -534,6 +559,94 @@ type FieldTransition struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +optional
 	ListKeys []ListKeys `json:"listKeys,omitempty"`
+	// DefaultVersion is the version an absent value means, the operator's
+	// default (RabbitMQ's image when spec.image is not set), for checks
+	// that compare versions: an object that used the default is then
+	// protected on its next change, and removing the value is judged as
+	// a change to the default.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	DefaultVersion string `json:"defaultVersion,omitempty"`
+	// Alternatives are other places that hold the same version, for
+	// objects that write it in one of several ways: CloudNativePG's
+	// spec.imageName or spec.imageCatalogRef.major. The version is read
+	// from the first of path and the alternatives that is set. Between
+	// two places, versions compare to the precision both write: catalog
+	// major 16 after image 16.4 is no change. Paths without "[*]", for
+	// checks that compare versions.
+	// +kubebuilder:validation:MaxItems=4
+	// +optional
+	Alternatives []VersionPlace `json:"alternatives,omitempty"`
+}
+
+// VersionPlace is a place that holds a version.
+type VersionPlace struct {
+	// Path of the field, like spec.imageCatalogRef.major.
+	Path string `json:"path"`
+	// ImageTag says the field holds an image reference whose tag carries
+	// the version, as FieldTransition.ImageTag.
+	// +optional
+	ImageTag *ImageTagVersion `json:"imageTag,omitempty"`
+}
+
+// VersionTableRule allows, for each version at VersionPath, only the
+// versions its row lists at Path: Percona XtraDB's spec.crVersion 1.19.x
+// runs spec.pxc.image 8.0.x or 8.4.x. A version pattern is one to three
+// numbers, optionally ending in ".x": "1.19.x" and "1.19" match 1.19.0
+// and 1.19.2 (not "1", which names no minor version), "8.0.39" only
+// 8.0.39 (with any pre-release or build).
+type VersionTableRule struct {
+	// VersionPath is the path of the version that picks a row, like
+	// spec.crVersion.
+	VersionPath string `json:"versionPath"`
+	// DefaultVersion is the version an absent VersionPath means, the
+	// operator's default. Default: none, and an object that sets Path
+	// without VersionPath is a finding at VersionPath.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	DefaultVersion string `json:"defaultVersion,omitempty"`
+	// Path is the path of the version the rows allow, like spec.pxc.image.
+	Path string `json:"path"`
+	// ImageTag says Path holds an image reference whose tag carries the
+	// version, as FieldTransition.ImageTag.
+	// +optional
+	ImageTag *ImageTagVersion `json:"imageTag,omitempty"`
+	// Rows map versions at VersionPath to the versions allowed at Path;
+	// the first row whose version matches decides.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Rows []VersionTableRow `json:"rows"`
+	// Unlisted is what an object whose version no row matches gets: Deny
+	// (a finding at VersionPath) or Allow. Default: Deny.
+	// +kubebuilder:default=Deny
+	// +optional
+	Unlisted UnlistedVersion `json:"unlisted,omitempty"`
+}
+
+// UnlistedVersion is what a versionTable rule does with a version that
+// no row matches.
+// +kubebuilder:validation:Enum=Deny;Allow
+type UnlistedVersion string
+
+const (
+	// DenyUnlisted reports the version: the table does not say what it
+	// allows, and a pass would fail open.
+	DenyUnlisted UnlistedVersion = "Deny"
+	// AllowUnlisted checks nothing for it.
+	AllowUnlisted UnlistedVersion = "Allow"
+)
+
+// VersionTableRow is one row of a version table.
+type VersionTableRow struct {
+	// Version is the pattern of the versions at VersionPath this row is
+	// for, like 1.19.x.
+	// +kubebuilder:validation:MaxLength=64
+	Version string `json:"version"`
+	// Allowed are the patterns of the versions allowed at Path, like
+	// 8.0.x and 8.4.x.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Allowed []string `json:"allowed"`
 }
 
 // ImageTagVersion reads a version from an image reference's tag. The
