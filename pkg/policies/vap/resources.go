@@ -98,6 +98,11 @@ func (r resourcesCEL) celRequirements(names *celNames, path celPath, value strin
 		return fmt.Sprintf("(%[1]s in %[2]s && %[3]s)", celString(name), m, celIsQuantity(m+"["+celString(name)+"]"))
 	}
 	for _, name := range r.RequireRequests {
+		if r.RequestsWritten {
+			out = append(out, fmt.Sprintf("(%s ? [] : [%s])", has(requests, name),
+				celFinding(path.child("requests").child(name), celString("Required value: "+rules.MissingWrittenRequest(name, r.RequireRequests)))))
+			continue
+		}
 		out = append(out, fmt.Sprintf("(%s || %s ? [] : [%s])", has(requests, name), has(limits, name),
 			celFinding(path.child("requests").child(name), celString(fmt.Sprintf("Required value: no %s request; this policy requires requests for %s", name, strings.Join(r.RequireRequests, ", "))))))
 	}
@@ -290,6 +295,10 @@ func (r resourcesCEL) celPasses(names *celNames, value string, found bool) strin
 	}
 	out := []string{fmt.Sprintf("type(%s) == map", value), valid("requests"), valid("limits")}
 	for _, name := range r.RequireRequests {
+		if r.RequestsWritten {
+			out = append(out, has("requests", name))
+			continue
+		}
 		out = append(out, fmt.Sprintf("(%s || %s)", has("requests", name), has("limits", name)))
 	}
 	for _, name := range r.RequireLimits {

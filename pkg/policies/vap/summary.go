@@ -33,7 +33,9 @@ func summary(paths []rules.ObjectPath, errorType, allowed string) string {
 // resourcesSummary names a resources rule's places and its requirements.
 func resourcesSummary(r *rules.Resources) string {
 	var allowed []string
-	if len(r.RequireRequests) > 0 {
+	if len(r.RequireRequests) > 0 && r.RequestsWritten {
+		allowed = append(allowed, "requests written out required for "+strings.Join(r.RequireRequests, ", "))
+	} else if len(r.RequireRequests) > 0 {
 		allowed = append(allowed, "requests required for "+strings.Join(r.RequireRequests, ", "))
 	}
 	if len(r.RequireLimits) > 0 {

@@ -29,6 +29,9 @@ type Resources struct {
 	Paths           []ObjectPath
 	Preset          v1alpha1.ResourcesPreset
 	RequireRequests []string
+	// RequestsWritten: only a request written out satisfies
+	// RequireRequests (requireRequestsMode: Written).
+	RequestsWritten bool
 	RequireLimits   []string
 	Ratios          []RatioBand
 	RequestBounds   []QuantityBound
@@ -58,6 +61,13 @@ func compileResources(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) (R
 	path = path.Child("resources")
 	paths, errs := parsePaths(cfg.Paths, path.Child("paths"))
 	r := &Resources{Paths: paths, Preset: cfg.Preset, RequireRequests: cfg.RequireRequests, RequireLimits: cfg.RequireLimits, Exclude: cfg.ExcludeContainers}
+	switch cfg.RequireRequestsMode {
+	case "", v1alpha1.EffectiveRequests:
+	case v1alpha1.WrittenRequests:
+		r.RequestsWritten = true
+	default:
+		errs = append(errs, field.NotSupported(path.Child("requireRequestsMode"), cfg.RequireRequestsMode, []v1alpha1.RequestsMode{v1alpha1.EffectiveRequests, v1alpha1.WrittenRequests}))
+	}
 	if len(cfg.Paths) == 0 && cfg.Preset == "" && len(cfg.RequireAnyOf) == 0 {
 		errs = append(errs, field.Required(path.Child("paths"), "paths, preset or requireAnyOf is required"))
 	}
@@ -217,9 +227,13 @@ func (r *Resources) checkRequirements(path *field.Path, value any, found bool) f
 	errs = append(errs, limitErrs...)
 
 	for _, name := range r.RequireRequests {
-		if _, ok := effectiveRequest(requests, limits, name); !ok {
-			errs = append(errs, field.Required(path.Child("requests", name), fmt.Sprintf("no %s request; this policy requires requests for %s", name, strings.Join(r.RequireRequests, ", "))))
+		if _, ok := requests.get(name); ok {
+			continue
 		}
+		if _, ok := limits.get(name); ok && !r.RequestsWritten {
+			continue // Kubernetes sets the request to the limit
+		}
+		errs = append(errs, field.Required(path.Child("requests", name), r.missingRequest(name)))
 	}
 	for _, name := range r.RequireLimits {
 		if _, ok := limits.get(name); !ok {
@@ -279,6 +293,20 @@ func (b QuantityBound) Describe() string {
 		return "at least " + b.Min.String()
 	}
 	return "at most " + b.Max.String()
+}
+
+// missingRequest is the message for a required request that is not there.
+func (r *Resources) missingRequest(name string) string {
+	if r.RequestsWritten {
+		return MissingWrittenRequest(name, r.RequireRequests)
+	}
+	return fmt.Sprintf("no %s request; this policy requires requests for %s", name, strings.Join(r.RequireRequests, ", "))
+}
+
+// MissingWrittenRequest is the message for a request that
+// requireRequestsMode: Written requires and the object does not write.
+func MissingWrittenRequest(name string, required []string) string {
+	return fmt.Sprintf("no %s request written; this policy requires requests for %s written out (requireRequestsMode: Written), and a limit does not count", name, strings.Join(required, ", "))
 }
 
 // RequestFromLimit is what a message says of a request Kubernetes set
