@@ -19,6 +19,7 @@ var kindCompilations = registerKindCompilations(
 	validatingKind("cel", compileCELRule),
 	validatingKind("deletion", func(d *rules.Deletion, _ *compiler) ([]ruleCEL, error) { return compileDeletion(d) }),
 	mutatingKind("defaults", (*mutationBuilder).add),
+	kindCompilation{kind: "versionTable", webhookOnly: "versionTable is not compiled: the webhook matches its rows' version patterns against versions read from fields and image tags"},
 )
 
 // kindCompilation is one rule kind's compilation. Exactly one of its

@@ -15,6 +15,7 @@ var ruleKinds = registerRuleKinds(
 	celKind,
 	deletionKind,
 	defaultsKind,
+	versionTableKind,
 )
 
 func registerRuleKinds(kinds ...ruleKind) []ruleKind {

@@ -1,0 +1,5 @@
+package policies
+
+import "testing"
+
+func TestVersionTable(t *testing.T) { runCases(t, "versionTable") }
