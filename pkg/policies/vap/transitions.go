@@ -31,6 +31,9 @@ func compileTransitions(tr *rules.Transitions, c *compiler) ([]ruleCEL, error) {
 		if t.ImageTag != nil && t.ImageTag.Pattern != nil {
 			return nil, needsWebhook("transitions[%d] path %s: imageTag.tagPattern is not compiled: Kubernetes CEL has no regular-expression groups, so the version cannot be read out of the tag", i, t.Path)
 		}
+		if t.DefaultVersion != "" || len(t.Alternatives) > 0 {
+			return nil, needsWebhook("transitions[%d] path %s: defaultVersion and alternatives are not compiled", i, t.Path)
+		}
 		if t.UpgradePath != nil {
 			if err := checkUpgradePathCompiles(t.UpgradePath); err != nil {
 				return nil, needsWebhook("transitions[%d] path %s: upgradePaths is not compiled: %v", i, t.Path, err)

@@ -127,6 +127,11 @@ type Transition struct {
 	// BuildOrdered is set when NoDowngrade orders vendor build suffixes
 	// (build: Ordered).
 	BuildOrdered bool
+	// DefaultVersion is the version an absent value means; "" for none.
+	DefaultVersion string
+	// Alternatives are other places that hold the version (see
+	// version_places.go).
+	Alternatives []VersionPlace
 	// Lists say how the items of each list of the path pair: one per
 	// "[*]", outermost first, and one more for the list NoRemoval checks.
 	Lists []listIdentity
@@ -218,6 +223,7 @@ func compileTransitions(spec *v1alpha1.Rule, path *field.Path, env *compileEnv) 
 			errs = append(errs, patternErrs...)
 			t.ImageTag = &ImageTag{Pattern: pattern}
 		}
+		errs = append(errs, t.compileVersionPlaces(&cfg, at)...)
 		id := [2]string{cfg.Path, string(cfg.Check)}
 		if prev, ok := seen[id]; ok {
 			e := field.Duplicate(at, cfg.Path)
@@ -241,6 +247,10 @@ func (r *Transitions) Check(_ context.Context, req *Request) ([]Finding, error) 
 	for _, t := range r.Transitions {
 		old := side{value: req.OldObject.Object, found: true}
 		cur := side{value: req.Object.Object, found: true}
+		if len(t.Alternatives) > 0 {
+			errs = append(errs, t.judgePlaces(old.value.(map[string]any), cur.value.(map[string]any))...)
+			continue
+		}
 		t.walk(gvk, 0, 0, old, cur, &errs, func(old, cur side, list int) {
 			errs = append(errs, t.judge(gvk, old, cur, list)...)
 		})
@@ -454,13 +464,13 @@ func itemKey(item any, keys []string) (id, desc string) {
 
 // judge applies the check to one place.
 func (t *Transition) judge(gvk runtimeschema.GroupVersionKind, old, cur side, list int) field.ErrorList {
-	if !old.found {
+	if !old.found && t.DefaultVersion == "" {
 		return nil // setting a value the first time is not a transition
 	}
 	if t.Check == v1alpha1.NoRemoval {
 		return t.judgeRemoval(gvk, old, cur, list)
 	}
-	if !cur.found {
+	if !cur.found && t.DefaultVersion == "" {
 		return field.ErrorList{field.Required(cur.path, fmt.Sprintf("was %s; %s does not allow removing it", t.describe(old.value), t.Check))}
 	}
 	switch t.Check {
@@ -514,7 +524,18 @@ func (t *Transition) judgeAmount(old, cur side) field.ErrorList {
 // build metadata do not count, a pre-release is older than its release,
 // and missing minor and patch numbers are zero.
 func (t *Transition) judgeVersion(old, cur side) field.ErrorList {
-	wasRaw, ok := t.oldVersion(old.value)
+	return t.compareVersions(versionAt{side: old, tag: t.ImageTag}, versionAt{side: cur, tag: t.ImageTag})
+}
+
+// compareVersions judges the version of old against cur's, each read
+// from its place: an absent one is DefaultVersion, and versions of two
+// different places compare to the precision both write.
+func (t *Transition) compareVersions(oldAt, curAt versionAt) field.ErrorList {
+	old, cur := oldAt.side, curAt.side
+	wasRaw, ok := t.DefaultVersion, true
+	if old.found {
+		wasRaw, ok = t.oldVersion(old.value, oldAt.tag)
+	}
 	if !ok {
 		return nil
 	}
@@ -522,11 +543,24 @@ func (t *Transition) judgeVersion(old, cur side) field.ErrorList {
 	if t.BuildOrdered {
 		wasCore, wasBuild = splitBuild(wasRaw)
 	}
-	was, err := parseVersion(wasCore, t.ImageTag != nil)
+	was, err := parseVersion(wasCore, oldAt.tag != nil && old.found)
 	if err != nil {
 		return nil
 	}
-	nowRaw, errs := t.newVersion(cur, wasRaw)
+	// A finding says where the old version came from, when not from the
+	// place it is reported at.
+	source := ""
+	if !old.found {
+		source = fmt.Sprintf("; %s was not set, so it was defaultVersion %s", old.path, wasRaw)
+	} else if oldAt.place != curAt.place {
+		source = fmt.Sprintf("; %s was read at %s", wasRaw, old.path)
+	}
+	nowRaw, subject := t.DefaultVersion, fmt.Sprintf("is not set, so it is defaultVersion %s, which ", t.DefaultVersion)
+	var errs field.ErrorList
+	if cur.found {
+		nowRaw, errs = t.newVersion(cur, wasRaw, curAt.tag)
+		subject = ""
+	}
 	if errs != nil {
 		return errs
 	}
@@ -534,25 +568,33 @@ func (t *Transition) judgeVersion(old, cur side) field.ErrorList {
 	if t.BuildOrdered {
 		nowCore, nowBuild = splitBuild(nowRaw)
 	}
-	now, err := parseVersion(nowCore, t.ImageTag != nil)
+	now, err := parseVersion(nowCore, curAt.tag != nil && cur.found)
 	if err != nil {
-		if t.ImageTag != nil {
+		if curAt.tag != nil {
 			return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("image version %s is not a semantic version, which %s compares; was %s", nowRaw, t.Check, wasRaw))}
 		}
 		return field.ErrorList{field.Invalid(cur.path, cur.value, fmt.Sprintf("is not a semantic version, which %s compares; was %s", t.Check, wasRaw))}
 	}
+	if oldAt.place != curAt.place && sameToPrecision(was, now) {
+		return nil // a catalog's major 16 after image 16.4 is no change
+	}
 	// An image's finding says which version of the reference it judged.
-	subject := ""
-	if t.ImageTag != nil {
+	if curAt.tag != nil && cur.found {
 		subject = "image version " + nowRaw + " "
 	}
+	finding := func(msg string) field.ErrorList {
+		if !cur.found {
+			return field.ErrorList{field.Required(cur.path, msg)}
+		}
+		return field.ErrorList{field.Invalid(cur.path, cur.value, msg)}
+	}
 	invalid := func(format string, args ...any) field.ErrorList {
-		return field.ErrorList{field.Invalid(cur.path, cur.value, subject+fmt.Sprintf(format, args...))}
+		return finding(subject + fmt.Sprintf(format, args...) + source)
 	}
 	switch {
 	case t.Check == v1alpha1.UpgradePath:
 		if msg := t.UpgradePath.judge(was, now, wasRaw, nowRaw); msg != "" {
-			return field.ErrorList{field.Invalid(cur.path, cur.value, msg)}
+			return finding(msg + source)
 		}
 		return nil
 	case t.Check == v1alpha1.NoDowngrade:
@@ -609,8 +651,8 @@ func (t *Transition) judgeBuild(wasRaw, wasBuild, nowBuild string, invalid func(
 
 // oldVersion is the old value's version as written, false when it has
 // none to protect.
-func (t *Transition) oldVersion(v any) (string, bool) {
-	if t.ImageTag == nil {
+func (t *Transition) oldVersion(v any, tag *ImageTag) (string, bool) {
+	if tag == nil {
 		s, _, ok := scalarString(v)
 		return s, ok
 	}
@@ -622,23 +664,23 @@ func (t *Transition) oldVersion(v any) (string, bool) {
 	if ref.err != nil || ref.tag == "" {
 		return "", false
 	}
-	return t.tagVersion(ref.tag)
+	return t.tagVersion(ref.tag, tag)
 }
 
 // tagVersion is the version an image tag holds. With build: Ordered and
 // no pattern, the whole tag is the version and its build: the build is
 // what follows the "-".
-func (t *Transition) tagVersion(tag string) (string, bool) {
-	if t.BuildOrdered && t.ImageTag.Pattern == nil {
-		return tag, true
+func (t *Transition) tagVersion(ref string, tag *ImageTag) (string, bool) {
+	if t.BuildOrdered && tag.Pattern == nil {
+		return ref, true
 	}
-	return tagVersion(tag, t.ImageTag.Pattern)
+	return tagVersion(ref, tag.Pattern)
 }
 
 // newVersion is the new value's version as written, or the finding that
 // says why it has none.
-func (t *Transition) newVersion(cur side, wasRaw string) (string, field.ErrorList) {
-	if t.ImageTag == nil {
+func (t *Transition) newVersion(cur side, wasRaw string, tag *ImageTag) (string, field.ErrorList) {
+	if tag == nil {
 		s, _, ok := scalarString(cur.value)
 		if !ok {
 			return "", field.ErrorList{field.TypeInvalid(cur.path, cur.value, fmt.Sprintf("must be a version, which %s compares; was %s", t.Check, wasRaw))}
@@ -660,9 +702,9 @@ func (t *Transition) newVersion(cur side, wasRaw string) (string, field.ErrorLis
 	}
 	// Without a pattern a tag always has a version: the grammar starts a
 	// tag with a letter, digit or "_", never a "-".
-	version, ok := t.tagVersion(ref.tag)
-	if !ok && t.ImageTag.Pattern != nil {
-		return "", field.ErrorList{field.Invalid(cur.path, image, fmt.Sprintf("image tag %s does not match tagPattern %s, so %s cannot compare its version with %s", ref.tag, t.ImageTag.Pattern.Raw, t.Check, wasRaw))}
+	version, ok := t.tagVersion(ref.tag, tag)
+	if !ok && tag.Pattern != nil {
+		return "", field.ErrorList{field.Invalid(cur.path, image, fmt.Sprintf("image tag %s does not match tagPattern %s, so %s cannot compare its version with %s", ref.tag, tag.Pattern.Raw, t.Check, wasRaw))}
 	}
 	return version, nil
 }
