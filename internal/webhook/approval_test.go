@@ -64,9 +64,9 @@ func TestSignedApprovalForDelete(t *testing.T) {
 	}{
 		{"under the key that signed it", key, true, ""},
 		{"under another key", approvalKey(t, "another install's approval key, 32 bytes"), false,
-			notApproved + "the stored object's crdguard.dev/last-approval record does not carry crdguard's signature for this object)"},
+			notApproved + "the stored object's crdguard.dev/last-approval record does not carry crdguard's signature for this object; an approval on DELETE now counts only with a record that crdguard's mutating webhook signed (CHANGELOG.md): an approver writes crdguard.dev/approve in an update, which records it, then deletes)"},
 		{"without a key", nil, false,
-			notApproved + "a stored approval counts only with a crdguard.dev/last-approval record signed with crdguard's approval key, and this evaluation has no key to check it with)"},
+			notApproved + "a stored approval counts only with a crdguard.dev/last-approval record signed with crdguard's approval key, and this evaluation has no key to check it with (crdguard-webhook --approval-key-file); an approval on DELETE now counts only with a record that crdguard's mutating webhook signed (CHANGELOG.md): an approver writes crdguard.dev/approve in an update, which records it, then deletes)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := (&Validator{Engines: engines(t), ApprovalKey: tt.key}).Handle(t.Context(), request(admissionv1.Delete, alice, nil, storedJSON))

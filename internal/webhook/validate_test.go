@@ -187,11 +187,11 @@ func TestValidator(t *testing.T) {
 		})),
 		code: http.StatusUnprocessableEntity,
 		message: `MySQLCluster.db.example.io "scratch" is invalid: <nil>: [mysql-safety/protect-data] Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it ` +
-			`(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data)`,
+			`(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data; an approval on DELETE now counts only with a record that crdguard's mutating webhook signed (CHANGELOG.md): an approver writes crdguard.dev/approve in an update, which records it, then deletes)`,
 		causes: []metav1.StatusCause{{
 			Type: "FieldValueForbidden", Field: "<nil>",
 			Message: "[mysql-safety/protect-data] Forbidden: deleting this cluster deletes its volumes (reclaimPolicy Delete); a dba approves it " +
-				"(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data)",
+				"(not approved: the stored object's approval has no crdguard.dev/last-approval record of crdguard admitting it for mysql-safety/protect-data; an approval on DELETE now counts only with a record that crdguard's mutating webhook signed (CHANGELOG.md): an approver writes crdguard.dev/approve in an update, which records it, then deletes)",
 		}},
 	}, {
 		name:    "a dry run is judged like a real request",

@@ -372,9 +372,9 @@ func readStoredRecord(req *Request) storedApproval {
 	s := storedApproval{record: &record}
 	switch {
 	case req.ApprovalKey == nil:
-		s.unverified = fmt.Sprintf("a stored approval counts only with a %s record signed with crdguard's approval key, and this evaluation has no key to check it with", v1alpha1.LastApprovalAnnotation)
+		s.unverified = fmt.Sprintf("a stored approval counts only with a %s record signed with crdguard's approval key, and this evaluation has no key to check it with (crdguard-webhook --approval-key-file)", v1alpha1.LastApprovalAnnotation) + deleteApprovalChange
 	case !req.ApprovalKey.verifies(record, req.OldObject, req.Namespace):
-		s.unverified = fmt.Sprintf("the stored object's %s record does not carry crdguard's signature for this object", v1alpha1.LastApprovalAnnotation)
+		s.unverified = fmt.Sprintf("the stored object's %s record does not carry crdguard's signature for this object", v1alpha1.LastApprovalAnnotation) + deleteApprovalChange
 	}
 	return s
 }
@@ -383,10 +383,14 @@ func readStoredRecord(req *Request) storedApproval {
 // stored approval with reason; "" when it does.
 func (s storedApproval) problem(reason, id string) string {
 	if s.record == nil || s.record.Reason != reason || !slices.Contains(s.record.Rules, id) {
-		return fmt.Sprintf("the stored object's approval has no %s record of crdguard admitting it for %s", v1alpha1.LastApprovalAnnotation, id)
+		return fmt.Sprintf("the stored object's approval has no %s record of crdguard admitting it for %s", v1alpha1.LastApprovalAnnotation, id) + deleteApprovalChange
 	}
 	return s.unverified
 }
+
+// deleteApprovalChange tells users of the release in which an approval
+// annotation alone approved a DELETE what changed, and what works now.
+var deleteApprovalChange = fmt.Sprintf("; an approval on DELETE now counts only with a record that crdguard's mutating webhook signed (CHANGELOG.md): an approver writes %s in an update, which records it, then deletes", v1alpha1.ApproveAnnotation)
 
 func approvalField(annotation string) string {
 	return field.NewPath("metadata", "annotations").Key(annotation).String()

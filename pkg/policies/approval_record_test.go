@@ -99,7 +99,7 @@ func TestDeleteApprovalWithoutKey(t *testing.T) {
 		message string
 	}{
 		{testApprovalKey, true, "Forbidden: MySQL clusters hold data; a dba approves their deletion"},
-		{nil, false, "Forbidden: MySQL clusters hold data; a dba approves their deletion (not approved: a stored approval counts only with a crdguard.dev/last-approval record signed with crdguard's approval key, and this evaluation has no key to check it with)"},
+		{nil, false, "Forbidden: MySQL clusters hold data; a dba approves their deletion (not approved: a stored approval counts only with a crdguard.dev/last-approval record signed with crdguard's approval key, and this evaluation has no key to check it with (crdguard-webhook --approval-key-file); an approval on DELETE now counts only with a record that crdguard's mutating webhook signed (CHANGELOG.md): an approver writes crdguard.dev/approve in an update, which records it, then deletes)"},
 	} {
 		res, err := engine.Evaluate(t.Context(), Request{Operation: v1alpha1.Delete, OldObject: c.OldObject, Namespace: c.Namespace,
 			UserInfo: authenticationv1.UserInfo{Username: "carol", Groups: []string{"dba"}}, ApprovalKey: tt.key})
