@@ -176,7 +176,7 @@ func TestTransitionListKeysAgainstSchema(t *testing.T) {
 			{Path: "spec.shards[*].nodes[*].disk", Check: v1alpha1.NoDecrease, ListKeys: []v1alpha1.ListKeys{{Keys: []string{"shard"}}, {}}},
 		},
 		want: []string{
-			`spec.rules[0].transitions[0].path: Invalid value: "spec.volumeClaimTemplates[*].spec.storage": nothing identifies the items of spec.volumeClaimTemplates in MySQLCluster: they have no list-map keys and no name field; set keys (like metadata.name), or matchBy: Index`,
+			`spec.rules[0].transitions[0].path: Invalid value: "spec.volumeClaimTemplates[*].spec.storage": nothing identifies the items of spec.volumeClaimTemplates in MySQLCluster: they have no list-map keys and no name field; set keys (like metadata.name), or matchBy: Index; before this release keys applied to every list of a path and items without them paired by position, which let a reordered list hide a change (CHANGELOG.md)`,
 			`spec.rules[0].transitions[1].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards[*].nodes in MySQLCluster: they have no list-map keys and no name field; give listKeys[1] keys (like metadata.name), or matchBy: Index`,
 		},
 	}, {
@@ -185,13 +185,13 @@ func TestTransitionListKeysAgainstSchema(t *testing.T) {
 		name: "two lists nothing identifies, and no keys",
 		ts:   []v1alpha1.FieldTransition{{Path: "spec.shards[*].nodes[*].disk", Check: v1alpha1.NoDecrease}},
 		want: []string{
-			`spec.rules[0].transitions[0].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards in MySQLCluster: they have no list-map keys and no name field; set listKeys, one entry per list of the path (spec.shards, spec.shards[*].nodes), with keys (like metadata.name) or matchBy: Index in entry 0`,
-			`spec.rules[0].transitions[0].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards[*].nodes in MySQLCluster: they have no list-map keys and no name field; set listKeys, one entry per list of the path (spec.shards, spec.shards[*].nodes), with keys (like metadata.name) or matchBy: Index in entry 1`,
+			`spec.rules[0].transitions[0].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards in MySQLCluster: they have no list-map keys and no name field; set listKeys, one entry per list of the path (spec.shards, spec.shards[*].nodes): listKeys: [{keys: [<key>]}, {keys: [<key>]}], where <key> is a field that identifies the list's items, or the entry is {matchBy: Index}; before this release keys applied to every list of a path and items without them paired by position, which let a reordered list hide a change (CHANGELOG.md)`,
+			`spec.rules[0].transitions[0].path: Invalid value: "spec.shards[*].nodes[*].disk": nothing identifies the items of spec.shards[*].nodes in MySQLCluster: they have no list-map keys and no name field; set listKeys, one entry per list of the path (spec.shards, spec.shards[*].nodes): listKeys: [{keys: [<key>]}, {keys: [<key>]}], where <key> is a field that identifies the list's items, or the entry is {matchBy: Index}; before this release keys applied to every list of a path and items without them paired by position, which let a reordered list hide a change (CHANGELOG.md)`,
 		},
 	}, {
 		name: "one keys list for two lists",
 		ts:   []v1alpha1.FieldTransition{{Path: "spec.shards[*].nodes[*].disk", Check: v1alpha1.NoDecrease, Keys: []string{"id"}}},
-		want: []string{`spec.rules[0].transitions[0].keys: Forbidden: keys identify the items of one list, and path spec.shards[*].nodes[*].disk has 2 (spec.shards, spec.shards[*].nodes): set listKeys, one entry per list`},
+		want: []string{`spec.rules[0].transitions[0].keys: Forbidden: keys identify the items of one list, and path spec.shards[*].nodes[*].disk has 2 (spec.shards, spec.shards[*].nodes): set listKeys, one entry per list: listKeys: [{keys: [<key>]}, {keys: [id]}], where <key> is a field that identifies the list's items, or the entry is {matchBy: Index}; before this release keys applied to every list of a path and items without them paired by position, which let a reordered list hide a change (CHANGELOG.md)`},
 	}, {
 		name: "listKeys of the wrong length, and keys with matchBy Index",
 		ts: []v1alpha1.FieldTransition{
@@ -206,6 +206,55 @@ func TestTransitionListKeysAgainstSchema(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assertPolicyErrors(t, mysqlPolicy(v1alpha1.Rule{Name: "transitions", Transitions: tt.ts}), schemas, tt.want)
+		})
+	}
+}
+
+// TestPreviousReleaseECKTransitions loads the ECK transitions written for
+// the release in which keys applied to every list of a path and items
+// without them paired by position. Loading them as they were would pair
+// the wrong claims (a fail-open), so they are errors that say what
+// changed and give the listKeys that load, read from the CRD.
+func TestPreviousReleaseECKTransitions(t *testing.T) {
+	schemas, err := schema.RegistryFromFiles(t.Context(), filepath.Join("testdata", "transitions", "eck-node-set-volumes", "crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const path = "spec.nodeSets[*].volumeClaimTemplates[*].spec.resources.requests.storage"
+	const changed = "; before this release keys applied to every list of a path and items without them paired by position, which let a reordered list hide a change (CHANGELOG.md)"
+	tests := []struct {
+		name string
+		ts   []v1alpha1.FieldTransition
+		want []string
+	}{{
+		name: "no keys",
+		ts:   []v1alpha1.FieldTransition{{Path: path, Check: v1alpha1.NoDecrease}},
+		want: []string{
+			`spec.rules[0].transitions[0].path: Invalid value: "` + path + `": nothing identifies the items of spec.nodeSets[*].volumeClaimTemplates in Elasticsearch: they have no list-map keys and no name field; set listKeys, one entry per list of the path (spec.nodeSets, spec.nodeSets[*].volumeClaimTemplates): listKeys: [{keys: [name]}, {keys: [metadata.name]}]` + changed,
+		},
+	}, {
+		name: "keys for every list",
+		ts:   []v1alpha1.FieldTransition{{Path: path, Check: v1alpha1.NoDecrease, Keys: []string{"metadata.name"}}},
+		want: []string{
+			`spec.rules[0].transitions[0].keys: Forbidden: keys identify the items of one list, and path ` + path + ` has 2 (spec.nodeSets, spec.nodeSets[*].volumeClaimTemplates): set listKeys, one entry per list: listKeys: [{keys: [name]}, {keys: [metadata.name]}]` + changed,
+		},
+	}, {
+		name: "the form the errors give",
+		ts:   []v1alpha1.FieldTransition{{Path: path, Check: v1alpha1.NoDecrease, ListKeys: []v1alpha1.ListKeys{{Keys: []string{"name"}}, {Keys: []string{"metadata.name"}}}}},
+	}}
+	t.Run("keys for every list, without CRDs", func(t *testing.T) {
+		// What the keys meant then, for every list, without pairing by
+		// position.
+		p := mysqlPolicy(v1alpha1.Rule{Name: "volumes", Transitions: []v1alpha1.FieldTransition{{Path: path, Check: v1alpha1.NoDecrease, Keys: []string{"metadata.name"}}}})
+		assertPolicyErrors(t, p, nil, []string{
+			`spec.rules[0].transitions[0].keys: Forbidden: keys identify the items of one list, and path ` + path + ` has 2 (spec.nodeSets, spec.nodeSets[*].volumeClaimTemplates): set listKeys, one entry per list: listKeys: [{keys: [metadata.name]}, {keys: [metadata.name]}]` + changed,
+		})
+	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := mysqlPolicy(v1alpha1.Rule{Name: "volumes", Transitions: tt.ts})
+			p.Spec.Match.Resources = []v1alpha1.ResourceMatch{{Group: "elasticsearch.k8s.elastic.co", Kinds: []string{"Elasticsearch"}}}
+			assertPolicyErrors(t, p, schemas, tt.want)
 		})
 	}
 }

@@ -75,7 +75,7 @@ func compileListIdentities(cfg *v1alpha1.FieldTransition, p ObjectPath, at *fiel
 	case shorthand && len(schemaPaths) == 0:
 		errs = append(errs, field.Forbidden(at.Child("keys"), "keys match list items: they may only be set for a path with [*] or for check NoRemoval"))
 	case shorthand && len(schemaPaths) > 1:
-		errs = append(errs, field.Forbidden(at.Child("keys"), fmt.Sprintf("keys identify the items of one list, and path %s has %d (%s): set listKeys, one entry per list", cfg.Path, len(schemaPaths), strings.Join(texts, ", "))))
+		errs = append(errs, field.Forbidden(at.Child("keys"), fmt.Sprintf("keys identify the items of one list, and path %s has %d (%s): set listKeys, one entry per list: %s%s", cfg.Path, len(schemaPaths), strings.Join(texts, ", "), listKeysForm(cfg.Keys, schemaPaths, env), listPairingChange)))
 	case shorthand:
 		perList[0] = configured{cfg.Keys, cfg.MatchBy, at}
 	}
@@ -116,7 +116,7 @@ func compileListIdentities(cfg *v1alpha1.FieldTransition, p ObjectPath, at *fiel
 				continue
 			}
 			if has, known := env.schemas.ItemHasField(gvk, schemaPaths[i], DefaultListKeys); known && !has {
-				schemaErrs = append(schemaErrs, field.Invalid(at.Child("path"), cfg.Path, fmt.Sprintf("nothing identifies the items of %s in %s: they have no list-map keys and no name field; %s", texts[i], gvk.Kind, identifyHint(cfg, i, texts))))
+				schemaErrs = append(schemaErrs, field.Invalid(at.Child("path"), cfg.Path, fmt.Sprintf("nothing identifies the items of %s in %s: they have no list-map keys and no name field; %s%s", texts[i], gvk.Kind, identifyHint(cfg, i, texts, schemaPaths, env), pairingChange(cfg))))
 			}
 		}
 	}
@@ -126,14 +126,80 @@ func compileListIdentities(cfg *v1alpha1.FieldTransition, p ObjectPath, at *fiel
 // identifyHint says how to identify the items of the path's i-th list in
 // the form that loads: keys alone serve a path with one list, and are
 // refused for more, where each list has its entry in listKeys.
-func identifyHint(cfg *v1alpha1.FieldTransition, i int, texts []string) string {
+func identifyHint(cfg *v1alpha1.FieldTransition, i int, texts []string, schemaPaths [][]string, env *compileEnv) string {
 	switch {
 	case len(cfg.ListKeys) > 0:
 		return fmt.Sprintf("give listKeys[%d] keys (like metadata.name), or matchBy: Index", i)
 	case len(texts) > 1:
-		return fmt.Sprintf("set listKeys, one entry per list of the path (%s), with keys (like metadata.name) or matchBy: Index in entry %d", strings.Join(texts, ", "), i)
+		return fmt.Sprintf("set listKeys, one entry per list of the path (%s): %s", strings.Join(texts, ", "), listKeysForm(nil, schemaPaths, env))
 	}
 	return "set keys (like metadata.name), or matchBy: Index"
+}
+
+// listPairingChange tells users of the release in which keys applied to
+// every list of a path, and items without them paired by position, what
+// changed. Loading such a policy as it was would pair the wrong items,
+// so it is an error, never a warning.
+const listPairingChange = "; before this release keys applied to every list of a path and items without them paired by position, which let a reordered list hide a change (CHANGELOG.md)"
+
+// pairingChange is listPairingChange for a transition written without
+// listKeys, as the previous release's were.
+func pairingChange(cfg *v1alpha1.FieldTransition) string {
+	if len(cfg.ListKeys) > 0 {
+		return ""
+	}
+	return listPairingChange
+}
+
+// listKeysForm writes the listKeys that identify the items of each list
+// as a policy writes it: the given keys where the items have them, else
+// the CRD's list-map keys, name, or metadata.name, else a placeholder:
+// pairing by position (matchBy: Index) is the user's choice to make.
+// Without CRDs it repeats the given keys for every list, which is what
+// they meant when they applied to every list.
+func listKeysForm(given []string, schemaPaths [][]string, env *compileEnv) string {
+	entries := make([]string, len(schemaPaths))
+	placeholder := false
+	for i, sp := range schemaPaths {
+		keys := given
+		if env != nil && env.schemas != nil && len(env.kinds) > 0 {
+			keys = schemaKeysFor(given, sp, env)
+		}
+		if len(keys) == 0 {
+			keys, placeholder = []string{"<key>"}, true
+		}
+		entries[i] = "{keys: [" + strings.Join(keys, ", ") + "]}"
+	}
+	form := "listKeys: [" + strings.Join(entries, ", ") + "]"
+	if placeholder {
+		form += ", where <key> is a field that identifies the list's items, or the entry is {matchBy: Index}"
+	}
+	return form
+}
+
+// schemaKeysFor picks the keys that the items of the list at schemaPath
+// have in every kind the policy matches, nil for none.
+func schemaKeysFor(given []string, schemaPath []string, env *compileEnv) []string {
+	has := func(key string) bool {
+		for _, gvk := range env.kinds {
+			if ok, known := env.schemas.ItemHasField(gvk, schemaPath, strings.Split(key, ".")); known && !ok {
+				return false
+			}
+		}
+		return true
+	}
+	if len(given) > 0 && !slices.ContainsFunc(given, func(k string) bool { return !has(k) }) {
+		return given
+	}
+	if keys := env.schemas.ListMapKeys(env.kinds[0], schemaPath...); len(keys) > 0 {
+		return keys
+	}
+	for _, key := range []string{"name", "metadata.name"} {
+		if has(key) {
+			return []string{key}
+		}
+	}
+	return nil
 }
 
 // keyValue is the value at the dotted field path key within item.
