@@ -136,6 +136,7 @@ func TestHelpSaysWhatTheDocsSay(t *testing.T) {
 	}{
 		// The rules that stay with the webhook, as docs/cli.md lists them.
 		{command: "vap", want: "tagPattern"},
+		{command: "vap", want: "versionTable"},
 		// A flag of crdguard-webhook, not of this command or the chart.
 		{command: "webhook-config", want: "webhook.manageRules", notWant: "--manage-webhook-rules"},
 	} {

@@ -62,7 +62,8 @@ Rules a ValidatingAdmissionPolicy cannot express stay with the webhook: Deny
 rules of a policy with approvers that run on DELETE (a deletion uses the stored
 approval and its record), NoRemoval below a "[*]", and a tagPattern (of an
 imageVersion rule or a transition's imageTag: CEL has no regular-expression
-groups to read the version out of the tag). Each is listed on stderr, or by
+groups to read the version out of the tag), a versionTable rule, and a
+transition with defaultVersion or alternatives. Each is listed on stderr, or by
 --check.
 Give --crds so that NoRemoval matches list items by the CRDs' list-map keys.
 
