@@ -159,7 +159,7 @@ spec:
 		{"schema enum", "  match:", "  enforcement: Block\n  match:",
 			`crdguard: -:1 (document 1): GuardPolicy "broken" is invalid: [spec.enforcement: Unsupported value: "Block": supported values: "Deny", "Warn", "Audit", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]` + "\n"},
 		{"CEL marker: one rule kind", "    cel:", "    deletion: {}\n    cel:",
-			`crdguard: -:1 (document 1): GuardPolicy "broken" is invalid: spec.rules[0]: Invalid value: exactly one of resources, imageVersion, transitions, deletion, cel and defaults must be set` + "\n"},
+			`crdguard: -:1 (document 1): GuardPolicy "broken" is invalid: spec.rules[0]: Invalid value: exactly one of resources, imageVersion, transitions, deletion, cel, defaults and versionTable must be set` + "\n"},
 		{"Go validation: CEL compiles", `"true"`, `"object.spec.nope("`,
 			`crdguard: -:1 (document 1): GuardPolicy "broken" is invalid: spec.rules[0].cel.expression: Invalid value: "object.spec.nope(": compilation failed: ERROR: <input>:1:18: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}` + "\n"},
 	}
