@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -71,4 +72,29 @@ func TestCompileVersionTableErrors(t *testing.T) {
 			t.Errorf("error %d:\n got %s\nwant %s", i, e.Error(), want[i])
 		}
 	}
+}
+
+// FuzzVersionPattern parses arbitrary patterns and versions: never a
+// panic, and a pattern that parses matches the version written with its
+// own numbers.
+func FuzzVersionPattern(f *testing.F) {
+	for _, seed := range [][2]string{{"1.19.x", "1.19.2"}, {"8.0.39", "8.0.39-rc.1"}, {"8.x", "8"}, {"x", "1"}, {"1.2.3.x", "1.2.3"}, {"99999999999999999999", "1"}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, version string) {
+		p, err := parseVersionPattern(pattern)
+		if err != nil {
+			return
+		}
+		if v, err := ParseSemanticVersion(version); err == nil {
+			p.matches(v)
+		}
+		own, err := ParseSemanticVersion(strings.TrimSuffix(pattern, ".x"))
+		if err != nil {
+			t.Fatalf("pattern %q parsed, its numbers are no version: %v", pattern, err)
+		}
+		if !p.matches(own) {
+			t.Errorf("pattern %q does not match its own numbers %s", pattern, own)
+		}
+	})
 }
