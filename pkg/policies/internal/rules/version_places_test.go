@@ -18,8 +18,8 @@ func TestCompileVersionPlacesErrors(t *testing.T) {
 	}}
 	_, errs := compileTransitions(spec, field.NewPath("spec", "rules").Index(0), nil)
 	want := []string{
-		`spec.rules[0].transitions[0].defaultVersion: Forbidden: may only be set for checks that compare versions (NoDowngrade, MaxMinorSkip, MaxMajorSkip)`,
-		`spec.rules[0].transitions[0].alternatives: Forbidden: may only be set for checks that compare versions (NoDowngrade, MaxMinorSkip, MaxMajorSkip)`,
+		`spec.rules[0].transitions[0].defaultVersion: Forbidden: may only be set for checks that compare versions (NoDowngrade, MaxMinorSkip, MaxMajorSkip, UpgradePath)`,
+		`spec.rules[0].transitions[0].alternatives: Forbidden: may only be set for checks that compare versions (NoDowngrade, MaxMinorSkip, MaxMajorSkip, UpgradePath)`,
 		`spec.rules[0].transitions[1].defaultVersion: Invalid value: "rabbitmq:3.13": is not a version (not an image reference): not like 8.0.36 or v1.2.3-rc.1`,
 		`spec.rules[0].transitions[2].alternatives: Forbidden: may only be set for a path without [*]; path spec.nodes[*].image has one`,
 		`spec.rules[0].transitions[2].alternatives[0].path: Invalid value: "spec.nodes[*].version": must name one value; [*] is not allowed`,
