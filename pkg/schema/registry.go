@@ -105,7 +105,9 @@ func (r *Registry) Validate(ctx context.Context, obj, old *unstructured.Unstruct
 
 // DryRun is Validator.DryRun with the validator of obj's kind. An object of
 // a version its CRD does not serve fails as in Validate, without a stored
-// object; an object whose kind no CRD defines is a *NoSchemaError.
+// object; an object whose kind no CRD defines is a *NoSchemaError; under
+// WithFastPathVerification, a difference between the fast paths and
+// kube-apiserver's validators is a *FastPathMismatchError.
 func (r *Registry) DryRun(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (*unstructured.Unstructured, field.ErrorList, error) {
 	gvk := obj.GroupVersionKind()
 	if served, ok := r.served[gvk.GroupKind()]; ok && r.validators[gvk] == nil {
@@ -120,7 +122,10 @@ func (r *Registry) DryRun(ctx context.Context, obj, old *unstructured.Unstructur
 	if err != nil {
 		return nil, nil, err
 	}
-	stored, errs := v.DryRun(ctx, obj, old, opts)
+	stored, errs, mismatch := v.dryRun(ctx, obj, old, opts)
+	if mismatch != nil {
+		return nil, nil, mismatch
+	}
 	return stored, errs, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 // strategy is what the API server's custom resource strategy offers; its
@@ -35,7 +36,12 @@ type Validator struct {
 	gvk        schema.GroupVersionKind
 	namespaced bool
 	structural *structuralschema.Structural
-	strategy   strategy
+	// strategy runs the fast schema check in front of kube-openapi's
+	// validator; upstreamStrategy runs the latter alone, for verification.
+	strategy         strategy
+	upstreamStrategy strategy
+	// fastSchema is the schema validator strategy runs.
+	fastSchema *fastSchemaValidator
 	// deprecation is what the server warns of every request to this version.
 	deprecation []string
 }
@@ -53,7 +59,7 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	if err := structuraldefaulting.PruneDefaults(structural); err != nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %q version %s: %w", crd.Name, version, err)
 	}
-	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(openAPISchema)
+	schemaValidator, schemaOpenAPI, err := apiservervalidation.NewSchemaValidator(openAPISchema)
 	if err != nil {
 		return nil, err
 	}
@@ -63,14 +69,16 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 		return nil, err
 	}
 	var status *apiextensions.CustomResourceSubresourceStatus
-	var statusValidator apiservervalidation.SchemaValidator
+	var statusValidator, fastStatusValidator apiservervalidation.SchemaValidator
 	var scale *apiextensions.CustomResourceSubresourceScale
 	if subresources != nil && subresources.Status != nil {
 		status = &apiextensions.CustomResourceSubresourceStatus{}
 		if statusSchema, ok := openAPISchema.Properties["status"]; ok {
-			if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&statusSchema); err != nil {
+			var statusOpenAPI *spec.Schema
+			if statusValidator, statusOpenAPI, err = apiservervalidation.NewSchemaValidator(&statusSchema); err != nil {
 				return nil, err
 			}
+			fastStatusValidator = newFastSchemaValidator(statusOpenAPI, statusValidator)
 		}
 	}
 	if subresources != nil && subresources.Scale != nil {
@@ -87,13 +95,19 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	}
 
 	namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+	newStrategy := func(schemaValidator, statusValidator apiservervalidation.SchemaValidator) strategy {
+		return customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), namespaced, gvk,
+			schemaValidator, statusValidator, structural, status, scale, selectableFields)
+	}
+	fastSchema := newFastSchemaValidator(schemaOpenAPI, schemaValidator)
 	return &Validator{
-		gvk:        gvk,
-		namespaced: namespaced,
-		structural: structural,
-		strategy: customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), namespaced, gvk,
-			schemaValidator, statusValidator, structural, status, scale, selectableFields),
-		deprecation: versionWarnings(crd, version),
+		gvk:              gvk,
+		namespaced:       namespaced,
+		structural:       structural,
+		strategy:         newStrategy(fastSchema, fastStatusValidator),
+		upstreamStrategy: newStrategy(schemaValidator, statusValidator),
+		fastSchema:       fastSchema,
+		deprecation:      versionWarnings(crd, version),
 	}, nil
 }
 
@@ -115,7 +129,7 @@ func (v *Validator) Validate(ctx context.Context, obj, old *unstructured.Unstruc
 // fieldValidation=Warn the unknown fields are warnings recorded in ctx (see
 // RecordWarnings) before those of validation, as the server records them.
 func (v *Validator) ValidateWithOptions(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) field.ErrorList {
-	errs, _ := v.validate(ctx, obj, old, opts)
+	errs, _, _ := v.verifiedValidate(ctx, obj, old, opts)
 	return errs
 }
 
@@ -130,9 +144,16 @@ func (v *Validator) ValidateWithOptions(ctx context.Context, obj, old *unstructu
 // server drops them. stored is nil when the server could not decode
 // obj. Neither argument is modified.
 func (v *Validator) DryRun(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (stored *unstructured.Unstructured, errs field.ErrorList) {
-	errs, stored = v.validate(ctx, obj, old, opts)
+	stored, errs, _ = v.dryRun(ctx, obj, old, opts)
+	return stored, errs
+}
+
+// dryRun is DryRun, with the *FastPathMismatchError of a verification
+// that failed (see WithFastPathVerification).
+func (v *Validator) dryRun(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (stored *unstructured.Unstructured, errs field.ErrorList, mismatch error) {
+	errs, stored, mismatch = v.verifiedValidate(ctx, obj, old, opts)
 	if stored == nil {
-		return nil, errs
+		return nil, errs, mismatch
 	}
 	stored.SetResourceVersion("")
 	stored.SetManagedFields(nil)
@@ -149,12 +170,37 @@ func (v *Validator) DryRun(ctx context.Context, obj, old *unstructured.Unstructu
 	// The server defaults what it reads back from storage as well: a status
 	// dropped on create takes the status's own default.
 	structuraldefaulting.Default(stored.Object, v.structural)
-	return stored, errs
+	return stored, errs, mismatch
 }
 
-// validate validates a copy of obj and returns it as prepared for storage,
-// nil when it could not be decoded.
-func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (field.ErrorList, *unstructured.Unstructured) {
+// verifiedValidate is validate with the fast paths, and when ctx asks for
+// it (see WithFastPathVerification) also without them: on any difference
+// it returns the errors of kube-apiserver's validators alone and a
+// *FastPathMismatchError.
+func (v *Validator) verifiedValidate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (field.ErrorList, *unstructured.Unstructured, error) {
+	if !verifyingFastPaths(ctx) {
+		errs, stored := v.validate(ctx, obj, old, opts, v.strategy)
+		return errs, stored, nil
+	}
+	// Both runs see the same generated name, which messages may quote.
+	if old == nil && obj.GetName() == "" && obj.GetGenerateName() != "" {
+		obj = obj.DeepCopy()
+		obj.SetName(v.strategy.GenerateName(obj.GetGenerateName()))
+	}
+	errs, stored := v.validate(ctx, obj, old, opts, v.strategy)
+	upstreamErrs, upstreamStored := v.validate(ctx, obj, old, opts, v.upstreamStrategy)
+	if sameErrors(errs, upstreamErrs) {
+		return errs, stored, nil
+	}
+	return upstreamErrs, upstreamStored, &FastPathMismatchError{
+		GroupVersionKind: v.gvk, Namespace: effectiveNamespace(v.namespaced, obj.GetNamespace()), Name: obj.GetName(),
+		Fast: errorStrings(errs), Upstream: errorStrings(upstreamErrs),
+	}
+}
+
+// validate validates a copy of obj with strat and returns it as prepared
+// for storage, nil when it could not be decoded.
+func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions, strat strategy) (field.ErrorList, *unstructured.Unstructured) {
 	unchanged := obj == old
 	obj = obj.DeepCopy()
 	unknown, decodeErr := v.decode(obj)
@@ -163,8 +209,8 @@ func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstruc
 	}
 	errs := applyFieldValidation(ctx, opts.FieldValidation, unknown)
 	if old == nil {
-		v.prepareForCreate(ctx, obj)
-		return normalize(append(errs, rest.ValidateCreate(ctx, obj, v.strategy)...)), obj
+		v.prepareForCreate(ctx, obj, strat)
+		return normalize(append(errs, rest.ValidateCreate(ctx, obj, strat)...)), obj
 	}
 	// The stored object was pruned when it was written: its unknown fields
 	// are gone, not errors of this update. An update of an object to
@@ -178,8 +224,8 @@ func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstruc
 			return field.ErrorList{decodeErr}, nil
 		}
 	}
-	v.prepareForUpdate(ctx, obj, old)
-	return normalize(append(errs, rest.ValidateUpdate(ctx, obj, old, v.strategy)...)), obj
+	v.prepareForUpdate(ctx, obj, old, strat)
+	return normalize(append(errs, rest.ValidateUpdate(ctx, obj, old, strat)...)), obj
 }
 
 // normalize orders errs by field path, then type and detail, and drops exact
@@ -240,18 +286,18 @@ func (v *Validator) Default(obj *unstructured.Unstructured) {
 // prepareForCreate does what the API server does between decoding and
 // validation of a create: fill the namespace the request is sent to, generate
 // a name, and let the strategy drop what a create may not set (status).
-func (v *Validator) prepareForCreate(ctx context.Context, obj *unstructured.Unstructured) {
+func (v *Validator) prepareForCreate(ctx context.Context, obj *unstructured.Unstructured, strat strategy) {
 	v.fixNamespace(obj)
 	dedupOwnerReferences(obj)
 	resetManagedFields(obj, nil)
 	if obj.GetName() == "" && obj.GetGenerateName() != "" {
-		obj.SetName(v.strategy.GenerateName(obj.GetGenerateName()))
+		obj.SetName(strat.GenerateName(obj.GetGenerateName()))
 	}
-	v.strategy.PrepareForCreate(ctx, obj)
+	strat.PrepareForCreate(ctx, obj)
 }
 
 // prepareForUpdate mirrors rest.BeforeUpdate up to validation.
-func (v *Validator) prepareForUpdate(ctx context.Context, obj, old *unstructured.Unstructured) {
+func (v *Validator) prepareForUpdate(ctx context.Context, obj, old *unstructured.Unstructured, strat strategy) {
 	v.fixNamespace(obj)
 	v.fixNamespace(old)
 	dedupOwnerReferences(obj)
@@ -273,7 +319,7 @@ func (v *Validator) prepareForUpdate(ctx context.Context, obj, old *unstructured
 		obj.SetResourceVersion(old.GetResourceVersion())
 	}
 	obj.SetGeneration(old.GetGeneration())
-	v.strategy.PrepareForUpdate(ctx, obj, old)
+	strat.PrepareForUpdate(ctx, obj, old)
 	if obj.GetUID() == "" {
 		obj.SetUID(old.GetUID())
 	}

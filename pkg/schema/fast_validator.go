@@ -1,0 +1,43 @@
+package schema
+
+import (
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+)
+
+// fastSchemaValidator is the OpenAPI schema validator the strategy runs: a
+// check compiled once per schema that may only ever say "valid". Whatever
+// it cannot accept for certain, every error included, goes to upstream,
+// so every error, path and message stays kube-apiserver's own.
+type fastSchemaValidator struct {
+	check    *check
+	upstream apiservervalidation.SchemaValidator
+}
+
+var _ apiservervalidation.SchemaValidator = (*fastSchemaValidator)(nil)
+
+// newFastSchemaValidator compiles openAPISchema, the schema upstream was
+// built from, in front of upstream.
+func newFastSchemaValidator(openAPISchema *spec.Schema, upstream apiservervalidation.SchemaValidator) *fastSchemaValidator {
+	return &fastSchemaValidator{check: compileCheck(openAPISchema), upstream: upstream}
+}
+
+// Validate is upstream's Validate, answered without it when value is
+// certainly valid.
+func (f *fastSchemaValidator) Validate(value any, options ...apiservervalidation.ValidationOption) *validate.Result {
+	if f.check.eval(value) == valid {
+		return &validate.Result{}
+	}
+	return f.upstream.Validate(value, options...)
+}
+
+// ValidateUpdate is upstream's ValidateUpdate, answered without it when
+// the new value is certainly valid: ratcheting only ever drops errors of
+// the new value.
+func (f *fastSchemaValidator) ValidateUpdate(value, old any, options ...apiservervalidation.ValidationOption) *validate.Result {
+	if f.check.eval(value) == valid {
+		return &validate.Result{}
+	}
+	return f.upstream.ValidateUpdate(value, old, options...)
+}

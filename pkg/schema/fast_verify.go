@@ -1,0 +1,61 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+type verifyFastPathsKey struct{}
+
+// WithFastPathVerification returns a context under which Registry.Validate
+// and Registry.DryRun validate every object twice, with the fast paths and
+// with kube-apiserver's validators alone, and return a
+// *FastPathMismatchError when the two differ in any error, path or
+// message. It doubles the cost of validation.
+func WithFastPathVerification(ctx context.Context) context.Context {
+	return context.WithValue(ctx, verifyFastPathsKey{}, true)
+}
+
+// verifyingFastPaths tells whether ctx asks for verification.
+func verifyingFastPaths(ctx context.Context) bool {
+	verify, _ := ctx.Value(verifyFastPathsKey{}).(bool)
+	return verify
+}
+
+// FastPathMismatchError says that the fast paths and kube-apiserver's own
+// validators disagree on an object: a bug in crdguard, which then reports
+// no verdict rather than one that may be wrong.
+type FastPathMismatchError struct {
+	GroupVersionKind schema.GroupVersionKind
+	Namespace, Name  string
+	// Fast and Upstream are the errors of each side, as strings.
+	Fast, Upstream []string
+}
+
+func (e *FastPathMismatchError) Error() string {
+	name := e.Name
+	if e.Namespace != "" {
+		name = e.Namespace + "/" + name
+	}
+	return fmt.Sprintf("fast path verification failed for %s %q: with fast paths [%s], kube-apiserver's validators alone [%s]; please report this bug",
+		e.GroupVersionKind, name, strings.Join(e.Fast, "; "), strings.Join(e.Upstream, "; "))
+}
+
+// errorStrings is errs as compared: each error's full text.
+func errorStrings(errs field.ErrorList) []string {
+	out := make([]string, len(errs))
+	for i, err := range errs {
+		out[i] = err.Error()
+	}
+	return out
+}
+
+// sameErrors tells whether a and b are byte for byte the same errors.
+func sameErrors(a, b field.ErrorList) bool {
+	return slices.Equal(errorStrings(a), errorStrings(b))
+}
