@@ -103,7 +103,8 @@ test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiser
 	$(GO) run ./cmd/crdguard test examples/mysql
 
 # The targets: decoding, validation, the JSON report's stored objects,
-# policies, image references, test suites, CRD diff, AdmissionReviews. CRDs
+# the fast schema check against kube-openapi, policies, image references,
+# test suites, CRD diff, AdmissionReviews. CRDs
 # and AdmissionReviews are large inputs: minimizing each new one for the
 # default 60s would leave no time to fuzz.
 .PHONY: fuzz
@@ -111,6 +112,7 @@ fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/report/ -run '^$$' -fuzz FuzzJSONObject -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzFastSchema -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzImageVersion -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzApprovalGrammar -fuzztime $(FUZZTIME)

@@ -70,7 +70,7 @@ type conformanceObject struct {
 	obj, old *unstructured.Unstructured
 }
 
-func readConformanceObjects(t *testing.T, path string) []conformanceObject {
+func readConformanceObjects(t testing.TB, path string) []conformanceObject {
 	t.Helper()
 	var objects []conformanceObject
 	read := func(path string) []*unstructured.Unstructured {
