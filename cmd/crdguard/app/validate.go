@@ -72,6 +72,9 @@ type validateOptions struct {
 	// showStored adds to each accepted object's result the object as the
 	// server would store it.
 	showStored bool
+	// verifyFastPaths validates every object with the fast paths and
+	// with kube-apiserver's validators alone, and stops at a difference.
+	verifyFastPaths bool
 }
 
 func newValidateCommand(streams Streams) *cobra.Command {
@@ -121,6 +124,7 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 	f.StringArrayVar(&o.namespaceLabels, "namespace-labels", nil, `labels of a namespace, for policies with a namespaceSelector: "NAMESPACE=KEY=VALUE,..." ("NAMESPACE=" for none; repeatable). Namespace objects among the inputs give them too; an object in a namespace with unknown labels is an error`)
 	f.StringArrayVar(&o.exclude, "exclude", nil, `do not read paths matching GLOB (repeatable): a GLOB without "/" matches a file or directory name, one with "/" the path relative to the walked PATH; path.Match syntax, no "**"`)
 	f.StringSliceVar(&o.skipKinds, "skip-kinds", nil, `kinds not to validate, each KIND or APIVERSION/KIND (apps/v1/Deployment, v1/Secret); comma-separated or repeated; such objects are reported as skipped`)
+	f.BoolVar(&o.verifyFastPaths, "verify-fast-paths", false, "validate every object twice, with crdguard's fast paths and with kube-apiserver's validators alone, and stop with exit 2 at the first difference in errors, paths or messages (a crdguard bug); about twice the CPU")
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept a run that checks nothing: a --crds or --policies path without CRDs or GuardPolicies, inputs without objects, or objects no CRD or policy covers (default: exit 2)")
 	f.BoolVar(&o.allowNoCustomResources, "allow-no-custom-resources", false, "accept inputs without objects, or whose every object no CRD or policy covers, with a note on stderr; an empty --crds or --policies path is still exit 2 (for hooks given only some files)")
 	o.addReportFlags(f, streams, "text output: print only objects with findings")
@@ -142,6 +146,9 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	}
 	if err := stdinOnce(pathFlag{"--crds", o.crds}, pathFlag{"--policies", o.policies}, pathFlag{"--old", o.old}, pathFlag{"the inputs", paths}); err != nil {
 		return err
+	}
+	if o.verifyFastPaths {
+		ctx = schema.WithFastPathVerification(ctx)
 	}
 	engine, _, err := policies.Files{CRDs: o.crds, Policies: o.policies, Stdin: streams.In, AllowEmpty: o.allowEmpty}.Engine(ctx)
 	if err != nil {
@@ -217,7 +224,9 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 				}
 				window.done(p.seq)
 				if err != nil {
-					err = &exitError{code: ExitInternal, err: err}
+					if exit := (*exitError)(nil); !errors.As(err, &exit) {
+						err = &exitError{code: ExitInternal, err: err}
+					}
 					failed.CompareAndSwap(nil, &err)
 					stop(err)
 					return
@@ -434,7 +443,11 @@ func (o *validateOptions) check(ctx context.Context, run *validationRun, output 
 		return output.result(p.seq, unreadableSource(sources.paths[p.source], p.err))
 	}
 	for _, doc := range p.part.Documents() {
-		if err := output.result(p.seq, o.evaluate(ctx, run, p.seq, doc)); err != nil {
+		res, err := o.evaluate(ctx, run, p.seq, doc)
+		if err != nil {
+			return err
+		}
+		if err := output.result(p.seq, res); err != nil {
 			return err
 		}
 		validated.Add(1)
@@ -506,15 +519,16 @@ func parseNamespaceLabels(values []string) (map[string]map[string]string, error)
 }
 
 // evaluate gives document doc of part i its verdict, through the same
-// engine the webhook uses.
-func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i int, doc manifest.Document) report.Result {
+// engine the webhook uses. Its only error stops the run: a difference
+// --verify-fast-paths found, which leaves no verdict to trust.
+func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i int, doc manifest.Document) (report.Result, error) {
 	res := report.Result{Source: doc.Source, Document: doc.Index, Line: doc.Line}
 	if doc.InList {
 		res.Item = &doc.Item
 	}
 	if doc.Err != nil {
 		res.Error = doc.Err.Error()
-		return res
+		return res, nil
 	}
 	obj := doc.Object
 	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), run.registry.Namespace(obj), obj.GetName()
@@ -527,7 +541,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 	old := run.olds.pair(key)
 	if reason := o.skipReason(obj); reason != "" {
 		res.Skipped, res.SkipReason = true, reason
-		return res
+		return res, nil
 	}
 	req := policies.Request{
 		Operation:       v1alpha1.Create,
@@ -547,12 +561,15 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 	res.Operation = string(req.Operation)
 
 	out, err := run.engine.Evaluate(ctx, req)
+	if mismatch := (*schema.FastPathMismatchError)(nil); errors.As(err, &mismatch) {
+		return res, &exitError{code: ExitUsage, err: fmt.Errorf("%s: %w", doc.Position(), err)}
+	}
 	if err != nil {
 		res.Error = err.Error()
 		if unknown := (*policies.UnknownNamespaceError)(nil); errors.As(err, &unknown) {
 			res.Error += fmt.Sprintf(": give them with a Namespace manifest among the inputs or --namespace-labels %s=KEY=VALUE,...", unknown.Namespace)
 		}
-		return res
+		return res, nil
 	}
 	noSchema := !out.SchemaValidated && req.Operation != v1alpha1.Delete
 	switch {
@@ -563,7 +580,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 		})
 	case noSchema && len(out.Policies) == 0:
 		res.Skipped, res.SkipReason = true, noCRDReason+obj.GroupVersionKind().String()
-		return res
+		return res, nil
 	}
 	// An object nothing checks is skipped whatever --old holds; one that
 	// is checked is checked as what it is, an UPDATE, or not at all.
@@ -571,7 +588,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 		if o.unpaired == unpairedError {
 			return report.Result{Source: res.Source, Document: res.Document, Line: res.Line,
 				APIVersion: res.APIVersion, Kind: res.Kind, Namespace: res.Namespace, Name: res.Name,
-				Error: run.olds.unpairedInput(key)}
+				Error: run.olds.unpairedInput(key)}, nil
 		}
 		run.createNotes.add(i, doc, key)
 	}
@@ -592,7 +609,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 			res.Patches = append(res.Patches, report.Patch{Op: p.Operation, Path: p.Path, Value: p.Value})
 		}
 	}
-	return res
+	return res, nil
 }
 
 // warningFindings are warnings as Deny findings, for --warnings-as-errors.
