@@ -46,6 +46,10 @@ type Config struct {
 	// the manager runs with): requests in flight then still finish. nil:
 	// they are canceled with the server's context.
 	Shutdown context.Context
+	// VerifyFastPaths validates objects with and without crdguard's fast
+	// paths, and makes a difference an evaluation error (see
+	// verifiesFastPaths). Default false.
+	VerifyFastPaths bool
 }
 
 // webhooks returns the admission webhooks by path, each recovering from a
@@ -70,6 +74,6 @@ func webhooks(cfg Config) map[string]reviewServer {
 // Register serves the webhooks on server.
 func Register(server webhook.Server, cfg Config) {
 	for path, hook := range webhooks(cfg) {
-		server.Register(path, closesWhenDraining(cfg.Draining, survivesShutdown(cfg.Shutdown, hook)))
+		server.Register(path, closesWhenDraining(cfg.Draining, survivesShutdown(cfg.Shutdown, verifiesFastPaths(cfg.VerifyFastPaths, hook))))
 	}
 }

@@ -21,8 +21,9 @@ func WithFastPathVerification(ctx context.Context) context.Context {
 	return context.WithValue(ctx, verifyFastPathsKey{}, true)
 }
 
-// verifyingFastPaths tells whether ctx asks for verification.
-func verifyingFastPaths(ctx context.Context) bool {
+// VerifiesFastPaths tells whether ctx asks for fast path verification
+// (see WithFastPathVerification).
+func VerifiesFastPaths(ctx context.Context) bool {
 	verify, _ := ctx.Value(verifyFastPathsKey{}).(bool)
 	return verify
 }

@@ -178,7 +178,7 @@ func (v *Validator) dryRun(ctx context.Context, obj, old *unstructured.Unstructu
 // it returns the errors of kube-apiserver's validators alone and a
 // *FastPathMismatchError.
 func (v *Validator) verifiedValidate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (field.ErrorList, *unstructured.Unstructured, error) {
-	if !verifyingFastPaths(ctx) {
+	if !VerifiesFastPaths(ctx) {
 		errs, stored := v.validate(ctx, obj, old, opts, v.strategy)
 		return errs, stored, nil
 	}

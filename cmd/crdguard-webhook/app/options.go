@@ -154,6 +154,11 @@ type Options struct {
 	// longest webhook timeout. Set the pod's terminationGracePeriodSeconds
 	// above it, or the kubelet kills requests still in flight.
 	ShutdownTimeout time.Duration
+	// VerifyFastPaths validates objects (CRD guard replays) with and
+	// without crdguard's fast paths, and fails closed on a difference: a
+	// denied CRD update, an error elsewhere (--verify-fast-paths).
+	// Default false: it doubles the CPU of validation.
+	VerifyFastPaths bool
 	// GuardCRDs serves /validate-crd, the CRD upgrade guard
 	// (--guard-crds). Default false: it needs list on every guarded kind.
 	// It needs --guard-crds-selector or --guard-crd-names, or both (a CRD
@@ -345,6 +350,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, in-cluster, or ~/.kube/config. With --policies (and --crds) none is needed, unless --audit, --guard-crds, --tls-mode=self-signed, --validating-configurations, --metrics-secure or a namespaceSelector needs the cluster")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "how long to keep serving after SIGTERM, with /readyz failing and answers asking clients to close their connections, before the graceful shutdown; keep terminationGracePeriodSeconds above it plus --shutdown-timeout")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long a graceful shutdown waits for in-flight requests")
+	fs.BoolVar(&o.VerifyFastPaths, "verify-fast-paths", o.VerifyFastPaths, "validate objects with and without crdguard's fast paths and fail closed on any difference (the CRD guard denies, other requests get an HTTP 500 for failurePolicy; logged); about twice the CPU of validation")
 	fs.BoolVar(&o.GuardCRDs, "guard-crds", o.GuardCRDs, "serve /validate-crd, the CRD upgrade guard; needs list on the guarded kinds")
 	fs.StringVar(&o.GuardCRDsSelector, "guard-crds-selector", o.GuardCRDsSelector, "label selector of the CRDs /validate-crd guards")
 	fs.StringSliceVar(&o.GuardCRDNames, "guard-crd-names", o.GuardCRDNames, "names (plural.group) of the CRDs /validate-crd guards, comma-separated")

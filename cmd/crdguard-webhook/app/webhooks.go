@@ -56,7 +56,8 @@ func (s *server) addWebhooks(ctx context.Context) error {
 		ApprovalKey:     key,
 		// Done when the shutdown starts, before the server's own context
 		// ends: requests in flight still finish.
-		Shutdown: ctx,
+		Shutdown:        ctx,
+		VerifyFastPaths: s.o.VerifyFastPaths,
 	})
 	return nil
 }
