@@ -11,6 +11,13 @@
 // k8s.io/apiextensions-apiserver; this package only wires it together the way
 // the server's custom resource handler does.
 //
+// One step has a fast path: the OpenAPI schema validator the strategy runs
+// is kube-openapi's behind a check compiled once per schema, which may only
+// ever say "valid". Whatever it cannot accept for certain (every error, a
+// null, and each quirk of kube-openapi) goes to kube-openapi, so every
+// error, path and message stays the server's. WithFastPathVerification
+// runs both and reports any difference.
+//
 // One difference is deliberate: with fieldValidation=Strict the server stops
 // at unknown fields and reports nothing else; a Validator reports the unknown
 // fields together with every error the server would report once they are
