@@ -120,7 +120,9 @@ func (v *Validator) Namespaced() bool { return v.namespaced }
 // Validate returns what kube-apiserver reports for creating obj (old == nil)
 // or for updating old to obj, plus the unknown fields the server rejects
 // under fieldValidation=Strict (where it reports nothing else). Neither
-// argument is modified.
+// argument is modified. Under WithFastPathVerification it returns the errors
+// of kube-apiserver's validators alone on a difference, which only
+// Registry.Validate and Registry.DryRun report.
 func (v *Validator) Validate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList {
 	return v.ValidateWithOptions(ctx, obj, old, ValidateOptions{})
 }
