@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
 )
 
 // MaxSourceBytes bounds how much of one source is read, so a wrong path (a
@@ -197,15 +195,8 @@ func oneLine(msg string) string {
 }
 
 func decodeObject(data []byte) (*unstructured.Unstructured, error) {
-	j, err := yaml.YAMLToJSONStrict(data)
+	content, err := decodeYAML(data)
 	if err != nil {
-		return nil, err
-	}
-	if err := refuseAfterJSON(data); err != nil {
-		return nil, err
-	}
-	var content any
-	if err := utiljson.Unmarshal(j, &content); err != nil {
 		return nil, err
 	}
 	object, ok := content.(map[string]any)
@@ -299,7 +290,7 @@ func listItem(doc Document, item any) Document {
 // no Raw.
 func decodeItem(p Part) Document {
 	doc := Document{Source: p.Source, Index: p.Index, InList: true, Item: p.Item, Line: itemLine(p)}
-	j, err := yaml.YAMLToJSONStrict(p.data)
+	decoded, err := decodeYAML(p.data)
 	if err != nil {
 		doc.Err = decodeError(err, p.data, func(n int) int { return p.Line + n - 1 })
 		if strings.Contains(err.Error(), "unknown anchor") {
@@ -307,8 +298,8 @@ func decodeItem(p Part) Document {
 		}
 		return doc
 	}
-	var content []any
-	if err := utiljson.Unmarshal(j, &content); err != nil || len(content) != 1 {
+	content, ok := decoded.([]any)
+	if !ok || len(content) != 1 {
 		doc.Err = fmt.Errorf("items[%d]: not one item of a block sequence", p.Item)
 		return doc
 	}

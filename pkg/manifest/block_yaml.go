@@ -1,0 +1,242 @@
+package manifest
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// decodeBlockYAML decodes the block YAML that kubectl writes and that
+// operators' samples are written in, as yaml.YAMLToJSONStrict followed by
+// utiljson.Unmarshal decodes it: maps, lists, strings, int64, bools and
+// nil. It is a fast path only: it answers ok only when it is sure of the
+// value, and otherwise (anchors, tags, flow collections, block and
+// multi-line scalars, escapes, floats, duplicate keys, tabs, odd
+// indentation, anything it does not know) leaves the document to the
+// general decoder, whose value or error then stands. It never reports an
+// error of its own.
+func decodeBlockYAML(data []byte) (any, bool) {
+	if !plainText(data) {
+		return nil, false
+	}
+	lines, ok := contentLines(data)
+	if !ok || len(lines) == 0 {
+		return nil, false
+	}
+	p := blockParser{lines: lines}
+	v, ok := p.block(lines[0].indent)
+	if !ok || p.pos != len(lines) {
+		return nil, false
+	}
+	return v, true
+}
+
+// maxBlockDepth bounds the nesting the fast path follows; deeper
+// documents, which no Kubernetes object needs, go to the general decoder.
+const maxBlockDepth = 100
+
+// blockLine is a line with content: its indentation in spaces and the
+// text after it.
+type blockLine struct {
+	indent int
+	text   []byte
+}
+
+// plainText tells whether data is UTF-8 and holds only characters the
+// YAML 1.1 reader takes as printable and that are neither tabs nor line
+// breaks other than "\n", so that columns are spaces and lines are lines.
+func plainText(data []byte) bool {
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < utf8.RuneSelf {
+			if (c < ' ' && c != '\n') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if (r == utf8.RuneError && size == 1) || !printableRune(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// printableRune is a non-ASCII rune the YAML reader accepts within a
+// line: the byte order mark and the Unicode line and paragraph separators
+// (line breaks in YAML 1.1) are left to the general decoder.
+func printableRune(r rune) bool {
+	switch {
+	case r == 0xfeff, r == 0x2028, r == 0x2029:
+		return false
+	case r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd, r >= 0x10000 && r <= 0x10ffff:
+		return true
+	}
+	return false
+}
+
+// contentLines cuts data into its lines with content, leaving out blank
+// and comment-only lines. A document marker or directive inside (a line
+// starting with "---", "..." or "%") is not for the fast path.
+func contentLines(data []byte) ([]blockLine, bool) {
+	lines := make([]blockLine, 0, bytes.Count(data, []byte("\n"))+1)
+	for len(data) > 0 {
+		line, rest, _ := bytes.Cut(data, []byte("\n"))
+		data = rest
+		text := bytes.TrimLeft(line, " ")
+		if len(text) == 0 || text[0] == '#' {
+			continue
+		}
+		indent := len(line) - len(text)
+		if indent == 0 && (bytes.HasPrefix(text, []byte("---")) || bytes.HasPrefix(text, []byte("...")) || text[0] == '%') {
+			return nil, false
+		}
+		lines = append(lines, blockLine{indent: indent, text: text})
+	}
+	return lines, true
+}
+
+// blockParser reads block mappings and sequences from lines. Every node
+// of a collection starts at a line of its own or after "- ", and every
+// scalar ends on its line: a line indented more than where a parser
+// expects one is a multi-line scalar or an error, left to the general
+// decoder.
+type blockParser struct {
+	lines []blockLine
+	pos   int
+	depth int
+}
+
+// block reads the mapping or sequence whose first line is at pos, at
+// indent.
+func (p *blockParser) block(indent int) (any, bool) {
+	if p.depth++; p.depth > maxBlockDepth {
+		return nil, false
+	}
+	defer func() { p.depth-- }()
+	if sequenceEntry(p.lines[p.pos].text) {
+		return p.sequence(indent)
+	}
+	return p.mapping(indent)
+}
+
+// sequenceEntry tells a line that starts an item of a block sequence.
+func sequenceEntry(text []byte) bool {
+	return text[0] == '-' && (len(text) == 1 || text[1] == ' ')
+}
+
+// emptyValue tells the rest of a line that holds no value: nothing or a
+// comment (the text given starts after a space or at the line's end).
+func emptyValue(rest []byte) bool {
+	rest = bytes.TrimLeft(rest, " ")
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// more tells whether a line follows at more than indent.
+func (p *blockParser) more(indent int) bool {
+	return p.pos < len(p.lines) && p.lines[p.pos].indent > indent
+}
+
+// at tells whether a line follows at exactly indent.
+func (p *blockParser) at(indent int) bool {
+	return p.pos < len(p.lines) && p.lines[p.pos].indent == indent
+}
+
+func (p *blockParser) mapping(indent int) (any, bool) {
+	m := make(map[string]any)
+	for p.at(indent) {
+		text := p.lines[p.pos].text
+		if sequenceEntry(text) {
+			return nil, false // "- " among keys
+		}
+		rawKey, rest, found, ok := splitKey(text)
+		if !ok || !found {
+			return nil, false
+		}
+		key, ok := keyString(rawKey)
+		if !ok {
+			return nil, false
+		}
+		if _, dup := m[key]; dup {
+			return nil, false // the strict decoder's error
+		}
+		p.pos++
+		var v any
+		switch {
+		case !emptyValue(rest):
+			if v, ok = scalarValue(bytes.TrimLeft(rest, " ")); !ok || p.more(indent) {
+				return nil, false
+			}
+		case p.more(indent):
+			if v, ok = p.block(p.lines[p.pos].indent); !ok {
+				return nil, false
+			}
+		case p.at(indent) && sequenceEntry(p.lines[p.pos].text):
+			// A sequence may sit at its key's indentation.
+			if v, ok = p.sequence(indent); !ok {
+				return nil, false
+			}
+		}
+		m[key] = v
+	}
+	if p.more(indent) {
+		return nil, false
+	}
+	return m, true
+}
+
+func (p *blockParser) sequence(indent int) (any, bool) {
+	var items []any
+	for p.at(indent) && sequenceEntry(p.lines[p.pos].text) {
+		line := p.lines[p.pos]
+		rest := line.text[1:]
+		var v any
+		var ok bool
+		if emptyValue(rest) {
+			p.pos++
+			if p.more(indent) {
+				if v, ok = p.block(p.lines[p.pos].indent); !ok {
+					return nil, false
+				}
+			}
+			items = append(items, v)
+			continue
+		}
+		content := bytes.TrimLeft(rest, " ")
+		if sequenceEntry(content) {
+			return nil, false // "- - x"
+		}
+		if v, ok = emptyCollection(content); ok {
+			p.pos++
+			if p.more(indent) {
+				return nil, false
+			}
+			items = append(items, v)
+			continue
+		}
+		_, _, isKey, ok := splitKey(content)
+		if !ok {
+			return nil, false
+		}
+		if isKey {
+			// "- key: value" starts a mapping at the key's column: read
+			// its first line as if it stood there alone.
+			column := line.indent + len(line.text) - len(content)
+			p.lines[p.pos] = blockLine{indent: column, text: content}
+			if v, ok = p.block(column); !ok {
+				return nil, false
+			}
+		} else {
+			p.pos++
+			if v, ok = scalarValue(content); !ok || p.more(indent) {
+				return nil, false
+			}
+		}
+		items = append(items, v)
+	}
+	if p.more(indent) {
+		return nil, false
+	}
+	return items, true
+}
