@@ -110,6 +110,7 @@ test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiser
 .PHONY: fuzz
 fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzBlockYAML -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/report/ -run '^$$' -fuzz FuzzJSONObject -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzFastSchema -fuzztime $(FUZZTIME) -fuzzminimizetime 5s

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // FuzzRead feeds arbitrary bytes to the reader: it must never panic, and
@@ -66,6 +69,47 @@ func FuzzListItemByItem(f *testing.F) {
 		})
 		if got, want := summarize(byItem), summarize(whole); got != want {
 			t.Fatalf("read item by item:\n%s\nread whole:\n%s", got, want)
+		}
+	})
+}
+
+// FuzzBlockYAML: whatever the block-YAML fast path decodes, the general
+// decoder decodes to the same value. It is seeded with the documents of
+// the examples and policy library, as written and as kubectl writes them.
+func FuzzBlockYAML(f *testing.F) {
+	var files []string
+	for _, pattern := range []string{"../../examples/*/*.yaml", "../../policies/*/*.yaml", "../../policies/*/*/*.yaml", "../schema/testdata/cases/*/*.yaml"} {
+		more, _ := filepath.Glob(pattern)
+		files = append(files, more...)
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		_ = Parts(bytes.NewReader(data), p, func(part Part) error {
+			f.Add(part.data)
+			if v, err := decodeYAMLGeneral(part.data); err == nil {
+				if out, err := yaml.Marshal(v); err == nil {
+					f.Add(out)
+				}
+			}
+			return nil
+		})
+	}
+	f.Add([]byte("a:\n- b: 1\n  c: [] # x\n-\n  d: 'e'\n"))
+	f.Add([]byte("k: yes\nl: 012\nm: 1.5\nn: 0x1F\no: ~\np: \"q\"\nr: 12:30\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := decodeBlockYAML(data)
+		if !ok {
+			return
+		}
+		want, err := decodeYAMLGeneral(data)
+		if err != nil {
+			t.Fatalf("the fast path decoded %q, which the general decoder refuses: %v", data, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: fast path\n%#v\ngeneral decoder\n%#v", data, got, want)
 		}
 	})
 }
