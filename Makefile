@@ -130,7 +130,7 @@ fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 .PHONY: bench
 bench: tools ## Run the benchmarks into bench/results/ (BENCHTIME, BENCHARGS).
 	mkdir -p bench/results
-	$(GO) test ./pkg/schema/ ./pkg/schema/diff/ ./pkg/report/ ./pkg/policies/ ./pkg/policies/vap/ ./internal/webhook/ ./internal/cluster/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
+	$(GO) test ./pkg/manifest/ ./pkg/schema/ ./pkg/schema/diff/ ./pkg/report/ ./pkg/policies/ ./pkg/policies/vap/ ./internal/webhook/ ./internal/cluster/ -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 6 > bench/results/gotest.txt
 	BS="$$($(TOOLS) benchstat)" && $$BS bench/results/gotest.txt | tee bench/results/benchstat.txt
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) run ./bench $(BENCHARGS)
 
