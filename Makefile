@@ -111,12 +111,14 @@ test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiser
 fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzBlockYAML -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzListItemByItem -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/report/ -run '^$$' -fuzz FuzzJSONObject -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzFastSchema -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzImageVersion -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzApprovalGrammar -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/policies/internal/rules/ -run '^$$' -fuzz FuzzVersionPattern -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/testsuite/ -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/diff/ -run '^$$' -fuzz FuzzCompare -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/webhook/ -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
