@@ -6,6 +6,9 @@
 # Usage: hack/tools/install.sh NAME...
 #   kube-apiserver | kubectl | etcd   bin/k8s/<k8s-version>-<goos>-<goarch>/NAME
 #   envtest        all three above; prints the directory (KUBEBUILDER_ASSETS)
+#   kube-controller-manager  bin/k8s/<k8s-version>-<goos>-<goarch>/ too, beside
+#                  envtest's (test/e2e runs its storage version migrator);
+#                  neither envtest nor all builds it
 #   kubeconform    bin/kubeconform-<version>/kubeconform
 #   controller-gen bin/controller-gen-<version>/controller-gen
 #   helm           bin/helm-<version>/helm
@@ -33,7 +36,8 @@
 #
 # Versions come from the go.mod files beside this script, and one from the
 # script itself:
-#   go.mod          k8s.io/kubernetes (kube-apiserver, kubectl), kubeconform
+#   go.mod          k8s.io/kubernetes (kube-apiserver, kubectl,
+#                   kube-controller-manager), kubeconform
 #   etcd/go.mod     go.etcd.io/etcd/server/v3 (etcd)
 #   controller-gen/go.mod  sigs.k8s.io/controller-tools (controller-gen)
 #   helm/go.mod     helm.sh/helm/v3 (helm)
@@ -100,8 +104,8 @@ gobuild() {
 	log "built $* in $(($(date +%s) - start))s"
 }
 
-# kube-apiserver and kubectl share most packages: build the missing ones in
-# one go build so that work is shared.
+# kube-apiserver, kubectl and kube-controller-manager share most packages:
+# build the missing ones in one go build so that work is shared.
 install_k8s() {
 	dir=$(envtest_dir)
 	pkgs=
@@ -251,11 +255,11 @@ install_pre_commit() {
 	command -v pre-commit
 }
 
-[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|etcd|envtest|kubeconform|controller-gen|helm|benchstat|golangci-lint|goreleaser|cyclonedx-gomod|pre-commit|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
+[ $# -gt 0 ] || die "usage: $0 kube-apiserver|kubectl|kube-controller-manager|etcd|envtest|kubeconform|controller-gen|helm|benchstat|golangci-lint|goreleaser|cyclonedx-gomod|pre-commit|openapi2jsonschema|module MODULE|corpus MODULE|corpus-previous MODULE|sarif-schema|all ..."
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	kube-apiserver | kubectl) install_k8s "$1" ;;
+	kube-apiserver | kubectl | kube-controller-manager) install_k8s "$1" ;;
 	etcd) install_etcd ;;
 	envtest)
 		install_k8s kube-apiserver kubectl >/dev/null

@@ -9,5 +9,6 @@ package tools
 import (
 	_ "github.com/yannh/kubeconform/cmd/kubeconform"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
