@@ -94,9 +94,12 @@ policies: ## Run the policy library's suites (policies/) against the operators' 
 # library's suites run in go test ./... (./policies/, as make policies).
 # test/e2e runs every compiled policy and fieldValidation mode on the real
 # API server, and the compiler's golden cases run under -race: on two busy
-# cores each can take longer than go test's default 10m.
+# cores each can take longer than go test's default 10m. test/e2e also
+# runs kube-controller-manager's storage version migrator, which install.sh
+# builds beside envtest's binaries; make tools does not build it.
 .PHONY: test
 test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiserver, the example's and the policy library's suites (what CI runs).
+	$(TOOLS) kube-controller-manager >/dev/null
 	KUBEBUILDER_ASSETS="$$($(TOOLS) envtest)" $(GO) test -timeout 30m ./...
 	$(GO) -C hack/image test ./...
 	$(GO) test -race -timeout 30m $(RACE_PKGS)
