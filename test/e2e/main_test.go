@@ -50,6 +50,10 @@ var cluster struct {
 	webhook      string                           // crdguard-webhook, for the background audit
 	pluginDir    string                           // holds only kubectl-crdguard, for kubectl's PATH
 	tmp          string                           // scratch files
+
+	// kube-controller-manager from KUBEBUILDER_ASSETS, checked only by
+	// TestStorageVersionMigration, the one test that runs it
+	controllerManager string
 }
 
 var suite = localsuite.Suite{
@@ -66,6 +70,7 @@ func setup(s *localsuite.Setup) error {
 	cluster.tmp = s.Tmp
 	cluster.root = s.Root
 	cluster.kubectl = filepath.Join(s.Assets, "kubectl")
+	cluster.controllerManager = filepath.Join(s.Assets, "kube-controller-manager")
 	cluster.kubeconfig = filepath.Join(s.Tmp, "kubeconfig")
 	cluster.cacheDir = filepath.Join(s.Tmp, "kube-cache")
 	if _, err := os.Stat(cluster.kubectl); err != nil {

@@ -1,31 +1,32 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdguard/crdguard/internal/localcluster"
 	crdreport "github.com/crdguard/crdguard/pkg/report"
 )
 
-// migrationController is the field manager of kube-controller-manager's
-// storage version migrator (names.StorageVersionMigratorController).
+// migrationController is the name of kube-controller-manager's storage
+// version migrator (names.StorageVersionMigratorController).
 const migrationController = "storage-version-migrator-controller"
 
 // TestStorageVersionMigration stores Gizmos as v1, moves the storage
@@ -33,18 +34,19 @@ const migrationController = "storage-version-migrator-controller"
 // drops v1: breaking, since status.storedVersions lists v1, with the
 // migration it needs written by --migrations. The written
 // StorageVersionMigration is applied with kubectl to the real
-// kube-apiserver. Its controller lives in kube-controller-manager, which
-// hack/tools does not build, so the test does the controller's work
-// through the API as pkg/controller/storageversionmigrator v1.37.2 does
-// it (see runMigration); then the same diff is clean, and the real API
-// server accepts the CRD without v1.
+// kube-apiserver and run by the real storage version migrator of
+// kube-controller-manager, which rewrites the objects stored as v1 and
+// trims status.storedVersions; then the same diff is clean, and the real
+// API server accepts the CRD without v1.
 func TestStorageVersionMigration(t *testing.T) {
 	const namespace = "migration"
+	const crdName = "gizmos.migrate.example.io"
+	const svmName = crdName + "-to-v2"
 	ensureNamespaces(t, namespace)
 	dir := filepath.Join(cluster.root, "test", "e2e", "testdata", "migration")
 	file := func(name string) string { return filepath.Join(dir, name) }
 	mustKubectl(t, "apply", "-f", file("v1.yaml"))
-	waitEstablished(t, "gizmos.migrate.example.io")
+	waitEstablished(t, crdName)
 	mustKubectl(t, "apply", "-n", namespace, "-f", file("objects.yaml"))
 
 	// Moving the storage version needs a migration, which none can have
@@ -87,8 +89,18 @@ func TestStorageVersionMigration(t *testing.T) {
 	}
 	mustKubectl(t, "apply", "-f", svmFile)
 
+	// No controller runs it yet.
+	code, rep, _ = diffCluster(t, "--config", file("drop-v1.yaml"), "cluster:", file("v2-only.yaml"))
+	if got := migrationMessage(t, rep); code != 1 || !strings.HasSuffix(got, "; StorageVersionMigration gizmos.migrate.example.io-to-v2 has not started: is kube-controller-manager's storage version migrator enabled?") {
+		t.Errorf("diff with the migration applied, before kube-controller-manager runs: exit %d, migration finding %q", code, got)
+	}
+
 	before := resourceVersions(t, namespace)
-	runMigration(t, "gizmos.migrate.example.io-to-v2", namespace)
+	migrator := startStorageVersionMigrator(t)
+	svm := waitMigrationDone(t, migrator, svmName)
+	if c := meta.FindStatusCondition(svm.Status.Conditions, string(storagemigrationv1.MigrationSucceeded)); c == nil || c.Status != metav1.ConditionTrue {
+		t.Fatalf("StorageVersionMigration %s ended without succeeding: %+v", svmName, svm.Status.Conditions)
+	}
 	after := resourceVersions(t, namespace)
 	// The patch changes nothing in an object, so the API server writes it
 	// only when its stored encoding differs: the v1 objects get a new
@@ -98,13 +110,22 @@ func TestStorageVersionMigration(t *testing.T) {
 			t.Errorf("gizmo %s: resourceVersion %s before the migration, %s after; want a rewrite only of the objects stored as v1", name, rv, after[name])
 		}
 	}
-	// Succeeded, but status.storedVersions not yet trimmed: diff names the
-	// migration that ran and what is left to do.
+	// The controller trims status.storedVersions before it marks the
+	// migration as no longer running, since the CRD did not change
+	// meanwhile.
+	if got := storedVersions(t); !slices.Equal(got, []string{"v2"}) {
+		t.Errorf("status.storedVersions after the migration = %v, want [v2]", got)
+	}
+
+	// Had the CRD changed during the migration, the controller would have
+	// left v1 in status.storedVersions: diff names the migration that ran
+	// and what is left to do, which is what the test then does.
+	setStoredVersions(t, crdName, "v1", "v2")
 	code, rep, _ = diffCluster(t, "--config", file("drop-v1.yaml"), "cluster:", file("v2-only.yaml"))
 	if got := migrationMessage(t, rep); code != 1 || !strings.Contains(got, "; StorageVersionMigration gizmos.migrate.example.io-to-v2 succeeded at ") {
-		t.Errorf("diff after the migration, before storedVersions is trimmed: exit %d, migration finding %q", code, got)
+		t.Errorf("diff after the migration, with v1 still in storedVersions: exit %d, migration finding %q", code, got)
 	}
-	trimStoredVersions(t, "gizmos.migrate.example.io")
+	setStoredVersions(t, crdName, "v2")
 
 	code, rep, stderr := diffCluster(t, "--config", file("drop-v1.yaml"), "--migrations", svmFile, "cluster:", file("v2-only.yaml"))
 	if code != 0 || rep.Summary.Denied != 0 || migrationMessage(t, rep) != "" {
@@ -119,86 +140,83 @@ func TestStorageVersionMigration(t *testing.T) {
 	}
 }
 
-// runMigration does through the API what kube-controller-manager's
-// storage version migrator (k8s.io/kubernetes v1.37.2,
-// pkg/controller/storageversionmigrator) does for a StorageVersionMigration
-// of a CRD's resource: record the resource's list resourceVersion
-// (ResourceVersionController), mark it Running, send each object older
-// than that an empty merge patch as the migrator's field manager, so the
-// API server writes it in the storage version (SVMController.runMigration),
-// then mark it Succeeded. Trimming status.storedVersions, which the
-// controller's MigrationRunnerController does last, is trimStoredVersions.
-// Left out, as they change nothing the test checks: the controller reads
-// the objects from the garbage collector's cache rather than one list,
-// skips those written after the recorded resourceVersion, and sets the
-// CRD's StorageMigrating condition, with which it checks that the CRD did
-// not change meanwhile.
-func runMigration(t *testing.T, name, namespace string) {
+// startStorageVersionMigrator runs kube-controller-manager, as the
+// cluster admin, with only the storage version migrator and the garbage
+// collector, whose informers the migrator reads the objects from (the
+// feature gates it needs, StorageVersionMigrator, InformerResourceVersion
+// and InOrderInformers, are on by default in v1.37). It serves nothing
+// (--secure-port=0): the test watches it work through the
+// StorageVersionMigration's status. It is stopped with SIGTERM when the
+// test ends, and its log is shown if the test failed.
+func startStorageVersionMigrator(t *testing.T) *localcluster.Process {
 	t.Helper()
-	ctx := t.Context()
-	dyn := dynamic.NewForConfigOrDie(cluster.config)
-	svms := dyn.Resource(storagemigrationv1.SchemeGroupVersion.WithResource("storageversionmigrations"))
-	gizmos := dyn.Resource(k8sschema.GroupVersionResource{Group: "migrate.example.io", Version: "v2", Resource: "gizmos"})
-	list, err := gizmos.Namespace(namespace).List(ctx, metav1.ListOptions{})
+	if _, err := os.Stat(cluster.controllerManager); err != nil {
+		t.Fatalf("no kube-controller-manager beside kube-apiserver (`sh hack/tools/install.sh kube-controller-manager` builds it, as make test does): %v", err)
+	}
+	output := &localcluster.Output{}
+	cmd := exec.Command(cluster.controllerManager,
+		"--kubeconfig="+cluster.kubeconfig,
+		"--controllers="+migrationController+",garbage-collector-controller",
+		"--leader-elect=false", "--secure-port=0", "--v=2",
+	)
+	cmd.Stdout, cmd.Stderr = output, output
+	proc, err := localcluster.StartProcess(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	setStatus := func(mutate func(*storagemigrationv1.StorageVersionMigration)) {
-		obj, err := svms.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
+	t.Cleanup(func() {
+		// Without the alpha gate ControllerManagerReleaseLeaderElectionLockOnExit
+		// it sets no handler for SIGTERM, which ends it: that is its clean
+		// stop, as under a kubelet.
+		var exit *exec.ExitError
+		if err := proc.Stop(30 * time.Second); !errors.As(err, &exit) || !killedBySIGTERM(exit) {
+			t.Errorf("kube-controller-manager: %v; want it ended by SIGTERM", err)
 		}
-		svm := &storagemigrationv1.StorageVersionMigration{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, svm); err != nil {
-			t.Fatal(err)
+		if t.Failed() {
+			t.Logf("kube-controller-manager's log:\n%s", output)
 		}
-		mutate(svm)
-		data, err := runtime.DefaultUnstructuredConverter.ToUnstructured(svm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := svms.UpdateStatus(ctx, &unstructured.Unstructured{Object: data}, metav1.UpdateOptions{FieldManager: migrationController}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setStatus(func(svm *storagemigrationv1.StorageVersionMigration) {
-		svm.Status.ResourceVersion = list.GetResourceVersion()
-		meta.SetStatusCondition(&svm.Status.Conditions, metav1.Condition{Type: string(storagemigrationv1.MigrationRunning), Status: metav1.ConditionTrue, Reason: "StorageVersionMigrationInProgress"})
 	})
-	for _, obj := range list.Items {
-		patch, err := json.Marshal(map[string]any{
-			"apiVersion": "migrate.example.io/v2", "kind": "Gizmo",
-			"metadata": map[string]any{"resourceVersion": obj.GetResourceVersion()},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := gizmos.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: migrationController}); err != nil {
-			t.Fatalf("migrating gizmo %s: %v", obj.GetName(), err)
-		}
-	}
-	setStatus(func(svm *storagemigrationv1.StorageVersionMigration) {
-		meta.SetStatusCondition(&svm.Status.Conditions, metav1.Condition{Type: string(storagemigrationv1.MigrationSucceeded), Status: metav1.ConditionTrue, Reason: "StorageVersionMigrationSucceeded"})
-		meta.SetStatusCondition(&svm.Status.Conditions, metav1.Condition{Type: string(storagemigrationv1.MigrationRunning), Status: metav1.ConditionFalse, Reason: "MigrationCompleted"})
-	})
+	return proc
 }
 
-// trimStoredVersions sets the CRD's status.storedVersions to its storage
-// version, as the migrator's MigrationRunnerController does once a
-// migration succeeded.
-func trimStoredVersions(t *testing.T, name string) {
+func killedBySIGTERM(exit *exec.ExitError) bool {
+	status, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && status.Signaled() && status.Signal() == syscall.SIGTERM
+}
+
+// waitMigrationDone waits until the migrator ended the
+// StorageVersionMigration name: failed, or succeeded and no longer
+// running, which it marks after it updated the CRD's
+// status.storedVersions.
+func waitMigrationDone(t *testing.T, migrator *localcluster.Process, name string) *storagemigrationv1.StorageVersionMigration {
 	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := cluster.client.Get(t.Context(), client.ObjectKey{Name: name}, crd); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			crd.Status.StoredVersions = []string{v.Name}
+	svm := &storagemigrationv1.StorageVersionMigration{}
+	localcluster.Eventually(t, 2*time.Minute, "StorageVersionMigration "+name+" done", func(ctx context.Context) (bool, string) {
+		if !migrator.Running() {
+			return false, "kube-controller-manager exited"
 		}
-	}
-	if err := cluster.client.Status().Update(t.Context(), crd); err != nil {
+		if err := cluster.client.Get(ctx, client.ObjectKey{Name: name}, svm); err != nil {
+			return false, err.Error()
+		}
+		conds := svm.Status.Conditions
+		done := meta.IsStatusConditionTrue(conds, string(storagemigrationv1.MigrationFailed)) ||
+			meta.IsStatusConditionTrue(conds, string(storagemigrationv1.MigrationSucceeded)) && !meta.IsStatusConditionTrue(conds, string(storagemigrationv1.MigrationRunning))
+		return done, fmt.Sprintf("conditions %+v", conds)
+	})
+	return svm
+}
+
+// setStoredVersions sets the CRD's status.storedVersions as a cluster
+// admin does, with kubectl patch --subresource=status.
+func setStoredVersions(t *testing.T, crd string, versions ...string) {
+	t.Helper()
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"storedVersions": versions}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	mustKubectl(t, "patch", "crd", crd, "--subresource=status", "--type=merge", "-p", string(patch))
+	if got := storedVersions(t); !slices.Equal(got, versions) {
+		t.Fatalf("status.storedVersions after the patch = %v, want %v", got, versions)
 	}
 }
 
