@@ -166,3 +166,37 @@ func withoutRule(t *testing.T, dir string, docs []manifest.Document, i, j int) s
 	}
 	return tmp
 }
+
+// The suites check which fields a rule finds, not its messages: a refused
+// upgrade must also name the path to take, as the GuardPolicy reference
+// shows.
+func TestUpgradePathMessages(t *testing.T) {
+	tests := []struct {
+		dir      string
+		crds     corpus.Set
+		old, cur string
+		want     string
+	}{
+		{
+			dir: "eck", crds: corpus.ECK, old: "update/old.yaml", cur: "update/major.yaml",
+			want: `update/major.yaml:8:3: [eck-elasticsearch/upgrade-path] spec.version: Invalid value: "9.0.1": 8.13.4 → 9.0.1 is not an allowed step; go through 8.18 - 8.19`,
+		},
+		{
+			dir: "eck", crds: corpus.ECK, old: "update/before-last-minor-7.yaml", cur: "update/major-8.yaml",
+			want: `update/major-8.yaml:8:3: [eck-elasticsearch/upgrade-path] spec.version: Invalid value: "8.1.3": 7.16.3 → 8.1.3 is not an allowed step; upgradePaths has no step from 7.16.3`,
+		},
+		{
+			dir: "mongodb-community", crds: corpus.MongoDBCommunity, old: "update/old.yaml", cur: "update/skip-major.yaml",
+			want: `update/skip-major.yaml:15:3: [mongodb-community/upgrade-path] spec.version: Invalid value: "8.0.4": 6.0.18 → 8.0.4 is not an allowed step; go through 7.0`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir+"/"+tt.cur, func(t *testing.T) {
+			t.Chdir(tt.dir)
+			code, out := crdguard(t, "validate", "--crds", crdsOf(t, tt.crds), "--policies", "policy.yaml", "--old", tt.old, tt.cur)
+			if code != app.ExitViolations || !strings.Contains(out, "\n  * "+tt.want+"\n") {
+				t.Errorf("exit code %d, output\n%s\nwant 1 and the finding\n%s", code, out, tt.want)
+			}
+		})
+	}
+}
