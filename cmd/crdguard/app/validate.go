@@ -121,7 +121,7 @@ Chart.yaml, values.yaml and templates, and .github directories.`,
 	f.StringArrayVar(&o.old, "old", nil, "file or directory with previous versions of the objects (repeatable); an object with the same apiVersion, kind, namespace and name there is validated as an UPDATE")
 	f.Var(newChoiceFlag(&o.unpaired, unpairedError, unpairedCreate), "unpaired", `with --old: what an input without a previous version there (renamed, moved, new) is, and an old object no input pairs with: "error" (an error result each) or "create" (validate the input as a CREATE, with a note on stderr for each)`)
 	f.Var(newChoiceFlag(&o.missingSchemas, missingSkip, missingError), "missing-schemas", `what to do with objects no CRD defines: "skip" (warn on stderr) or "error" (deny them)`)
-	f.StringArrayVar(&o.namespaceLabels, "namespace-labels", nil, `labels of a namespace, for policies with a namespaceSelector: "NAMESPACE=KEY=VALUE,..." ("NAMESPACE=" for none; repeatable). Namespace objects among the inputs give them too; an object in a namespace with unknown labels is an error`)
+	f.StringArrayVar(&o.namespaceLabels, "namespace-labels", nil, `labels of a namespace, for policies with a namespaceSelector: "NAMESPACE=KEY=VALUE,..." ("NAMESPACE=" for none, "*=KEY=VALUE,..." for every namespace not named otherwise; repeatable). Namespace objects among the inputs give them too; an object in a namespace with unknown labels is an error`)
 	f.StringArrayVar(&o.exclude, "exclude", nil, `do not read paths matching GLOB (repeatable): a GLOB without "/" matches a file or directory name, one with "/" the path relative to the walked PATH; path.Match syntax, no "**"`)
 	f.StringSliceVar(&o.skipKinds, "skip-kinds", nil, `kinds not to validate, each KIND or APIVERSION/KIND (apps/v1/Deployment, v1/Secret); comma-separated or repeated; such objects are reported as skipped`)
 	f.BoolVar(&o.verifyFastPaths, "verify-fast-paths", false, "validate every object twice, with crdguard's fast paths and with kube-apiserver's validators alone, and stop with exit 2 at the first difference in errors, paths or messages (a crdguard bug); about twice the CPU")
@@ -501,6 +501,22 @@ func (s *sourceSet) addNamespaceLabels(ctx context.Context, known map[string]map
 	return nil
 }
 
+// anyNamespace is the NAMESPACE of --namespace-labels that gives the labels
+// of every namespace named neither by the flag nor by a Namespace among the
+// inputs: a CI run of manifests for many namespaces, all labelled alike.
+// "*" is no namespace name, so it cannot collide with one.
+const anyNamespace = "*"
+
+// labelsOf is the labels of namespace ns: its own, else those given for
+// any namespace; nil (unknown) when neither is given. A cluster-scoped
+// object has no namespace to take them from.
+func (r *validationRun) labelsOf(ns string) map[string]string {
+	if set, ok := r.namespaceLabels[ns]; ok || ns == "" {
+		return set
+	}
+	return r.namespaceLabels[anyNamespace]
+}
+
 // parseNamespaceLabels reads --namespace-labels values, "NAMESPACE=KEY=VALUE,...".
 func parseNamespaceLabels(values []string) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
@@ -547,7 +563,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 		Operation:       v1alpha1.Create,
 		Object:          obj,
 		Namespace:       res.Namespace,
-		NamespaceLabels: run.namespaceLabels[res.Namespace],
+		NamespaceLabels: run.labelsOf(res.Namespace),
 		UserInfo:        authenticationv1.UserInfo{Username: o.user, Groups: o.groups},
 		FieldValidation: schema.FieldValidation(o.fieldValidation),
 		ShowStored:      o.showStored,

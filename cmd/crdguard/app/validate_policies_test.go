@@ -224,10 +224,23 @@ spec:
 	for _, tc := range []struct {
 		labels string
 		code   int
-	}{{"shop=tier=prod,team=db", ExitViolations}, {"shop=", ExitOK}} {
+	}{
+		{"shop=tier=prod,team=db", ExitViolations},
+		{"shop=", ExitOK},
+		// Every namespace not named otherwise, for CI runs over many.
+		{"*=tier=prod", ExitViolations},
+		{"*=", ExitOK},
+	} {
 		if r := crdguard(t, "", append(args, "--namespace-labels", tc.labels, goodYAML)...); r.code != tc.code {
 			t.Errorf("--namespace-labels %s: exit %d, want %d\n%s%s", tc.labels, r.code, tc.code, r.stdout, r.stder)
 		}
+	}
+	// A namespace's own labels win over those of every namespace.
+	if r := crdguard(t, "", append(args, "--namespace-labels", "*=tier=prod", "--namespace-labels", "shop=", goodYAML)...); r.code != ExitOK {
+		t.Errorf("--namespace-labels '*=tier=prod' and shop=: exit %d, want 0\n%s%s", r.code, r.stdout, r.stder)
+	}
+	if r := crdguard(t, "", append(args, "--namespace-labels", "*=", dir+"/namespaces.yaml", goodYAML)...); r.code != ExitViolations {
+		t.Errorf("--namespace-labels '*=' and the shop Namespace among the inputs: exit %d, want 1\n%s%s", r.code, r.stdout, r.stder)
 	}
 	if r := crdguard(t, "", append(args, "--namespace-labels", "shop", goodYAML)...); r.code != ExitUsage || r.stder != "crdguard: --namespace-labels \"shop\": want NAMESPACE=KEY=VALUE,... (NAMESPACE= for none)\n" {
 		t.Errorf("malformed --namespace-labels: exit %d, stderr %q", r.code, r.stder)
