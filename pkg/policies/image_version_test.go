@@ -38,6 +38,20 @@ func TestImageVersionCompileErrors(t *testing.T) {
 		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.version"},
 		want: []string{`spec.rules[0].imageVersion.imagePaths: Required value: imagePaths or containersPath is required`},
 	}, {
+		name: "valid without versionPath",
+		cfg:  v1alpha1.ImageVersionRule{ImagePaths: []string{"spec.imageName"}, TagPattern: `(?P<version>[0-9.]+)-.*`},
+	}, {
+		name: "no versionPath and no images",
+		cfg:  v1alpha1.ImageVersionRule{},
+		want: []string{`spec.rules[0].imageVersion.imagePaths: Required value: imagePaths or containersPath is required`},
+	}, {
+		name: "a comparison without versionPath",
+		cfg:  v1alpha1.ImageVersionRule{ImagePaths: []string{"spec.imageName"}, Compare: v1alpha1.CompareTagPrefix, VersionAbsent: v1alpha1.AllowVersionAbsent},
+		want: []string{
+			`spec.rules[0].imageVersion.compare: Forbidden: TagPrefix compares a tag with versionPath, which is not set; without versionPath a tag must be a semantic version (compare: Semver)`,
+			`spec.rules[0].imageVersion.versionAbsent: Forbidden: may only be set with versionPath`,
+		},
+	}, {
 		name: "container selection without containers",
 		cfg:  v1alpha1.ImageVersionRule{VersionPath: "spec.version", ImagePaths: []string{"spec.image"}, ContainerName: "mysql", ExcludeContainers: []string{"exporter"}},
 		want: []string{

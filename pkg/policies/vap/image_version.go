@@ -35,6 +35,9 @@ func celSemverKey(v string) string {
 // library's reason (uppercase names, bad digests), the policy says
 // "invalid reference format".
 func compileImageVersion(rule *rules.ImageVersion, c *compiler) ([]ruleCEL, error) {
+	if rule.VersionPath == nil {
+		return nil, needsWebhook("imageVersion without versionPath is not compiled: the compiled tag checks compare each tag with a declared version, and this rule declares none")
+	}
 	if rule.TagPattern != nil {
 		return nil, needsWebhook("tagPattern is not compiled: Kubernetes CEL has no regular-expression groups, so the version cannot be read out of the tag")
 	}
@@ -71,7 +74,7 @@ func (r imageVersionCEL) celCheck(names *celNames, f imageFindings) string {
 		absent = fmt.Sprintf(`(%s ? [%s] : [])`, r.celSetsImage(names), celString(atText+": Required value: cannot show the images agree: "+atText+
 			" is not set, so the operator runs a default version that crdguard cannot know; set it to the images' version (versionAbsent: Allow in the rule accepts this)"))
 	}
-	return celVisit(names, r.VersionPath, "object", func(at celPath, raw string, found bool) string {
+	return celVisit(names, *r.VersionPath, "object", func(at celPath, raw string, found bool) string {
 		if !found {
 			return absent
 		}

@@ -613,6 +613,37 @@ spec:
 	}
 }
 
+// TestVAPVersionTagNeedsWebhook lists an imageVersion rule without
+// versionPath as the webhook's, with the reason, and compiles the one
+// with versionPath.
+func TestVAPVersionTagNeedsWebhook(t *testing.T) {
+	gp := parsePolicy(t, `
+metadata: {name: postgres}
+spec:
+  match: {resources: [{group: postgresql.cnpg.io, kinds: [Cluster]}]}
+  rules:
+  - name: version-tag
+    imageVersion: {imagePaths: [spec.imageName]}
+  - name: declared
+    imageVersion: {versionPath: spec.version, imagePaths: [spec.imageName]}
+`)
+	compiled, err := Compile(gp, nil, Findings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range compiled.Rules {
+		got = append(got, fmt.Sprintf("%s (%s): %s", r.Name, r.Kind, cmp.Or(r.Webhook, "vap")))
+	}
+	want := []string{
+		"version-tag (imageVersion): imageVersion without versionPath is not compiled: the compiled tag checks compare each tag with a declared version, and this rule declares none",
+		"declared (imageVersion): vap",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rules\n got: %q\nwant: %q", got, want)
+	}
+}
+
 // TestVAPListKeysAcrossKinds: a compiled transition pairs list items by
 // one set of keys whatever the request's kind, so the list-map keys of
 // the kinds the policy matches must agree, else the rule stays with the

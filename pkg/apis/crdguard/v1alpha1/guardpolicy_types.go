@@ -410,11 +410,16 @@ const (
 	CompareTagPrefix VersionCompare = "TagPrefix"
 )
 
-// ImageVersionRule checks that images carry the version an object declares.
+// ImageVersionRule checks that images carry the version an object declares,
+// or, without VersionPath, that they carry a version in their tag.
 // +kubebuilder:validation:XValidation:rule="has(self.imagePaths) || has(self.containersPath)",message="imagePaths or containersPath is required"
 type ImageVersionRule struct {
 	// VersionPath is the path of the declared version, like spec.version.
-	VersionPath string `json:"versionPath"`
+	// Without it, every image checked must carry a semantic version in its
+	// tag (not "latest", not digest only) and nothing is compared; compare
+	// must then be Semver and versionAbsent Deny.
+	// +optional
+	VersionPath string `json:"versionPath,omitempty"`
 	// ImagePaths are paths of image references, like spec.image.
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16

@@ -45,6 +45,13 @@ import (
 //   - With containerName, a container list that has no such container is a
 //     finding: the rule was asked to check a container that is not there
 //     (renamed, say), and silently checking nothing would fail open.
+//   - Without versionPath (CloudNativePG's Cluster has only an image), the
+//     rule compares nothing: every image it checks must carry a semantic
+//     version in its tag (or in tagPattern's version group). No tag,
+//     "latest" and a tag that is no version are findings; a digest-only
+//     image is a finding with the enforcement of digestOnly. Compare
+//     Exact and TagPrefix and versionAbsent Allow need a version to
+//     compare with, so they are refused without versionPath.
 var imageVersionKind = ruleKind{
 	name:       "imageVersion",
 	configured: func(r *v1alpha1.Rule) bool { return r.ImageVersion != nil },
@@ -52,7 +59,8 @@ var imageVersionKind = ruleKind{
 }
 
 type ImageVersion struct {
-	VersionPath    ObjectPath
+	// VersionPath is nil when the rule only demands a version tag.
+	VersionPath    *ObjectPath
 	ImagePaths     []ObjectPath
 	ContainersPath *ObjectPath
 	ContainerName  string
@@ -78,14 +86,23 @@ func compileImageVersion(spec *v1alpha1.Rule, path *field.Path, _ *compileEnv) (
 	}
 	var errs field.ErrorList
 
-	versionPath, err := parsePath(cfg.VersionPath)
-	switch {
-	case err != nil:
-		errs = append(errs, field.Invalid(path.Child("versionPath"), cfg.VersionPath, err.Error()))
-	case versionPath.HasWildcard():
-		errs = append(errs, field.Invalid(path.Child("versionPath"), cfg.VersionPath, "must name one value; [*] is not allowed"))
+	if cfg.VersionPath != "" {
+		versionPath, err := parsePath(cfg.VersionPath)
+		switch {
+		case err != nil:
+			errs = append(errs, field.Invalid(path.Child("versionPath"), cfg.VersionPath, err.Error()))
+		case versionPath.HasWildcard():
+			errs = append(errs, field.Invalid(path.Child("versionPath"), cfg.VersionPath, "must name one value; [*] is not allowed"))
+		}
+		r.VersionPath = &versionPath
+	} else {
+		if r.Compare == v1alpha1.CompareExact || r.Compare == v1alpha1.CompareTagPrefix {
+			errs = append(errs, field.Forbidden(path.Child("compare"), fmt.Sprintf("%s compares a tag with versionPath, which is not set; without versionPath a tag must be a semantic version (compare: Semver)", r.Compare)))
+		}
+		if r.VersionAbsent == v1alpha1.AllowVersionAbsent {
+			errs = append(errs, field.Forbidden(path.Child("versionAbsent"), "may only be set with versionPath"))
+		}
 	}
-	r.VersionPath = versionPath
 
 	imagePaths, pathErrs := parsePaths(cfg.ImagePaths, path.Child("imagePaths"))
 	errs = append(errs, pathErrs...)
@@ -140,6 +157,9 @@ func (r *ImageVersion) Operations() []v1alpha1.Operation { return createUpdate }
 
 func (r *ImageVersion) Check(_ context.Context, req *Request) ([]Finding, error) {
 	obj := req.Object.Object
+	if r.VersionPath == nil {
+		return r.checkImages(obj, nil), nil
+	}
 	raw, versionAt, found := r.VersionPath.get(obj)
 	want, isNumber, ok := scalarString(raw)
 	if !found || ok && want == "" {
@@ -156,23 +176,28 @@ func (r *ImageVersion) Check(_ context.Context, req *Request) ([]Finding, error)
 		}
 		declared.semver = &v
 	}
+	return r.checkImages(obj, &declared), nil
+}
 
+// checkImages checks every image the rule selects in obj against declared,
+// or for a version tag when declared is nil.
+func (r *ImageVersion) checkImages(obj map[string]any, declared *declaredVersion) []Finding {
 	var out []Finding
 	for _, p := range r.ImagePaths {
 		p.visit(obj, func(path *field.Path, value any, found bool) {
 			if found {
-				out = append(out, r.checkImage(path, value, &declared)...)
+				out = append(out, r.checkImage(path, value, declared)...)
 			}
 		})
 	}
 	if r.ContainersPath != nil {
 		r.ContainersPath.visit(obj, func(path *field.Path, value any, found bool) {
 			if found {
-				out = append(out, r.checkContainers(path, value, &declared)...)
+				out = append(out, r.checkContainers(path, value, declared)...)
 			}
 		})
 	}
-	return out, nil
+	return out
 }
 
 // checkVersionAbsent is the finding for an object without a version at
@@ -211,7 +236,8 @@ func (r *ImageVersion) setsImage(obj map[string]any) bool {
 	return set
 }
 
-// declaredVersion is the object's version, as written and as parsed.
+// declaredVersion is the object's version, as written and as parsed. A
+// nil *declaredVersion stands for a rule without versionPath.
 type declaredVersion struct {
 	at       *field.Path
 	value    string
@@ -247,7 +273,12 @@ func (r *ImageVersion) checkContainers(path *field.Path, value any, declared *de
 	}
 	if r.ContainerName != "" && !selected {
 		e := field.NotFound(path, r.ContainerName)
-		e.Detail = "no container has the name that containerName selects, so its image cannot be checked against " + declared.String()
+		e.Detail = "no container has the name that containerName selects, so its image cannot be checked"
+		if declared != nil {
+			e.Detail += " against " + declared.String()
+		} else {
+			e.Detail += " for a version tag"
+		}
 		if len(names) > 0 {
 			e.Detail += "; containers: " + strings.Join(names, ", ")
 		}
@@ -256,7 +287,8 @@ func (r *ImageVersion) checkContainers(path *field.Path, value any, declared *de
 	return out
 }
 
-// checkImage compares one image reference with the declared version.
+// checkImage compares one image reference with the declared version, or
+// with nil checks that its tag carries a version.
 func (r *ImageVersion) checkImage(path *field.Path, value any, declared *declaredVersion) []Finding {
 	image, ok := value.(string)
 	if !ok {
@@ -265,6 +297,12 @@ func (r *ImageVersion) checkImage(path *field.Path, value any, declared *declare
 	ref := parseImage(image)
 	if ref.err != nil {
 		return findings(field.Invalid(path, image, "is not a valid image reference: "+ref.err.Error()))
+	}
+	if ref.hasDigest && ref.tag == "" && declared == nil {
+		return []Finding{{
+			Error:       field.Invalid(path, image, "is pinned by digest only, so it has no tag to carry a version; use name:tag@digest"),
+			Enforcement: r.DigestOnly,
+		}}
 	}
 	if ref.hasDigest && ref.tag == "" {
 		return []Finding{{
@@ -279,10 +317,16 @@ func (r *ImageVersion) checkImage(path *field.Path, value any, declared *declare
 	version := tag
 	if r.TagPattern != nil {
 		v, ok := r.TagPattern.Version(tag)
+		if !ok && declared == nil {
+			return findings(field.Invalid(path, image, fmt.Sprintf("image tag %s does not match tagPattern %s, so it carries no version", tag, r.TagPattern.Raw)))
+		}
 		if !ok {
 			return findings(field.Invalid(path, image, fmt.Sprintf("image tag %s does not match tagPattern %s, so its version cannot be checked against %s", tag, r.TagPattern.Raw, declared)))
 		}
 		version = v
+	}
+	if declared == nil {
+		return r.checkVersionTag(path, image, tag, hasTag, version)
 	}
 	agrees, why := r.agrees(version, declared)
 	if agrees {
@@ -302,6 +346,24 @@ func (r *ImageVersion) checkImage(path *field.Path, value any, declared *declare
 	}
 	if declared.isNumber {
 		msg += fmt.Sprintf("; %s is the number %s: quote the version in YAML to keep it as written", declared.at, declared.value)
+	}
+	return findings(field.Invalid(path, image, msg))
+}
+
+// checkVersionTag demands that version, read from tag, is a semantic
+// version, for a rule without versionPath.
+func (r *ImageVersion) checkVersionTag(path *field.Path, image, tag string, hasTag bool, version string) []Finding {
+	if _, err := ParseSemanticVersion(strings.Replace(version, "_", "+", 1)); err == nil {
+		return nil
+	}
+	var msg string
+	switch {
+	case !hasTag:
+		msg = "has no tag, so it is latest, which carries no version; tag the image with its version"
+	case r.TagPattern != nil:
+		msg = fmt.Sprintf("image tag %s holds %s (tagPattern), which is not a semantic version", tag, version)
+	default:
+		msg = fmt.Sprintf("image tag %s is not a semantic version, so it carries no version", tag)
 	}
 	return findings(field.Invalid(path, image, msg))
 }
