@@ -144,6 +144,15 @@ func TestLibraryRecipes(t *testing.T) {
 		want               string // the rule's findings, "" when it has none
 	}{
 		{
+			name: "postgres created with a version tag", policy: "cloudnative-pg", rule: "version-tag",
+			cur: cnpg("{imageName: 'ghcr.io/cloudnative-pg/postgresql:17.2-standard-bookworm'}"),
+		},
+		{
+			name: "postgres created with latest", policy: "cloudnative-pg", rule: "version-tag",
+			cur:  cnpg("{imageName: 'ghcr.io/cloudnative-pg/postgresql:latest'}"),
+			want: `spec.imageName: Invalid value: "ghcr.io/cloudnative-pg/postgresql:latest": image tag latest is not a semantic version, so it carries no version`,
+		},
+		{
 			name: "postgres image to its catalog at the same major", policy: "cloudnative-pg", rule: "no-downgrade",
 			old: cnpg("{imageName: 'ghcr.io/cloudnative-pg/postgresql:16.4'}"),
 			cur: cnpg("{imageCatalogRef: {apiGroup: postgresql.cnpg.io, kind: ClusterImageCatalog, name: postgresql, major: 16}}"),
