@@ -1,12 +1,10 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -173,27 +171,14 @@ func (o *vapOptions) run(ctx context.Context, streams Streams) error {
 // writeWebhookPolicies writes, as YAML, each GuardPolicy without the rules
 // its compiled policies enforce; policies left with no rule are left out.
 func writeWebhookPolicies(path string, gps []*v1alpha1.GuardPolicy, compiled []*vap.Compiled) error {
-	var docs []any
+	var kept []runtime.Object
 	for i, gp := range gps {
-		kept := compiled[i].WebhookPolicy(gp)
-		if kept == nil {
-			continue
+		if p := compiled[i].WebhookPolicy(gp); p != nil {
+			p.APIVersion, p.Kind = v1alpha1.GroupVersion.String(), "GuardPolicy"
+			kept = append(kept, p)
 		}
-		kept.APIVersion, kept.Kind = v1alpha1.GroupVersion.String(), "GuardPolicy"
-		m, err := plainObject(kept)
-		if err != nil {
-			return &exitError{code: ExitInternal, err: err}
-		}
-		docs = append(docs, m)
 	}
-	var buf bytes.Buffer
-	if err := writeYAML(&buf, docs...); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return inputError(fmt.Errorf("--webhook-policies: %w", err))
-	}
-	return nil
+	return writeObjectsFile(path, "--webhook-policies", kept)
 }
 
 // printVAPCheck prints, per GuardPolicy, where each rule runs.

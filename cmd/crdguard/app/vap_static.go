@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -105,7 +104,7 @@ func (o staticOptions) write(out io.Writer, registry *schema.Registry, gps []*v1
 		}
 	}
 	configFile := filepath.Join(o.dir, admissionConfiguration)
-	if err := writeObjectsFile(configFile, []runtime.Object{config}); err != nil {
+	if err := writeObjectsFile(configFile, "--static-manifests", []runtime.Object{config}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote %s: start kube-apiserver with --admission-control-config-file=%s, or add its plugins to your AdmissionConfiguration\n",
@@ -193,29 +192,9 @@ func writeStaticDir(out io.Writer, dir string, objects []runtime.Object) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return inputError(fmt.Errorf("--static-manifests: %w", err))
 	}
-	if err := writeObjectsFile(file, objects); err != nil {
+	if err := writeObjectsFile(file, "--static-manifests", objects); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote %d objects to %s\n", len(objects), file)
-	return nil
-}
-
-// writeObjectsFile writes objects as YAML documents to file.
-func writeObjectsFile(file string, objects []runtime.Object) error {
-	docs := make([]any, 0, len(objects))
-	for _, obj := range objects {
-		m, err := plainObject(obj)
-		if err != nil {
-			return &exitError{code: ExitInternal, err: err}
-		}
-		docs = append(docs, m)
-	}
-	var buf bytes.Buffer
-	if err := writeYAML(&buf, docs...); err != nil {
-		return err
-	}
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-		return inputError(fmt.Errorf("--static-manifests: %w", err))
-	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -43,4 +45,25 @@ func writeYAML(out io.Writer, docs ...any) error {
 // outputError is a failure to write the output, such as a closed pipe.
 func outputError(err error) error {
 	return &exitError{code: ExitInternal, err: fmt.Errorf("writing the output: %w", err)}
+}
+
+// writeObjectsFile writes objects as YAML documents to file, which flag
+// names.
+func writeObjectsFile(file, flag string, objects []runtime.Object) error {
+	docs := make([]any, 0, len(objects))
+	for _, obj := range objects {
+		m, err := plainObject(obj)
+		if err != nil {
+			return &exitError{code: ExitInternal, err: err}
+		}
+		docs = append(docs, m)
+	}
+	var buf bytes.Buffer
+	if err := writeYAML(&buf, docs...); err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		return inputError(fmt.Errorf("%s: %w", flag, err))
+	}
+	return nil
 }
