@@ -200,9 +200,9 @@ func (f *cliFamily) rows() []*row {
 	// Memory against the start-up run, which compiles the same kinds: what
 	// the objects add.
 	memory := func(r *row) string {
-		return fmt.Sprintf("memory %s start-up", ratio(float64(r.median().memory), float64(start.median().memory)))
+		return fmt.Sprintf("memory %s start-up (target ≤ 1.30×)", ratio(float64(r.median().memory), float64(start.median().memory)))
 	}
-	validate.vs = fmt.Sprintf("objects/s %s kubeconform, CPU per object %s; %s", ratio(v.rate, k.rate), ratio(float64(v.cpu), float64(k.cpu)), memory(validate))
+	validate.vs = fmt.Sprintf("objects/s %s kubeconform, CPU per object %s (target ≤ 1.00×); %s", ratio(v.rate, k.rate), ratio(float64(v.cpu), float64(k.cpu)), memory(validate))
 	stored := &row{family: f.name(), name: "crdguard validate --field-validation=Warn --warnings-as-errors --show-stored, the same objects", rateUnit: "objects/s", samples: perObject(f.full[crdguardStored], len(f.objects))}
 	// What warnings and the stored object add to validate's time.
 	s := stored.median()

@@ -128,6 +128,7 @@ func (f *webhookFamily) rows() []*row {
 			}
 			if j == 2 {
 				vs[0] += " (" + roundRatios(r, f.cases[i].row, rate) + ")"
+				vs = append(vs, fmt.Sprintf("req per CPU-second %s (a) (target ≥ 0.95×)", ratio(float64(a.cpu), float64(c.cpu))))
 				vs = append(vs, fmt.Sprintf("p50 %s (b), CPU %s (b)", ratio(float64(c.p50), float64(b.p50)), ratio(float64(c.cpu), float64(b.cpu))))
 			}
 			r.vs = strings.Join(vs, "; ")
