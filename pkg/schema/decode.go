@@ -19,7 +19,8 @@ const unknownFieldOrigin = "crdguard.dev/unknown-field"
 // codec's defaulter): read ObjectMeta, prune unknown fields and nulls,
 // coerce embedded ObjectMeta, apply defaults. It returns the paths of the
 // unknown fields it pruned, or an error when the server could not decode the
-// object at all.
+// object at all. It skips what cannot change the object (see walkSchemas
+// and holdsNullEntry), and leaves what the server leaves.
 func (v *Validator) decode(u *unstructured.Unstructured) ([]string, *field.Error) {
 	kind, apiVersion := u.GetKind(), u.GetAPIVersion()
 	objectMeta, foundObjectMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(u.Object, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
@@ -27,12 +28,19 @@ func (v *Validator) decode(u *unstructured.Unstructured) ([]string, *field.Error
 		return nil, field.Invalid(field.NewPath("metadata"), u.Object["metadata"], err.Error())
 	}
 	unknown = append(unknown, structuralpruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
-	fieldErr, embeddedUnknown := schemaobjectmeta.CoerceWithOptions(nil, u.Object, v.structural, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
-	if fieldErr != nil {
-		return nil, fieldErr
+	// Pruning nulls deletes null map entries and nothing else: an object
+	// without one skips the walk.
+	if holdsNullEntry(u.Object) {
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
 	}
-	unknown = append(unknown, embeddedUnknown...)
+	walks := v.walkSchemas()
+	if walks.coercion != nil {
+		fieldErr, embeddedUnknown := schemaobjectmeta.CoerceWithOptions(nil, u.Object, walks.coercion, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		if fieldErr != nil {
+			return nil, fieldErr
+		}
+		unknown = append(unknown, embeddedUnknown...)
+	}
 
 	// Restore the implicit fields the schema need not declare.
 	u.SetKind(kind)
@@ -42,8 +50,37 @@ func (v *Validator) decode(u *unstructured.Unstructured) ([]string, *field.Error
 			return nil, field.Invalid(field.NewPath("metadata"), u.Object["metadata"], err.Error())
 		}
 	}
-	structuraldefaulting.Default(u.Object, v.structural)
+	v.applyDefaults(u.Object)
 	return unknown, nil
+}
+
+// applyDefaults is structuraldefaulting.Default on the schema's defaulted
+// subtrees alone.
+func (v *Validator) applyDefaults(obj map[string]any) {
+	if walks := v.walkSchemas(); walks.defaulting != nil {
+		structuraldefaulting.Default(obj, walks.defaulting)
+	}
+}
+
+// holdsNullEntry tells whether a map entry below x is null, the only thing
+// structuraldefaulting.PruneNonNullableNullsWithoutDefaults deletes (it
+// never removes a null list item).
+func holdsNullEntry(x any) bool {
+	switch x := x.(type) {
+	case map[string]any:
+		for _, value := range x {
+			if value == nil || holdsNullEntry(value) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range x {
+			if holdsNullEntry(item) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unknownFieldErrors turns pruned paths into errors at those paths, worded

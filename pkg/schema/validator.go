@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -44,6 +45,10 @@ type Validator struct {
 	fastSchema *fastSchemaValidator
 	// deprecation is what the server warns of every request to this version.
 	deprecation []string
+	// walks are the trimmed schemas of decode's upstream walks (see
+	// walkSchemas).
+	walks           walkSchemas
+	walkSchemasOnce sync.Once
 }
 
 // NewValidator compiles the validator for one served version of crd. crd must
@@ -171,7 +176,7 @@ func (v *Validator) dryRun(ctx context.Context, obj, old *unstructured.Unstructu
 	}
 	// The server defaults what it reads back from storage as well: a status
 	// dropped on create takes the status's own default.
-	structuraldefaulting.Default(stored.Object, v.structural)
+	v.applyDefaults(stored.Object)
 	return stored, errs, mismatch
 }
 
