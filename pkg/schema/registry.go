@@ -99,8 +99,22 @@ func (r *Registry) Validator(gvk schema.GroupVersionKind) (*Validator, error) {
 // fails as it would against the server; an object whose kind no CRD defines
 // is a *NoSchemaError.
 func (r *Registry) Validate(ctx context.Context, obj, old *unstructured.Unstructured) (field.ErrorList, error) {
-	_, errs, err := r.DryRun(ctx, obj, old, ValidateOptions{})
-	return errs, err
+	return r.ValidateWithOptions(ctx, obj, old, ValidateOptions{})
+}
+
+// ValidateWithOptions is Validator.ValidateWithOptions with the validator of
+// obj's kind: DryRun's errors and error, without the work of preparing a
+// stored object.
+func (r *Registry) ValidateWithOptions(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (field.ErrorList, error) {
+	v, errs, err := r.validatorOf(obj)
+	if v == nil {
+		return errs, err
+	}
+	errs, _, mismatch := v.verifiedValidate(ctx, obj, old, opts)
+	if mismatch != nil {
+		return nil, mismatch
+	}
+	return errs, nil
 }
 
 // DryRun is Validator.DryRun with the validator of obj's kind. An object of
@@ -109,6 +123,21 @@ func (r *Registry) Validate(ctx context.Context, obj, old *unstructured.Unstruct
 // WithFastPathVerification, a difference between the fast paths and
 // kube-apiserver's validators is a *FastPathMismatchError.
 func (r *Registry) DryRun(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (*unstructured.Unstructured, field.ErrorList, error) {
+	v, errs, err := r.validatorOf(obj)
+	if v == nil {
+		return nil, errs, err
+	}
+	stored, errs, mismatch := v.dryRun(ctx, obj, old, opts)
+	if mismatch != nil {
+		return nil, nil, mismatch
+	}
+	return stored, errs, nil
+}
+
+// validatorOf returns the validator of obj's kind, or else the errors the
+// server reports for a version its CRD does not serve, or else the error of
+// Validator.
+func (r *Registry) validatorOf(obj *unstructured.Unstructured) (*Validator, field.ErrorList, error) {
 	gvk := obj.GroupVersionKind()
 	if served, ok := r.served[gvk.GroupKind()]; ok && r.validators[gvk] == nil {
 		versions := make([]string, len(served))
@@ -119,14 +148,7 @@ func (r *Registry) DryRun(ctx context.Context, obj, old *unstructured.Unstructur
 		return nil, field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), obj.GetAPIVersion(), versions)}, nil
 	}
 	v, err := r.Validator(gvk)
-	if err != nil {
-		return nil, nil, err
-	}
-	stored, errs, mismatch := v.dryRun(ctx, obj, old, opts)
-	if mismatch != nil {
-		return nil, nil, mismatch
-	}
-	return stored, errs, nil
+	return v, nil, err
 }
 
 // Namespace is the namespace the API server would put obj in: "default" for

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -224,4 +225,52 @@ func TestValidateUpdateWithUndecodableOldObject(t *testing.T) {
 // storage set by storage ("storage: true").
 func twoVersions(name, storage string) string {
 	return fmt.Sprintf("  - name: %s\n    served: true\n    %s\n    schema: {openAPIV3Schema: {type: object}}\n", name, storage)
+}
+
+// TestValidateWithOptionsIsDryRunWithoutStored checks that the path that
+// prepares no stored object reports what DryRun reports: the same errors,
+// warnings and error on every conformance object (creates, updates, an
+// unserved version), under each field validation, with the fast paths
+// verified against kube-apiserver's validators.
+func TestValidateWithOptionsIsDryRunWithoutStored(t *testing.T) {
+	modes := []crdschema.FieldValidation{crdschema.FieldValidationStrict, crdschema.FieldValidationWarn, crdschema.FieldValidationIgnore}
+	for _, set := range decodeSets() {
+		t.Run(set.name, func(t *testing.T) {
+			registry := set.crds(t)
+			var compared int
+			for _, o := range readConformanceObjects(t, set.objects) {
+				for _, mode := range modes {
+					opts := crdschema.ValidateOptions{FieldValidation: mode}
+					dryRunCtx, dryRunWarnings := crdschema.RecordWarnings(crdschema.WithFastPathVerification(t.Context()))
+					_, wantErrs, wantErr := registry.DryRun(dryRunCtx, o.obj, o.old, opts)
+					ctx, warnings := crdschema.RecordWarnings(crdschema.WithFastPathVerification(t.Context()))
+					errs, err := registry.ValidateWithOptions(ctx, o.obj, o.old, opts)
+					what := fmt.Sprintf("%s %s (%s)", o.source, o.obj.GetName(), mode)
+					if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+						t.Errorf("%s: error %v, DryRun's %v", what, err, wantErr)
+					}
+					if got, want := withoutGeneratedName(o.obj, fmt.Sprintf("%q", errs)), withoutGeneratedName(o.obj, fmt.Sprintf("%q", wantErrs)); got != want {
+						t.Errorf("%s: errors %s, DryRun's %s", what, got, want)
+					}
+					if got, want := fmt.Sprintf("%q", warnings.Warnings()), fmt.Sprintf("%q", dryRunWarnings.Warnings()); got != want {
+						t.Errorf("%s: warnings %s, DryRun's %s", what, got, want)
+					}
+					compared++
+				}
+			}
+			if compared == 0 {
+				t.Errorf("no objects in %s", set.objects)
+			}
+		})
+	}
+}
+
+// withoutGeneratedName replaces in text the name the server would generate
+// for obj, which is random, by a placeholder.
+func withoutGeneratedName(obj *unstructured.Unstructured, text string) string {
+	prefix := obj.GetGenerateName()
+	if obj.GetName() != "" || prefix == "" {
+		return text
+	}
+	return regexp.MustCompile(regexp.QuoteMeta(prefix)+"[a-z0-9]{5}").ReplaceAllString(text, prefix+"<generated>")
 }

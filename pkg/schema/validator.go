@@ -127,7 +127,7 @@ func (v *Validator) Namespaced() bool { return v.namespaced }
 // under fieldValidation=Strict (where it reports nothing else). Neither
 // argument is modified. Under WithFastPathVerification it returns the errors
 // of kube-apiserver's validators alone on a difference, which only
-// Registry.Validate and Registry.DryRun report.
+// the Registry's Validate, ValidateWithOptions and DryRun report.
 func (v *Validator) Validate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList {
 	return v.ValidateWithOptions(ctx, obj, old, ValidateOptions{})
 }
