@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/warning"
 
@@ -201,7 +202,7 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 				warning.AddWarning(ctx, "", w)
 			}
 		}
-		stored, errs, err := e.schemas.DryRun(ctx, req.Object, req.OldObject, schema.ValidateOptions{FieldValidation: req.FieldValidation})
+		stored, errs, err := e.validateObject(ctx, req)
 		var noSchema *schema.NoSchemaError
 		switch {
 		case errors.As(err, &noSchema):
@@ -225,6 +226,17 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 		view.OldObject = validator.Decode(req.OldObject)
 	}
 	return view, nil
+}
+
+// validateObject validates the request's object against its CRD, and
+// prepares the stored object only when the request asks to see it.
+func (e *Engine) validateObject(ctx context.Context, req Request) (*unstructured.Unstructured, field.ErrorList, error) {
+	opts := schema.ValidateOptions{FieldValidation: req.FieldValidation}
+	if req.ShowStored {
+		return e.schemas.DryRun(ctx, req.Object, req.OldObject, opts)
+	}
+	errs, err := e.schemas.ValidateWithOptions(ctx, req.Object, req.OldObject, opts)
+	return nil, errs, err
 }
 
 // storePatched replaces the stored object by the patched one when the
