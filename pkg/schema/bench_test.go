@@ -121,3 +121,31 @@ func BenchmarkFirstObject(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecode measures Validator.Decode, the object as admission
+// webhooks and policies see it (unknown fields and nulls pruned, embedded
+// metadata coerced, defaults applied), on the objects of BenchmarkValidate.
+func BenchmarkDecode(b *testing.B) {
+	objects := []struct {
+		name   string
+		crds   corpus.Set
+		object string
+	}{
+		{"small", corpus.CertManager, "testdata/bench/certificate.yaml"},
+		{"medium", corpus.GatewayAPI, "testdata/bench/httproute.yaml"},
+		{"large", corpus.PrometheusOperator, "testdata/bench/prometheus.yaml"},
+	}
+	for _, o := range objects {
+		b.Run(o.name, func(b *testing.B) {
+			obj := readObject(b, o.object)
+			v, err := corpusRegistry(b, o.crds).Validator(obj.GroupVersionKind())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				v.Decode(obj)
+			}
+		})
+	}
+}
