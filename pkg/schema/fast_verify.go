@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/warning"
 )
 
 type verifyFastPathsKey struct{}
@@ -16,7 +17,8 @@ type verifyFastPathsKey struct{}
 // and Registry.DryRun validate every object twice, with the fast paths and
 // with kube-apiserver's validators alone, and return a
 // *FastPathMismatchError when the two differ in any error, path or
-// message. It doubles the cost of validation.
+// message, or in the warnings validation records. It doubles the cost of
+// validation.
 func WithFastPathVerification(ctx context.Context) context.Context {
 	return context.WithValue(ctx, verifyFastPathsKey{}, true)
 }
@@ -34,7 +36,8 @@ func VerifiesFastPaths(ctx context.Context) bool {
 type FastPathMismatchError struct {
 	GroupVersionKind schema.GroupVersionKind
 	Namespace, Name  string
-	// Fast and Upstream are the errors of each side, as strings.
+	// Fast and Upstream are the errors of each side, as strings, then its
+	// warnings, each prefixed "warning: ".
 	Fast, Upstream []string
 }
 
@@ -59,4 +62,21 @@ func errorStrings(errs field.ErrorList) []string {
 // sameErrors tells whether a and b are byte for byte the same errors.
 func sameErrors(a, b field.ErrorList) bool {
 	return slices.Equal(errorStrings(a), errorStrings(b))
+}
+
+// forward records r's warnings in ctx, in their order.
+func (r *WarningRecorder) forward(ctx context.Context) {
+	for _, text := range r.warnings {
+		warning.AddWarning(ctx, "", text)
+	}
+}
+
+// asFindings words r's warnings as a *FastPathMismatchError lists them,
+// after the errors.
+func (r *WarningRecorder) asFindings() []string {
+	out := make([]string, len(r.warnings))
+	for i, text := range r.warnings {
+		out[i] = "warning: " + text
+	}
+	return out
 }

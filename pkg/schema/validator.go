@@ -41,6 +41,12 @@ type Validator struct {
 	// validator; upstreamStrategy runs the latter alone, for verification.
 	strategy         strategy
 	upstreamStrategy strategy
+	// celFreeStrategy is strategy without x-kubernetes-validations, and
+	// fastCEL the check that stands in for them (see validatePrepared);
+	// both nil when the schema has no rules, or rules fastCEL leaves to
+	// upstream.
+	celFreeStrategy strategy
+	fastCEL         *celCheck
 	// fastSchema is the schema validator strategy runs.
 	fastSchema *fastSchemaValidator
 	// deprecation is what the server warns of every request to this version.
@@ -100,20 +106,24 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	}
 
 	namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
-	newStrategy := func(schemaValidator, statusValidator apiservervalidation.SchemaValidator) strategy {
+	newStrategy := func(structural *structuralschema.Structural, schemaValidator, statusValidator apiservervalidation.SchemaValidator) strategy {
 		return customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), namespaced, gvk,
 			schemaValidator, statusValidator, structural, status, scale, selectableFields)
 	}
 	fastSchema := newFastSchemaValidator(schemaOpenAPI, schemaValidator)
-	return &Validator{
+	v := &Validator{
 		gvk:              gvk,
 		namespaced:       namespaced,
 		structural:       structural,
-		strategy:         newStrategy(fastSchema, fastStatusValidator),
-		upstreamStrategy: newStrategy(schemaValidator, statusValidator),
+		strategy:         newStrategy(structural, fastSchema, fastStatusValidator),
+		upstreamStrategy: newStrategy(structural, schemaValidator, statusValidator),
 		fastSchema:       fastSchema,
 		deprecation:      versionWarnings(crd, version),
-	}, nil
+	}
+	if v.fastCEL = compileCELCheck(structural); v.fastCEL != nil {
+		v.celFreeStrategy = newStrategy(withoutRules(structural), fastSchema, fastStatusValidator)
+	}
+	return v, nil
 }
 
 // GroupVersionKind is the kind this validator validates.
@@ -186,7 +196,7 @@ func (v *Validator) dryRun(ctx context.Context, obj, old *unstructured.Unstructu
 // *FastPathMismatchError.
 func (v *Validator) verifiedValidate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (field.ErrorList, *unstructured.Unstructured, error) {
 	if !VerifiesFastPaths(ctx) {
-		errs, stored := v.validate(ctx, obj, old, opts, v.strategy)
+		errs, stored := v.validate(ctx, obj, old, opts, true)
 		return errs, stored, nil
 	}
 	// Both runs see the same generated name, which messages may quote.
@@ -194,20 +204,32 @@ func (v *Validator) verifiedValidate(ctx context.Context, obj, old *unstructured
 		obj = obj.DeepCopy()
 		obj.SetName(v.strategy.GenerateName(obj.GetGenerateName()))
 	}
-	errs, stored := v.validate(ctx, obj, old, opts, v.strategy)
-	upstreamErrs, upstreamStored := v.validate(ctx, obj, old, opts, v.upstreamStrategy)
-	if sameErrors(errs, upstreamErrs) {
+	// Each run records its warnings apart: a CEL rule that ratcheting
+	// tolerates is a warning, not an error.
+	fastCtx, fastWarnings := RecordWarnings(ctx)
+	errs, stored := v.validate(fastCtx, obj, old, opts, true)
+	upstreamCtx, upstreamWarnings := RecordWarnings(ctx)
+	upstreamErrs, upstreamStored := v.validate(upstreamCtx, obj, old, opts, false)
+	if sameErrors(errs, upstreamErrs) && slices.Equal(fastWarnings.warnings, upstreamWarnings.warnings) {
+		fastWarnings.forward(ctx)
 		return errs, stored, nil
 	}
+	upstreamWarnings.forward(ctx)
 	return upstreamErrs, upstreamStored, &FastPathMismatchError{
 		GroupVersionKind: v.gvk, Namespace: effectiveNamespace(v.namespaced, obj.GetNamespace()), Name: obj.GetName(),
-		Fast: errorStrings(errs), Upstream: errorStrings(upstreamErrs),
+		Fast:     append(errorStrings(errs), fastWarnings.asFindings()...),
+		Upstream: append(errorStrings(upstreamErrs), upstreamWarnings.asFindings()...),
 	}
 }
 
-// validate validates a copy of obj with strat and returns it as prepared
-// for storage, nil when it could not be decoded.
-func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions, strat strategy) (field.ErrorList, *unstructured.Unstructured) {
+// validate validates a copy of obj, with the fast paths or with
+// kube-apiserver's validators alone, and returns it as prepared for
+// storage, nil when it could not be decoded.
+func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions, fast bool) (field.ErrorList, *unstructured.Unstructured) {
+	strat := v.upstreamStrategy
+	if fast {
+		strat = v.strategy
+	}
 	unchanged := obj == old
 	obj = obj.DeepCopy()
 	unknown, decodeErr := v.decode(obj)
@@ -217,7 +239,7 @@ func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstruc
 	errs := applyFieldValidation(ctx, opts.FieldValidation, unknown)
 	if old == nil {
 		v.prepareForCreate(ctx, obj, strat)
-		return normalize(append(errs, rest.ValidateCreate(ctx, obj, strat)...)), obj
+		return normalize(append(errs, v.validatePrepared(ctx, obj, nil, fast)...)), obj
 	}
 	// The stored object was pruned when it was written: its unknown fields
 	// are gone, not errors of this update. An update of an object to
@@ -232,7 +254,38 @@ func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstruc
 		}
 	}
 	v.prepareForUpdate(ctx, obj, old, strat)
-	return normalize(append(errs, rest.ValidateUpdate(ctx, obj, old, strat)...)), obj
+	return normalize(append(errs, v.validatePrepared(ctx, obj, old, fast)...)), obj
+}
+
+// validatePrepared is what the server's create (old == nil) or update
+// handler validates once obj is prepared: rest.ValidateCreate or
+// rest.ValidateUpdate with the strategy. With the fast paths, the strategy
+// without CEL runs first, and when it finds nothing and the fast CEL check
+// accepts every rule, that is the answer: the whole strategy would then
+// run every rule (CEL runs only without blocking errors), each true, and
+// add no error and record no warning (upstream's CEL validator warns only
+// of a false rule that ratcheting tolerates); and metadata validation, which
+// runs only when the strategy found nothing, has run already. Anything else
+// is the whole strategy's answer, so the fast paths only ever say "valid".
+func (v *Validator) validatePrepared(ctx context.Context, obj, old *unstructured.Unstructured, fast bool) field.ErrorList {
+	if !fast {
+		return validateWith(ctx, obj, old, v.upstreamStrategy)
+	}
+	if v.fastCEL != nil {
+		if errs := validateWith(ctx, obj, old, v.celFreeStrategy); len(errs) == 0 && v.fastCEL.accepts(ctx, obj.Object, old != nil) {
+			return nil
+		}
+	}
+	return validateWith(ctx, obj, old, v.strategy)
+}
+
+// validateWith is rest.ValidateCreate (old == nil) or rest.ValidateUpdate
+// with strat.
+func validateWith(ctx context.Context, obj, old *unstructured.Unstructured, strat strategy) field.ErrorList {
+	if old == nil {
+		return rest.ValidateCreate(ctx, obj, strat)
+	}
+	return rest.ValidateUpdate(ctx, obj, old, strat)
 }
 
 // normalize orders errs by field path, then type and detail, and drops exact
