@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"context"
+
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
@@ -68,4 +70,61 @@ func DefaultUnskipped(v *Validator, obj map[string]any) {
 func WalkSchemas(v *Validator) (defaulting, coercion *structuralschema.Structural) {
 	walks := v.walkSchemas()
 	return walks.defaulting, walks.coercion
+}
+
+// FastSchemaRejects tells whether v's compiled schema check certainly
+// finds value invalid.
+func FastSchemaRejects(v *Validator, value any) bool {
+	return v.fastSchema.check.eval(value) == invalid
+}
+
+// HasFastCEL tells whether v checks CEL rules on the fast path.
+func HasFastCEL(v *Validator) bool {
+	return v.fastCEL != nil
+}
+
+// Outcome is what one validation reports: its errors and the warnings it
+// recorded, as strings.
+type Outcome struct {
+	Errors, Warnings []string
+}
+
+// ValidateBothWays validates obj (a create when old is nil, else an update
+// of old) with the fast paths and with kube-apiserver's validators alone,
+// each recording its own warnings.
+func ValidateBothWays(ctx context.Context, v *Validator, obj, old *unstructured.Unstructured) (fast, upstream Outcome) {
+	// Both runs see the same generated name, which messages may quote.
+	if old == nil && obj.GetName() == "" && obj.GetGenerateName() != "" {
+		obj = obj.DeepCopy()
+		obj.SetName(v.strategy.GenerateName(obj.GetGenerateName()))
+	}
+	run := func(fastPaths bool) Outcome {
+		ctx, recorder := RecordWarnings(ctx)
+		errs, _ := v.validate(ctx, obj, old, ValidateOptions{}, fastPaths)
+		return Outcome{Errors: errorStrings(errs), Warnings: recorder.warnings}
+	}
+	return run(true), run(false)
+}
+
+// FastCELAccepts tells whether v's fast CEL check accepts obj as
+// validate would prepare it for a create (old == nil) or an update of old.
+// Objects the server cannot decode are not accepted.
+func FastCELAccepts(ctx context.Context, v *Validator, obj, old *unstructured.Unstructured) bool {
+	if v.fastCEL == nil {
+		return false
+	}
+	obj = obj.DeepCopy()
+	if _, err := v.decode(obj); err != nil {
+		return false
+	}
+	if old == nil {
+		v.prepareForCreate(ctx, obj, v.strategy)
+		return v.fastCEL.accepts(ctx, obj.Object, false)
+	}
+	old = old.DeepCopy()
+	if _, err := v.decode(old); err != nil {
+		return false
+	}
+	v.prepareForUpdate(ctx, obj, old, v.strategy)
+	return v.fastCEL.accepts(ctx, obj.Object, true)
 }
