@@ -4,11 +4,13 @@ import (
 	"context"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/cel/common"
 )
 
 // FastSchemaVerdict evaluates value with v's compiled schema check and with
@@ -127,4 +129,10 @@ func FastCELAccepts(ctx context.Context, v *Validator, obj, old *unstructured.Un
 	}
 	v.prepareForUpdate(ctx, obj, old, v.strategy)
 	return v.fastCEL.accepts(ctx, obj.Object, true)
+}
+
+// CELSchemas adapts s for CEL as the fast CEL check does, and as upstream
+// does.
+func CELSchemas(s *structuralschema.Structural) (cached, upstream common.Schema) {
+	return newCELSchema(s), &model.Structural{Structural: s}
 }
