@@ -100,7 +100,7 @@ func TestFastCELFallsBack(t *testing.T) {
 				t.Error("the fast CEL check accepts it, want it left to kube-apiserver's validator")
 			}
 			fast, upstream := schema.ValidateBothWays(t.Context(), v, tt.obj, tt.old)
-			if !slices.Equal(fast.Errors, upstream.Errors) || !slices.Equal(fast.Warnings, upstream.Warnings) {
+			if !sameOutcome(fast, upstream) {
 				t.Errorf("with fast paths %+v, kube-apiserver's validators alone %+v", fast, upstream)
 			}
 			if !matchErrors(upstream.Errors, tt.errors) {

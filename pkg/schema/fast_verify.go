@@ -64,6 +64,13 @@ func sameErrors(a, b field.ErrorList) bool {
 	return slices.Equal(errorStrings(a), errorStrings(b))
 }
 
+// sameWarnings tells whether a and b hold the same warnings. Their order
+// is not compared: upstream's CEL validator walks an object's maps in Go's
+// map order, so the order of its warnings changes from call to call.
+func sameWarnings(a, b *WarningRecorder) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a.warnings)), slices.Sorted(slices.Values(b.warnings)))
+}
+
 // forward records r's warnings in ctx, in their order.
 func (r *WarningRecorder) forward(ctx context.Context) {
 	for _, text := range r.warnings {

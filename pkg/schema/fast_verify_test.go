@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/crdguard/crdguard/pkg/manifest"
 )
 
@@ -48,5 +50,56 @@ func TestFastPathVerification(t *testing.T) {
 	}
 	if errs := v.Validate(ctx, obj, nil); !slices.Contains(errorStrings(errs), enumError) {
 		t.Errorf("Validate under verification: %v, want kube-apiserver's errors", errs)
+	}
+}
+
+// TestFastPathVerificationCoversCEL breaks a validator's fast CEL check
+// so that it accepts every rule, and checks that verification catches
+// both what that hides: a false rule's error on a create, and on an
+// update that keeps the rule false, the warning ratcheting turns it into.
+func TestFastPathVerificationCoversCEL(t *testing.T) {
+	registry, err := RegistryFromFiles(t.Context(), "testdata/widgets-crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := manifest.ReadFile("testdata/cases/valid-minimal/new.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := docs[0].Object
+	spec := obj.Object["spec"].(map[string]any)
+	spec["replicas"], spec["minReplicas"] = int64(1), int64(2)
+	v, err := registry.Validator(obj.GroupVersionKind())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.fastCEL == nil {
+		t.Fatal("the widgets CRD has CEL rules, want a fast CEL check")
+	}
+	v.fastCEL = &celCheck{} // no node: every rule is accepted
+	const celError = "spec.replicas: Invalid value: replicas must not be below minReplicas"
+
+	if errs := v.Validate(t.Context(), obj, nil); slices.Contains(errorStrings(errs), celError) {
+		t.Fatalf("without verification: errors %v; want the broken check to hide %q", errs, celError)
+	}
+	ctx := WithFastPathVerification(t.Context())
+	for _, tt := range []struct {
+		name string
+		old  *unstructured.Unstructured
+		want string
+	}{
+		{"create", nil, celError},
+		{"update that keeps the rule false", obj, "warning: " + celError},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := registry.DryRun(ctx, obj, tt.old, ValidateOptions{})
+			var mismatch *FastPathMismatchError
+			if !errors.As(err, &mismatch) {
+				t.Fatalf("error %v, want a *FastPathMismatchError", err)
+			}
+			if slices.Contains(mismatch.Fast, tt.want) || !slices.Contains(mismatch.Upstream, tt.want) {
+				t.Errorf("fast %q, upstream %q: want %q upstream only", mismatch.Fast, mismatch.Upstream, tt.want)
+			}
+		})
 	}
 }

@@ -210,7 +210,7 @@ func (v *Validator) verifiedValidate(ctx context.Context, obj, old *unstructured
 	errs, stored := v.validate(fastCtx, obj, old, opts, true)
 	upstreamCtx, upstreamWarnings := RecordWarnings(ctx)
 	upstreamErrs, upstreamStored := v.validate(upstreamCtx, obj, old, opts, false)
-	if sameErrors(errs, upstreamErrs) && slices.Equal(fastWarnings.warnings, upstreamWarnings.warnings) {
+	if sameErrors(errs, upstreamErrs) && sameWarnings(fastWarnings, upstreamWarnings) {
 		fastWarnings.forward(ctx)
 		return errs, stored, nil
 	}
