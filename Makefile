@@ -118,6 +118,7 @@ fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/report/ -run '^$$' -fuzz FuzzJSONObject -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzFastSchema -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzFastCEL -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzEvaluate -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzImageVersion -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/policies/ -run '^$$' -fuzz FuzzApprovalGrammar -fuzztime $(FUZZTIME)

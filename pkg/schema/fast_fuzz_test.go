@@ -68,3 +68,76 @@ func FuzzFastSchema(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFastCEL compares the fast CEL check with kube-apiserver's CEL
+// validator on the kinds of the corpora and test CRDs that have rules:
+// errors and warnings must be byte-identical with and without the fast
+// paths, for a create of data, and for an update of old to data when old
+// is an object. The seeds are the conformance objects, created, updated
+// from themselves and from their old objects.
+func FuzzFastCEL(f *testing.F) {
+	type kind struct {
+		registry *crdschema.Registry
+		gvk      schema.GroupVersionKind
+	}
+	var kinds []kind
+	for _, set := range conformanceSets()[:5] {
+		registry := set.crds(f)
+		for _, gvk := range registry.Kinds() {
+			v, err := registry.Validator(gvk)
+			if err != nil {
+				f.Fatal(err)
+			}
+			if crdschema.HasFastCEL(v) {
+				kinds = append(kinds, kind{registry, gvk})
+			}
+		}
+	}
+	marshal := func(obj *unstructured.Unstructured) []byte {
+		if obj == nil {
+			return nil
+		}
+		data, err := json.Marshal(obj.Object)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return data
+	}
+	for _, set := range conformanceSets() {
+		for _, o := range readConformanceObjects(f, set.objects) {
+			for i, k := range kinds {
+				if k.gvk == o.obj.GroupVersionKind() {
+					f.Add(uint16(i), marshal(o.obj), []byte(nil))
+					f.Add(uint16(i), marshal(o.obj), marshal(o.obj))
+					if o.old != nil {
+						f.Add(uint16(i), marshal(o.obj), marshal(o.old))
+					}
+				}
+			}
+		}
+	}
+	object := func(data []byte, gvk schema.GroupVersionKind) *unstructured.Unstructured {
+		var obj map[string]any
+		if err := utiljson.Unmarshal(data, &obj); err != nil || obj == nil {
+			return nil
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		u.SetGroupVersionKind(gvk)
+		return u
+	}
+	f.Fuzz(func(t *testing.T, kindIndex uint16, data, oldData []byte) {
+		k := kinds[int(kindIndex)%len(kinds)]
+		obj := object(data, k.gvk)
+		if obj == nil {
+			return
+		}
+		v, err := k.registry.Validator(k.gvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, upstream := crdschema.ValidateBothWays(t.Context(), v, obj, object(oldData, k.gvk))
+		if !sameOutcome(fast, upstream) {
+			t.Fatalf("%s: with fast paths %+v, kube-apiserver's validators alone %+v", k.gvk, fast, upstream)
+		}
+	})
+}
