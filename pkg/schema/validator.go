@@ -38,9 +38,10 @@ type Validator struct {
 	namespaced bool
 	structural *structuralschema.Structural
 	// strategy runs the fast schema check in front of kube-openapi's
-	// validator; upstreamStrategy runs the latter alone, for verification.
+	// validator; upstreamStrategy runs the latter alone, for verification,
+	// built (its CEL rules compiled) on first use.
 	strategy         strategy
-	upstreamStrategy strategy
+	upstreamStrategy func() strategy
 	// celFreeStrategy is strategy without x-kubernetes-validations, and
 	// fastCEL the check that stands in for them (see validatePrepared);
 	// both nil when the schema has no rules, or rules fastCEL leaves to
@@ -116,7 +117,7 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 		namespaced:       namespaced,
 		structural:       structural,
 		strategy:         newStrategy(structural, fastSchema, fastStatusValidator),
-		upstreamStrategy: newStrategy(structural, schemaValidator, statusValidator),
+		upstreamStrategy: sync.OnceValue(func() strategy { return newStrategy(structural, schemaValidator, statusValidator) }),
 		fastSchema:       fastSchema,
 		deprecation:      versionWarnings(crd, version),
 	}
@@ -226,9 +227,9 @@ func (v *Validator) verifiedValidate(ctx context.Context, obj, old *unstructured
 // kube-apiserver's validators alone, and returns it as prepared for
 // storage, nil when it could not be decoded.
 func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions, fast bool) (field.ErrorList, *unstructured.Unstructured) {
-	strat := v.upstreamStrategy
-	if fast {
-		strat = v.strategy
+	strat := v.strategy
+	if !fast {
+		strat = v.upstreamStrategy()
 	}
 	unchanged := obj == old
 	obj = obj.DeepCopy()
@@ -269,7 +270,7 @@ func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstruc
 // is the whole strategy's answer, so the fast paths only ever say "valid".
 func (v *Validator) validatePrepared(ctx context.Context, obj, old *unstructured.Unstructured, fast bool) field.ErrorList {
 	if !fast {
-		return validateWith(ctx, obj, old, v.upstreamStrategy)
+		return validateWith(ctx, obj, old, v.upstreamStrategy())
 	}
 	if v.fastCEL != nil {
 		if errs := validateWith(ctx, obj, old, v.celFreeStrategy); len(errs) == 0 && v.fastCEL.accepts(ctx, obj.Object, old != nil) {
