@@ -131,25 +131,36 @@ func compileCELNode(s *structuralschema.Structural, isResourceRoot bool, declTyp
 // nothing for obj, the object the strategy validates (update: for an
 // update, where rules reading oldSelf send obj to upstream).
 func (c *celCheck) accepts(ctx context.Context, obj any, update bool) bool {
-	budget := int64(celconfig.RuntimeCELCostBudget)
-	return c.root.accepts(ctx, obj, update, &budget)
+	w := &celWalk{ctx: ctx, update: update, budget: celconfig.RuntimeCELCostBudget}
+	return w.accepts(c.root, obj)
+}
+
+// celWalk is one evaluation of a celCheck: what it was asked, the cost
+// budget left, and the activations of the node being evaluated, reused
+// from node to node (cel-go keeps none once an evaluation returns).
+type celWalk struct {
+	ctx    context.Context
+	update bool
+	budget int64
+
+	activation, optionalActivation celActivation
 }
 
 // accepts walks obj as upstream's validator does: the node's rules, then
 // the array's items or the map's additionalProperties and properties. A
 // null has no rules evaluated, at any depth.
-func (n *celNode) accepts(ctx context.Context, obj any, update bool, budget *int64) bool {
+func (w *celWalk) accepts(n *celNode, obj any) bool {
 	if n == nil || obj == nil {
 		return true
 	}
-	if !n.evaluate(ctx, obj, update, budget) {
+	if !w.evaluate(n, obj) {
 		return false
 	}
 	switch obj := obj.(type) {
 	case []any:
 		if n.items != nil {
 			for _, item := range obj {
-				if !n.items.accepts(ctx, item, update, budget) {
+				if !w.accepts(n.items, item) {
 					return false
 				}
 			}
@@ -157,13 +168,13 @@ func (n *celNode) accepts(ctx context.Context, obj any, update bool, budget *int
 	case map[string]any:
 		if n.additionalProperties != nil {
 			for _, value := range obj {
-				if !n.additionalProperties.accepts(ctx, value, update, budget) {
+				if !w.accepts(n.additionalProperties, value) {
 					return false
 				}
 			}
 		}
 		for name, prop := range n.properties {
-			if !prop.accepts(ctx, obj[name], update, budget) {
+			if !w.accepts(prop, obj[name]) {
 				return false
 			}
 		}
@@ -172,12 +183,12 @@ func (n *celNode) accepts(ctx context.Context, obj any, update bool, budget *int
 }
 
 // evaluate runs the node's rules on obj, and tells whether all are true.
-// It charges budget with their actual costs and refuses before the
+// It charges the budget with their actual costs and refuses before the
 // budget is spent: the total of all rules stays below upstream's budget,
 // whatever order upstream's map iteration takes them in, so upstream
 // never runs out of it.
-func (n *celNode) evaluate(ctx context.Context, obj any, update bool, budget *int64) bool {
-	if n.compileFailed || (update && n.readsOldSelf) {
+func (w *celWalk) evaluate(n *celNode, obj any) bool {
+	if n.compileFailed || (w.update && n.readsOldSelf) {
 		// A rule reading oldSelf compares with the stored object through
 		// upstream's correlation of old and new values: left to upstream.
 		return false
@@ -185,13 +196,13 @@ func (n *celNode) evaluate(ctx context.Context, obj any, update bool, budget *in
 	if len(n.rules) == 0 {
 		return true
 	}
-	activation := &celActivation{self: common.UnstructuredToVal(obj, n.self)}
-	var optionalActivation *celActivation
+	w.activation = celActivation{self: common.UnstructuredToVal(obj, n.self)}
+	w.optionalActivation = celActivation{self: w.activation.self, oldSelf: types.OptionalNone}
 	for _, rule := range n.rules {
 		if rule.program == nil {
 			continue
 		}
-		ruleActivation := activation
+		activation := &w.activation
 		if rule.readsOldSelf || rule.optionalOldSelf {
 			// On a create there is no old value: upstream skips a
 			// transition rule, and gives a rule with optionalOldSelf
@@ -199,20 +210,17 @@ func (n *celNode) evaluate(ctx context.Context, obj any, update bool, budget *in
 			if !rule.optionalOldSelf {
 				continue
 			}
-			if optionalActivation == nil {
-				optionalActivation = &celActivation{self: activation.self, oldSelf: types.OptionalNone}
-			}
-			ruleActivation = optionalActivation
+			activation = &w.optionalActivation
 		}
-		result, details, err := rule.program.ContextEval(ctx, ruleActivation)
+		result, details, err := rule.program.ContextEval(w.ctx, activation)
 		if details == nil {
 			return false
 		}
 		cost := details.ActualCost()
-		if cost == nil || *cost > math.MaxInt64 || int64(*cost) >= *budget {
+		if cost == nil || *cost > math.MaxInt64 || int64(*cost) >= w.budget {
 			return false
 		}
-		*budget -= int64(*cost)
+		w.budget -= int64(*cost)
 		if err != nil || result != types.True {
 			return false
 		}
