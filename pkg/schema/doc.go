@@ -11,12 +11,16 @@
 // k8s.io/apiextensions-apiserver; this package only wires it together the way
 // the server's custom resource handler does.
 //
-// One step has a fast path: the OpenAPI schema validator the strategy runs
-// is kube-openapi's behind a check compiled once per schema, which may only
-// ever say "valid". Whatever it cannot accept for certain (every error, a
-// null, and each quirk of kube-openapi) goes to kube-openapi, so every
-// error, path and message stays the server's. WithFastPathVerification
-// runs both and reports any difference.
+// Two steps have fast paths, which may only ever say "valid". The OpenAPI
+// schema validator the strategy runs is kube-openapi's behind a check
+// compiled once per schema: whatever it cannot accept for certain (every
+// error, a null, and each quirk of kube-openapi) goes to kube-openapi. And
+// the CEL rules run first on their own, with CEL values built on a schema
+// adapter that builds each node's properties once: only when the strategy
+// without CEL finds nothing and every rule is true within the server's
+// cost limits is that the answer; otherwise the whole strategy runs. So
+// every error, path, message and warning stays the server's.
+// WithFastPathVerification runs both and reports any difference.
 //
 // One difference is deliberate: with fieldValidation=Strict the server stops
 // at unknown fields and reports nothing else; a Validator reports the unknown
