@@ -8,6 +8,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/pkg/manifest"
 	"github.com/crdguard/crdguard/pkg/schema"
@@ -145,5 +146,53 @@ func TestFastCELAccepts(t *testing.T) {
 				t.Errorf("with fast paths %+v, kube-apiserver's validators alone %+v; want nothing", fast, upstream)
 			}
 		})
+	}
+}
+
+// TestFastCELLeavesNestedRulesToUpstream checks the construct the check
+// does not walk: rules inside allOf, which upstream evaluates at the node
+// holding the allOf. Such a kind has no fast CEL check, and its rules'
+// errors stay kube-apiserver's.
+func TestFastCELLeavesNestedRulesToUpstream(t *testing.T) {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal([]byte(`
+spec:
+  group: test.crdguard.dev
+  names: {kind: Dial, plural: dials}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              level: {type: integer}
+            x-kubernetes-validations:
+            - rule: "self.level >= 0"
+            allOf:
+            - x-kubernetes-validations:
+              - rule: "self.level <= 10"
+                message: level must be at most 10
+`), crd); err != nil {
+		t.Fatal(err)
+	}
+	v, err := schema.NewValidator(crd, "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if schema.HasFastCEL(v) {
+		t.Error("a fast CEL check for rules inside allOf, want none")
+	}
+	obj := gauge(map[string]any{"level": int64(11)})
+	obj.SetKind("Dial")
+	fast, upstream := schema.ValidateBothWays(t.Context(), v, obj, nil)
+	want := []string{"spec: Invalid value: level must be at most 10"}
+	if !sameOutcome(fast, upstream) || !matchErrors(upstream.Errors, want) {
+		t.Errorf("with fast paths %+v, kube-apiserver's validators alone %+v; want errors %q", fast, upstream, want)
 	}
 }
