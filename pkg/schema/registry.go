@@ -3,9 +3,11 @@ package schema
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -92,6 +94,53 @@ func (r *Registry) Validator(gvk schema.GroupVersionKind) (*Validator, error) {
 		return nil, &NoSchemaError{GroupVersionKind: gvk}
 	}
 	return compile()
+}
+
+// Compile compiles the validators of kinds, or of every served kind when
+// none is given, GOMAXPROCS at a time: callers that are about to validate
+// in parallel then find them ready, rather than each waiting on the one
+// compiling the kind it needs. It returns the first error in the order of
+// kinds (that of Kinds when none is given), or ctx's once it is done; a
+// kind no CRD defines is a *NoSchemaError. Validator returns a kind's
+// error again, as it would have without Compile.
+func (r *Registry) Compile(ctx context.Context, kinds ...schema.GroupVersionKind) error {
+	if len(kinds) == 0 {
+		kinds = r.Kinds()
+	}
+	errs := make([]error, len(kinds))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(kinds)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(kinds) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				errs[i] = r.compile(kinds[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compile compiles the validator of gvk. A panic in the compilation is
+// its error here: it would otherwise end the process from a goroutine no
+// caller can recover on. Validator panics with it again, on the caller's
+// goroutine.
+func (r *Registry) compile(gvk schema.GroupVersionKind) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("compiling the validator of %s: panic: %v", gvk, p)
+		}
+	}()
+	_, err = r.Validator(gvk)
+	return err
 }
 
 // Validate validates obj (old == nil: a create; else an update of old) with

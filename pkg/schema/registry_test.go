@@ -2,12 +2,14 @@ package schema_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -273,4 +275,58 @@ func withoutGeneratedName(obj *unstructured.Unstructured, text string) string {
 		return text
 	}
 	return regexp.MustCompile(regexp.QuoteMeta(prefix)+"[a-z0-9]{5}").ReplaceAllString(text, prefix+"<generated>")
+}
+// Compile compiles every served kind, or those given, and returns the
+// first error in their order, whichever goroutine met it first; the
+// validators are then those Validator returns.
+func TestRegistryCompile(t *testing.T) {
+	docs, err := manifest.ReadFile("testdata/widgets-crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := crdschema.CRDsFromDocuments(t.Context(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// CRDs without a schema, which only NewRegistry's callers can give
+	// it, fail to compile.
+	all := []*apiextensionsv1.CustomResourceDefinition{crds[0]}
+	for _, kind := range []string{"Gadget", "Anvil", "Bolt"} {
+		broken := crds[0].DeepCopy()
+		broken.Name = strings.ToLower(kind) + "s.test.crdguard.dev"
+		broken.Spec.Names = apiextensionsv1.CustomResourceDefinitionNames{Kind: kind, Plural: strings.ToLower(kind) + "s"}
+		broken.Spec.Versions[0].Schema = nil
+		all = append(all, broken)
+	}
+	registry, err := crdschema.NewRegistry(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := func(k string) schema.GroupVersionKind {
+		return schema.GroupVersionKind{Group: "test.crdguard.dev", Version: "v1", Kind: k}
+	}
+
+	err = registry.Compile(t.Context())
+	if want := `CustomResourceDefinition "anvils.test.crdguard.dev" version v1 has no schema`; err == nil || err.Error() != want {
+		t.Errorf("Compile() = %v, want the first kind's error in Kinds' order: %s", err, want)
+	}
+	err = registry.Compile(t.Context(), kind("Widget"), kind("Gadget"), kind("Bolt"))
+	if want := `CustomResourceDefinition "gadgets.test.crdguard.dev" version v1 has no schema`; err == nil || err.Error() != want {
+		t.Errorf("Compile(Widget, Gadget, Bolt) = %v, want the first given kind's error: %s", err, want)
+	}
+	if _, err := registry.Validator(kind("Bolt")); err == nil {
+		t.Error("Validator(Bolt) after Compile: no error, want its compile error again")
+	}
+	if err := registry.Compile(t.Context(), kind("Widget")); err != nil {
+		t.Errorf("Compile(Widget) = %v, want nil", err)
+	}
+	var noSchema *crdschema.NoSchemaError
+	if err := registry.Compile(t.Context(), kind("Widget"), kind("Sprocket")); !errors.As(err, &noSchema) {
+		t.Errorf("Compile(Widget, Sprocket) = %v, want a NoSchemaError", err)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(errors.New("interrupted"))
+	if err := registry.Compile(ctx); err == nil || err.Error() != "interrupted" {
+		t.Errorf("Compile(done context) = %v, want its cause", err)
+	}
 }
