@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdguard/crdguard/pkg/apis/crdguard/v1alpha1"
 	"github.com/crdguard/crdguard/pkg/manifest"
@@ -173,6 +175,11 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 			return err
 		}
 	}
+	// The kinds the inputs name compile now, in parallel, rather than in
+	// the workers, each waiting on the one compiling the kind it needs. A
+	// kind that does not compile is the error of each of its objects, as
+	// it is without this.
+	_ = registry.Compile(ctx, sources.kindsNamed(registry)...)
 
 	// One goroutine cuts the sources into parts (documents, or the items
 	// of a List) in input order, which only scans lines; workers decode,
@@ -315,6 +322,46 @@ func newSourceSet(streams Streams, paths []string, opts manifest.WalkOptions) (*
 		}
 	}
 	return s, nil
+}
+
+// kindsNamed lists the kinds of registry that the inputs' block YAML
+// names (see manifest.KindsNamed). It reads regular files, and standard
+// input once buffered, never a pipe or device that a second read would
+// find drained.
+func (s *sourceSet) kindsNamed(registry *schema.Registry) []k8sschema.GroupVersionKind {
+	defined := map[k8sschema.GroupVersionKind]bool{}
+	for _, gvk := range registry.Kinds() {
+		defined[gvk] = true
+	}
+	named := map[k8sschema.GroupVersionKind]bool{}
+	var kinds []k8sschema.GroupVersionKind
+	add := func(r io.Reader) {
+		found, _ := manifest.KindsNamed(r) // what cannot be read is the run's to report
+		for _, gvk := range found {
+			if defined[gvk] && !named[gvk] {
+				named[gvk] = true
+				kinds = append(kinds, gvk)
+			}
+		}
+	}
+	for i, path := range s.paths {
+		switch {
+		case s.errs[i] != nil:
+		case path == "-" && s.buffered:
+			add(bytes.NewReader(s.stdinData))
+		case path != "-":
+			if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				continue
+			}
+			add(io.LimitReader(f, manifest.MaxSourceBytes))
+			_ = f.Close() // only read
+		}
+	}
+	return kinds
 }
 
 // bufferStdin keeps standard input's text, at most MaxSourceBytes and one

@@ -258,6 +258,39 @@ items:
 	}
 }
 
+// A named pipe given as an input, as a shell's <(...) gives it, is read
+// once, by the run: looking ahead for the kinds to compile reads regular
+// files only, and would otherwise drain it.
+func TestValidateReadsANamedPipeOnce(t *testing.T) {
+	pipe := filepath.Join(t.TempDir(), "pipe.yaml")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := readFile(t, goodYAML)
+	go func() {
+		// The first reader gets the object, a second one nothing.
+		for _, text := range []string{good, ""} {
+			f, err := os.OpenFile(pipe, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			_, _ = f.WriteString(text)
+			_ = f.Close()
+		}
+	}()
+	r := crdguard(t, "", "validate", "--crds", exampleCRD, "-o", "json", pipe)
+	if r.code != ExitOK {
+		t.Errorf("exit code = %d, want %d; stderr %s", r.code, ExitOK, r.stder)
+	}
+	if rep := decodeReport(t, r); rep.Summary != (report.Summary{Objects: 1, Allowed: 1}) {
+		t.Errorf("summary = %+v, want the pipe's one object, allowed", rep.Summary)
+	}
+	// Unblock the writer waiting for a second reader.
+	if f, err := os.OpenFile(pipe, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		_ = f.Close()
+	}
+}
+
 // A named pipe given as PATH is read, and a run blocked opening it (no
 // writer ever comes) stops when its context is done, with the cause.
 func TestValidateStopsBlockedOnANamedPipe(t *testing.T) {
