@@ -207,6 +207,11 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			// cel-go derives a context from the one it is given for every
+			// rule it evaluates: one per worker keeps the workers off one
+			// shared context's lock.
+			workerCtx, cancel := context.WithCancel(runCtx)
+			defer cancel()
 			// A panic here would bypass Run's recover: it runs on this goroutine.
 			defer func() {
 				if r := recover(); r != nil {
@@ -220,12 +225,12 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 				var ok bool
 				select {
 				case p, ok = <-parts:
-				case <-runCtx.Done():
+				case <-workerCtx.Done():
 				}
-				if !ok || runCtx.Err() != nil {
+				if !ok || workerCtx.Err() != nil {
 					return
 				}
-				err := o.check(runCtx, run, output, sources, p, &validated)
+				err := o.check(workerCtx, run, output, sources, p, &validated)
 				if err == nil {
 					err = output.done(p.seq)
 				}
