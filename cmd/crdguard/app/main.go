@@ -10,7 +10,7 @@ import (
 // help and usage show: "crdguard", or "kubectl crdguard" for the kubectl
 // plugin.
 func Main(name string) int {
-	paceCollector(gcPercent)
+	paceCollector(loadGCPercent)
 	silenceKlog()
 	ctx, stop := SignalContext(context.Background())
 	defer stop()

@@ -156,7 +156,6 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	if err != nil {
 		return emptyOrInputError(err)
 	}
-	defer paceCollector(checkGCPercent)()
 	registry := engine.Schemas()
 	olds, err := loadOldObjects(streams, registry, o.old)
 	if err != nil {
@@ -179,7 +178,12 @@ func (o *validateOptions) run(ctx context.Context, paths []string, streams Strea
 	// the workers, each waiting on the one compiling the kind it needs. A
 	// kind that does not compile is the error of each of its objects, as
 	// it is without this.
+	restoreLoadPace := paceCollector(compileGCPercent)
 	_ = registry.Compile(ctx, sources.kindsNamed(registry)...)
+	restoreLoadPace()
+	// Loading and compiling reached the run's peak: checking is paced to
+	// stay within it.
+	defer paceFromLoad()()
 
 	// One goroutine cuts the sources into parts (documents, or the items
 	// of a List) in input order, which only scans lines; workers decode,
