@@ -29,7 +29,7 @@ const (
 	// loadPeakHeadroom is the share of the memory reached by loading that
 	// the limit adds to it, so that the pace does not hinge on what the
 	// runtime happened to return to the system before it was measured.
-	loadPeakHeadroom = 0.4
+	loadPeakHeadroom = 0.25
 )
 
 // userPaced tells whether the user set the collector's pace: then it is
