@@ -105,9 +105,8 @@ func TestPaceFromLoadFloor(t *testing.T) {
 	if limit := memoryLimit(); limit < floor {
 		t.Errorf("with a live heap of %d MiB: memory limit %d MiB, want at least %d MiB (GOGC %d over it)", m.live>>20, limit>>20, floor>>20, floorGCPercent)
 	}
-	runtime.KeepAlive(huge)
+	runtime.KeepAlive(huge) // and no further: the next collection frees it
 
-	huge = nil
 	runtime.GC()
 	for deadline := time.Now().Add(time.Minute); memoryLimit() != base && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
