@@ -25,7 +25,7 @@ func TestPaceCollector(t *testing.T) {
 		want       int
 	}{
 		{env: "GOGC", value: "", want: loadGCPercent},
-		{env: "GOGC", value: "150", want: 123},          // the user's pace stays
+		{env: "GOGC", value: "150", want: 123},        // the user's pace stays
 		{env: "GOMEMLIMIT", value: "1GiB", want: 123}, // so does a pace with the user's limit
 	} {
 		t.Run(tc.env+"="+tc.value, func(t *testing.T) {
