@@ -276,6 +276,7 @@ func withoutGeneratedName(obj *unstructured.Unstructured, text string) string {
 	}
 	return regexp.MustCompile(regexp.QuoteMeta(prefix)+"[a-z0-9]{5}").ReplaceAllString(text, prefix+"<generated>")
 }
+
 // Compile compiles every served kind, or those given, and returns the
 // first error in their order, whichever goroutine met it first; the
 // validators are then those Validator returns.
