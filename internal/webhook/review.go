@@ -82,6 +82,15 @@ var reviewVersions = map[string]bool{
 var reviewV1 = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
 
 func (s reviewServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ProtoMajor >= 2 {
+		warmStacks.do(func() { s.serve(w, r) })
+		return
+	}
+	s.serve(w, r)
+}
+
+// serve reads the review, has it handled and writes the answer.
+func (s reviewServer) serve(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	// The API server only POSTs reviews; answering anything else with a
 	// review would make a probe or a crawler look like a caller.
