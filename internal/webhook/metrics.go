@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +44,21 @@ type Metrics struct {
 	violations  *prometheus.CounterVec
 	approvals   prometheus.Counter
 	certExpires prometheus.Gauge
+
+	// series are the requests' and duration's series already looked up:
+	// WithLabelValues hashes its labels and looks them up under a lock
+	// with every call.
+	mu     sync.RWMutex
+	series map[decisionLabels]decisionSeries
+}
+
+// decisionLabels are the labels of one decision's series.
+type decisionLabels struct{ op, kind, decision string }
+
+// decisionSeries are the series a decision is recorded in.
+type decisionSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 // NewMetrics creates the metrics; Register exposes them.
@@ -71,6 +87,7 @@ func NewMetrics() *Metrics {
 			Name: "crdguard_serving_certificate_expiry_timestamp_seconds",
 			Help: "When the serving certificate expires, in seconds since the Unix epoch.",
 		}),
+		series: map[decisionLabels]decisionSeries{},
 	}
 }
 
@@ -103,8 +120,9 @@ func (m *Metrics) observe(op, kind, decision string, took time.Duration, res *po
 	if m == nil {
 		return
 	}
-	m.requests.WithLabelValues(op, kind, decision).Inc()
-	m.duration.WithLabelValues(op, kind).Observe(took.Seconds())
+	series := m.decisionSeries(decisionLabels{op, kind, decision})
+	series.requests.Inc()
+	series.duration.Observe(took.Seconds())
 	if res == nil {
 		return
 	}
@@ -114,6 +132,26 @@ func (m *Metrics) observe(op, kind, decision string, took time.Duration, res *po
 	if decision == decisionAllowed && res.Approval != nil && res.Approval.Lifted {
 		m.approvals.Inc()
 	}
+}
+
+// decisionSeries returns the series of a decision, looked up once. They
+// are as many as the vectors' series: operations, known kinds and
+// decisions are bounded sets.
+func (m *Metrics) decisionSeries(labels decisionLabels) decisionSeries {
+	m.mu.RLock()
+	series, ok := m.series[labels]
+	m.mu.RUnlock()
+	if ok {
+		return series
+	}
+	series = decisionSeries{
+		requests: m.requests.WithLabelValues(labels.op, labels.kind, labels.decision),
+		duration: m.duration.WithLabelValues(labels.op, labels.kind),
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.series[labels] = series
+	return series
 }
 
 // SetServingCertificate records when cert expires; a certwatcher callback,
