@@ -29,6 +29,9 @@ type bodyPace struct {
 	// setDeadline sets the connection's read deadline.
 	setDeadline func(time.Time) error
 	due, limit  time.Time
+	// applied is the deadline last set: setting it again changes nothing,
+	// and costs an HTTP/2 connection a message to its serving goroutine.
+	applied time.Time
 }
 
 // newBodyPace paces r from now.
@@ -75,6 +78,14 @@ func (p *bodyPace) hurry() {
 // read lifts the deadline: the body is read. net/http reads the
 // connection on while the request is handled, to see the client hang up;
 // a deadline left there would cancel the request.
-func (p *bodyPace) read() { _ = p.setDeadline(time.Time{}) }
+func (p *bodyPace) read() { p.set(time.Time{}) }
 
-func (p *bodyPace) apply() { _ = p.setDeadline(p.deadline()) }
+func (p *bodyPace) apply() { p.set(p.deadline()) }
+
+func (p *bodyPace) set(deadline time.Time) {
+	if deadline.Equal(p.applied) {
+		return
+	}
+	p.applied = deadline
+	_ = p.setDeadline(deadline)
+}
