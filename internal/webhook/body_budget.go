@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -134,8 +135,17 @@ type grant struct {
 // the reserve for complete bodies.
 var errNoRoom = errors.New("no room in the pool")
 
-// take adds n to g, waiting until ctx is done for room.
-func (g *grant) take(ctx context.Context, n int64) error {
+// take adds n to g, waiting for room until ctx is done or, with pace,
+// until the body's next bytes are due (dueBy).
+func (g *grant) take(ctx context.Context, pace *bodyPace, n int64) error {
+	if g.tryTake(ctx, pace, n) {
+		return nil
+	}
+	if pace != nil {
+		due, cancel := dueBy(ctx, pace)
+		defer cancel()
+		ctx = due
+	}
 	if g.share != nil {
 		if err := g.share.Acquire(ctx, n); err != nil {
 			return errBodyBudget
@@ -156,6 +166,29 @@ func (g *grant) take(ctx context.Context, n int64) error {
 	}
 	g.n += n
 	return nil
+}
+
+// tryTake is take when there is room now: it answers as take would,
+// without the context and timer a wait needs. false leaves g as it was.
+func (g *grant) tryTake(ctx context.Context, pace *bodyPace, n int64) bool {
+	// Acquire fails on a done context even when there is room.
+	if ctx.Err() != nil || (pace != nil && !time.Now().Before(pace.deadline())) {
+		return false
+	}
+	if g.share != nil && !g.share.TryAcquire(n) {
+		return false
+	}
+	if !g.pool.TryAcquire(n) {
+		if g.share != nil {
+			g.share.Release(n)
+		}
+		return false
+	}
+	if g.share != nil {
+		g.shared += n
+	}
+	g.n += n
+	return true
 }
 
 // arrived gives the address's share back: the body is read.
@@ -217,13 +250,13 @@ func (b *BodyBudget) read(ctx context.Context, body io.Reader, contentLength int
 	large := &grant{pool: b.large, share: share.large, orComplete: orComplete}
 	// The wait for a large grant is bounded by the request's deadline
 	// alone: other bodies' reading is what it waits for.
-	err = large.take(ctx, need)
+	err = large.take(ctx, nil, need)
 	if errors.Is(err, errNoRoom) {
 		if complete, release, err := b.readComplete(ctx, body, data, contentLength, pace, small); !errors.Is(err, errNoRoom) {
 			return complete, release, err
 		}
 		large.orComplete = false
-		err = large.take(ctx, need)
+		err = large.take(ctx, nil, need)
 	}
 	if err != nil {
 		large.release()
@@ -284,10 +317,7 @@ func readGranted(ctx context.Context, body io.Reader, data []byte, g *grant, lim
 				return data, false, nil
 			}
 			size := nextSize(data, limit)
-			due, cancel := dueBy(ctx, pace)
-			err := g.take(due, size-int64(cap(data)))
-			cancel()
-			if err != nil {
+			if err := g.take(ctx, pace, size-int64(cap(data))); err != nil {
 				// What was read stays held by g, for the reserve.
 				return data, false, err
 			}

@@ -407,3 +407,45 @@ func TestBodyPaceEndsWithTheBody(t *testing.T) {
 		t.Errorf("a review handled for %s: HTTP %d %s", 2*bodyGrace, resp.StatusCode, answer)
 	}
 }
+
+// TestBodyPaceSetsEachDeadlineOnce: the read that finds the body's end
+// brings no bytes and moves no deadline, so the connection is not asked to
+// set the same one again (over HTTP/2 each is a message to the
+// connection's goroutine).
+func TestBodyPaceSetsEachDeadlineOnce(t *testing.T) {
+	var set []time.Time
+	pace := newBodyPace(io.NopCloser(strings.NewReader("a review")), func(d time.Time) error { set = append(set, d); return nil }, time.Now().Add(time.Minute))
+	if _, err := io.ReadAll(pace); err != nil {
+		t.Fatal(err)
+	}
+	pace.read()
+	// The grace, later for the read that brought the bytes, none for the
+	// read that found the end, and none once read.
+	if len(set) != 3 || !set[1].After(set[0]) || !set[2].IsZero() {
+		t.Errorf("deadlines set: %v, want the grace, a later one and none", set)
+	}
+}
+
+// TestBodyBudgetTakesRoomWithoutWaiting: room there is now is granted
+// without the context a wait needs, and a done context or a body already
+// due gets none, as when waiting.
+func TestBodyBudgetTakesRoomWithoutWaiting(t *testing.T) {
+	budget := NewBodyBudget(MinBodyBudget)
+	share, done := budget.client("192.0.2.1")
+	defer done()
+	g := &grant{pool: budget.small, share: share.small}
+	if err := g.take(t.Context(), paced(strings.NewReader("")), firstStep); err != nil || g.n != firstStep || g.shared != firstStep {
+		t.Fatalf("take: %v, holding %d (%d shared), want %d", err, g.n, g.shared, firstStep)
+	}
+	g.release()
+	canceled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := g.take(canceled, nil, firstStep); !errors.Is(err, errBodyBudget) || g.n != 0 || g.shared != 0 {
+		t.Errorf("take with a done context: %v, holding %d (%d shared), want errBodyBudget and nothing", err, g.n, g.shared)
+	}
+	due := paced(strings.NewReader(""))
+	due.limit = time.Now().Add(-time.Second)
+	if err := g.take(t.Context(), due, firstStep); !errors.Is(err, errBodyBudget) || g.n != 0 || g.shared != 0 {
+		t.Errorf("take for a body already due: %v, holding %d (%d shared), want errBodyBudget and nothing", err, g.n, g.shared)
+	}
+}
