@@ -262,7 +262,10 @@ func (e *Engine) storePatched(ctx context.Context, view Request, res *Result) er
 // the rule's enforcement.
 func (e *Engine) check(ctx context.Context, view *Request, matched []*policy, res *Result) error {
 	in := view.forRules()
-	outcomes := ruleOutcomes{}
+	var outcomes ruleOutcomes
+	if len(matched) > 1 {
+		outcomes = ruleOutcomes{}
+	}
 	for _, p := range matched {
 		// A request whose caller has gone gets no verdict: with many
 		// policies, the rest would be work for nobody.

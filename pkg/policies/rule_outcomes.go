@@ -26,7 +26,9 @@ type ruleOutcome struct {
 // policy's CEL budget (in ctx) as if it ran again; when what is left of
 // the budget would not cover it, the rule runs again, so it fails on the
 // budget exactly as it would alone. A run that reached no verdict is not
-// kept: its error may be this policy's budget or ctx, not the rule's.
+// kept: its error may be this policy's budget or ctx, not the rule's. A
+// nil o keeps nothing: a request that one policy matches runs each of its
+// rules once anyway.
 func (o ruleOutcomes) check(ctx context.Context, r rules.Rule, in *rules.Request) ([]report.Finding, error) {
 	left := rules.CELBudgetLeft(ctx)
 	if out, ok := o[r]; ok && out.celCost <= left {
@@ -37,10 +39,12 @@ func (o ruleOutcomes) check(ctx context.Context, r rules.Rule, in *rules.Request
 	if err != nil {
 		return nil, err
 	}
-	out := &ruleOutcome{celCost: left - rules.CELBudgetLeft(ctx), found: make([]report.Finding, len(found))}
+	rendered := make([]report.Finding, len(found))
 	for i, f := range found {
-		out.found[i] = report.Finding{Field: f.Field, Type: string(f.Type), Message: f.ErrorBody(), Enforcement: f.Enforcement}
+		rendered[i] = report.Finding{Field: f.Field, Type: string(f.Type), Message: f.ErrorBody(), Enforcement: f.Enforcement}
 	}
-	o[r] = out
-	return out.found, nil
+	if o != nil {
+		o[r] = &ruleOutcome{celCost: left - rules.CELBudgetLeft(ctx), found: rendered}
+	}
+	return rendered, nil
 }
