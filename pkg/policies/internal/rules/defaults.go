@@ -98,6 +98,9 @@ func (r *Defaults) defaultLimits(pointer string, reqs map[string]any) []jsonpatc
 	if !ok && reqs["limits"] != nil {
 		return nil // not a map: a patch below it would not apply; resources reports it
 	}
+	if !r.misses(limits) {
+		return nil // the requests need not be read
+	}
 	// Malformed requests are skipped here and reported by a resources rule.
 	requests, _ := quantities(reqs["requests"], nil)
 	added := map[string]any{}
@@ -128,6 +131,16 @@ func (r *Defaults) defaultLimits(pointer string, reqs map[string]any) []jsonpatc
 		ops[i] = jsonpatch.NewOperation("add", pointer+"/limits/"+EscapePointerToken(name), added[name])
 	}
 	return ops
+}
+
+// misses tells whether limits lacks one of the limits r defaults.
+func (r *Defaults) misses(limits map[string]any) bool {
+	for _, d := range r.Limits {
+		if limits[d.Resource] == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // maxQuantity is the largest value resource.Quantity parses (2^63-1); a
