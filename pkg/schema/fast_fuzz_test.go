@@ -18,18 +18,7 @@ import (
 // errors must not change with it. kind picks the CRD's kind, data is the
 // value as JSON; the seeds are the conformance objects.
 func FuzzFastSchema(f *testing.F) {
-	// A kind's registry; the sets after the fifth reuse these CRDs.
-	type kind struct {
-		registry *crdschema.Registry
-		gvk      schema.GroupVersionKind
-	}
-	var kinds []kind
-	for _, set := range conformanceSets()[:5] {
-		registry := set.crds(f)
-		for _, gvk := range registry.Kinds() {
-			kinds = append(kinds, kind{registry, gvk})
-		}
-	}
+	kinds := fuzzKinds(f, func(*crdschema.Validator) bool { return true })
 	for _, set := range conformanceSets() {
 		for _, o := range readConformanceObjects(f, set.objects) {
 			data, err := json.Marshal(o.obj.Object)
@@ -76,23 +65,7 @@ func FuzzFastSchema(f *testing.F) {
 // is an object. The seeds are the conformance objects, created, updated
 // from themselves and from their old objects.
 func FuzzFastCEL(f *testing.F) {
-	type kind struct {
-		registry *crdschema.Registry
-		gvk      schema.GroupVersionKind
-	}
-	var kinds []kind
-	for _, set := range conformanceSets()[:5] {
-		registry := set.crds(f)
-		for _, gvk := range registry.Kinds() {
-			v, err := registry.Validator(gvk)
-			if err != nil {
-				f.Fatal(err)
-			}
-			if crdschema.HasFastCEL(v) {
-				kinds = append(kinds, kind{registry, gvk})
-			}
-		}
-	}
+	kinds := fuzzKinds(f, crdschema.HasFastCEL)
 	marshal := func(obj *unstructured.Unstructured) []byte {
 		if obj == nil {
 			return nil
@@ -140,4 +113,29 @@ func FuzzFastCEL(f *testing.F) {
 			t.Fatalf("%s: with fast paths %+v, kube-apiserver's validators alone %+v", k.gvk, fast, upstream)
 		}
 	})
+}
+
+// fuzzKind is a kind a fuzz target picks, with the registry of its CRD.
+type fuzzKind struct {
+	registry *crdschema.Registry
+	gvk      schema.GroupVersionKind
+}
+
+// fuzzKinds are the kinds of the corpora and test CRDs whose validator
+// keep accepts; the conformance sets after the fifth reuse these CRDs.
+func fuzzKinds(f *testing.F, keep func(*crdschema.Validator) bool) []fuzzKind {
+	var kinds []fuzzKind
+	for _, set := range conformanceSets()[:5] {
+		registry := set.crds(f)
+		for _, gvk := range registry.Kinds() {
+			v, err := registry.Validator(gvk)
+			if err != nil {
+				f.Fatal(err)
+			}
+			if keep(v) {
+				kinds = append(kinds, fuzzKind{registry, gvk})
+			}
+		}
+	}
+	return kinds
 }
