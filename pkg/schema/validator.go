@@ -340,8 +340,10 @@ func (v *Validator) Warnings(ctx context.Context, obj, old *unstructured.Unstruc
 // Default applies the schema's defaults to obj in place, as the server does
 // while decoding a request (after pruning nulls that have no default).
 func (v *Validator) Default(obj *unstructured.Unstructured) {
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj.Object, v.structural)
-	structuraldefaulting.Default(obj.Object, v.structural)
+	if holdsNullEntry(obj.Object) {
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj.Object, v.structural)
+	}
+	v.applyDefaults(obj.Object)
 }
 
 // prepareForCreate does what the API server does between decoding and
