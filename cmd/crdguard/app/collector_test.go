@@ -98,17 +98,20 @@ func TestPaceFromLoadFloor(t *testing.T) {
 	runtime.GC()
 	m := readMemory()
 	floor := int64(m.live * (100 + floorGCPercent) / 100)
-	// The cleanup that follows a collection raises the limit.
+	// The cleanup that follows a collection raises the limit. Each wait
+	// collects again: a cleanup re-arms its marker only after adjusting,
+	// and the marker of a collection that ran before it waits for the next.
 	for deadline := time.Now().Add(time.Minute); memoryLimit() < floor && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
+		runtime.GC()
 	}
 	if limit := memoryLimit(); limit < floor {
 		t.Errorf("with a live heap of %d MiB: memory limit %d MiB, want at least %d MiB (GOGC %d over it)", m.live>>20, limit>>20, floor>>20, floorGCPercent)
 	}
 	runtime.KeepAlive(huge) // and no further: the next collection frees it
 
-	runtime.GC()
 	for deadline := time.Now().Add(time.Minute); memoryLimit() != base && time.Now().Before(deadline); {
+		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
 	if limit := memoryLimit(); limit != base {
