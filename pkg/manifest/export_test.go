@@ -2,11 +2,13 @@ package manifest
 
 import "io"
 
-// DecodeBlockYAML and DecodeYAMLGeneral let the external tests, which
-// read the corpora through internal/corpus, compare the two decoders.
+// DecodeBlockYAML, DecodeYAMLGeneral and DecodeYAML let the external
+// tests, which read the corpora through internal/corpus, compare the
+// decoders.
 var (
 	DecodeBlockYAML   = decodeBlockYAML
 	DecodeYAMLGeneral = decodeYAMLGeneral
+	DecodeYAML        = decodeYAML
 )
 
 // EachPartText hands the text of every part of a source to yield, with
