@@ -72,37 +72,62 @@ func keyString(raw []byte) (string, bool) {
 	return s, ok && isString
 }
 
-// scalarValue decodes a value that ends on its line: quoted without
-// escapes, plain, or the empty mapping or sequence ("{}", "[]") that
-// kubectl writes, followed by nothing but an optional comment. Flow
-// collections with content are left to the general decoder.
-func scalarValue(text []byte) (any, bool) {
-	if v, ok := emptyCollection(text); ok {
-		return v, true
-	}
-	if text[0] == '"' || text[0] == '\'' {
-		end := bytes.IndexByte(text[1:], text[0])
-		if end < 0 {
-			return nil, false
-		}
-		end += 2
-		if !emptyValue(text[end:]) || (end < len(text) && text[end] != ' ') {
-			return nil, false
-		}
-		return quoted(text[:end])
+// scalar reads the value that starts with text, the rest of the line
+// before pos, in a collection at indent: a block scalar, a quoted or
+// plain scalar on one line or several, or the empty mapping or sequence
+// ("{}", "[]") that kubectl writes, followed by nothing but an optional
+// comment. Flow collections with content are left to the general decoder.
+func (p *blockParser) scalar(indent int, text []byte) (any, bool) {
+	switch text[0] {
+	case '|', '>':
+		return p.blockScalar(indent, text)
+	case '{', '[':
+		return emptyCollection(text)
+	case '"', '\'':
+		return p.quotedLines(indent, text)
 	}
 	if !plainStart(text) {
 		return nil, false
 	}
-	if i := bytes.Index(text, []byte(" #")); i >= 0 {
-		text = text[:i]
-	}
-	text = bytes.TrimRight(text, " ")
-	// "a: b: c" and "a: b:" are errors of the YAML parser.
-	if bytes.Contains(text, []byte(": ")) || text[len(text)-1] == ':' {
+	first, commented, ok := plainLine(text)
+	if !ok {
 		return nil, false
 	}
-	return resolvePlain(string(text))
+	if commented {
+		// A comment ends a plain scalar.
+		return resolvePlain(string(first))
+	}
+	folded, ok := p.plainLines(indent, first)
+	if !ok {
+		return nil, false
+	}
+	return resolvePlain(folded)
+}
+
+// scalarStart tells the start of a scalar that splitKey leaves to its
+// caller: a block scalar's header or a quoted scalar, which quotedLines
+// reads whole.
+func scalarStart(text []byte) bool {
+	switch text[0] {
+	case '|', '>', '"', '\'':
+		return true
+	}
+	return false
+}
+
+// plainLine is the part of a line that a plain scalar holds: up to a
+// comment, if any, without the spaces before it. A ": " or a ":" at its
+// end, errors of the YAML parser ("a: b: c", "a: b:"), are left to the
+// general decoder.
+func plainLine(text []byte) (value []byte, commented, ok bool) {
+	if i := bytes.Index(text, []byte(" #")); i >= 0 {
+		text, commented = text[:i], true
+	}
+	text = bytes.TrimRight(text, " ")
+	if bytes.Contains(text, []byte(": ")) || text[len(text)-1] == ':' {
+		return nil, false, false
+	}
+	return text, commented, true
 }
 
 // quoted is the string of a one-line quoted scalar, quotes included.

@@ -7,13 +7,13 @@ import (
 
 // decodeBlockYAML decodes the block YAML that kubectl writes and that
 // operators' samples are written in, as yaml.YAMLToJSONStrict followed by
-// utiljson.Unmarshal decodes it: maps, lists, strings, int64, bools and
-// nil. It is a fast path only: it answers ok only when it is sure of the
-// value, and otherwise (anchors, tags, flow collections, block and
-// multi-line scalars, escapes, floats, duplicate keys, tabs, odd
-// indentation, anything it does not know) leaves the document to the
-// general decoder, whose value or error then stands. It never reports an
-// error of its own.
+// utiljson.Unmarshal decodes it: maps, lists, strings (plain and quoted
+// on one line or several, literal and folded), int64, bools and nil. It
+// is a fast path only: it answers ok only when it is sure of the value,
+// and otherwise (anchors, tags, flow collections, escaped line breaks,
+// floats, duplicate keys, tabs, odd indentation, anything it does not
+// know) leaves the document to the general decoder, whose value or error
+// then stands. It never reports an error of its own.
 func decodeBlockYAML(data []byte) (any, bool) {
 	if !plainText(data) {
 		return nil, false
@@ -22,7 +22,7 @@ func decodeBlockYAML(data []byte) (any, bool) {
 	if !ok || len(lines) == 0 {
 		return nil, false
 	}
-	p := blockParser{lines: lines}
+	p := blockParser{data: data, lines: lines}
 	v, ok := p.block(lines[0].indent)
 	if !ok || p.pos != len(lines) {
 		return nil, false
@@ -34,11 +34,13 @@ func decodeBlockYAML(data []byte) (any, bool) {
 // documents, which no Kubernetes object needs, go to the general decoder.
 const maxBlockDepth = 100
 
-// blockLine is a line with content: its indentation in spaces and the
-// text after it.
+// blockLine is a line with content: its indentation in spaces, the text
+// after it, and the offset in the document of the line after it, where a
+// scalar that goes on over several lines continues.
 type blockLine struct {
 	indent int
 	text   []byte
+	next   int
 }
 
 // plainText tells whether data is UTF-8 and holds only characters the
@@ -81,9 +83,9 @@ func printableRune(r rune) bool {
 // starting with "---", "..." or "%") is not for the fast path.
 func contentLines(data []byte) ([]blockLine, bool) {
 	lines := make([]blockLine, 0, bytes.Count(data, []byte("\n"))+1)
-	for len(data) > 0 {
-		line, rest, _ := bytes.Cut(data, []byte("\n"))
-		data = rest
+	for offset := 0; offset < len(data); {
+		line, next, _ := rawLine(data, offset)
+		offset = next
 		text := bytes.TrimLeft(line, " ")
 		if len(text) == 0 || text[0] == '#' {
 			continue
@@ -92,17 +94,36 @@ func contentLines(data []byte) ([]blockLine, bool) {
 		if indent == 0 && (bytes.HasPrefix(text, []byte("---")) || bytes.HasPrefix(text, []byte("...")) || text[0] == '%') {
 			return nil, false
 		}
-		lines = append(lines, blockLine{indent: indent, text: text})
+		lines = append(lines, blockLine{indent: indent, text: text, next: next})
 	}
 	return lines, true
 }
 
+// rawLine is the line of data at offset, without its line break, the
+// offset of the line after it, and whether a line break ends it.
+func rawLine(data []byte, offset int) (line []byte, next int, broken bool) {
+	rest := data[offset:]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		return rest[:i], offset + i + 1, true
+	}
+	return rest, len(data), false
+}
+
+// skipTo moves pos past the lines that end before offset: those a
+// scalar over several lines covers.
+func (p *blockParser) skipTo(offset int) {
+	for p.pos < len(p.lines) && p.lines[p.pos].next <= offset {
+		p.pos++
+	}
+}
+
 // blockParser reads block mappings and sequences from lines. Every node
-// of a collection starts at a line of its own or after "- ", and every
-// scalar ends on its line: a line indented more than where a parser
-// expects one is a multi-line scalar or an error, left to the general
-// decoder.
+// of a collection starts at a line of its own or after "- ". A scalar
+// that goes on over several lines is read from data, and the lines it
+// covers are skipped; any other line indented more than where a parser
+// expects one is an error, left to the general decoder.
 type blockParser struct {
+	data  []byte
 	lines []blockLine
 	pos   int
 	depth int
@@ -165,7 +186,7 @@ func (p *blockParser) mapping(indent int) (any, bool) {
 		var v any
 		switch {
 		case !emptyValue(rest):
-			if v, ok = scalarValue(bytes.TrimLeft(rest, " ")); !ok || p.more(indent) {
+			if v, ok = p.scalar(indent, bytes.TrimLeft(rest, " ")); !ok || p.more(indent) {
 				return nil, false
 			}
 		case p.more(indent):
@@ -216,20 +237,20 @@ func (p *blockParser) sequence(indent int) (any, bool) {
 			continue
 		}
 		_, _, isKey, ok := splitKey(content)
-		if !ok {
+		if !ok && !scalarStart(content) {
 			return nil, false
 		}
 		if isKey {
 			// "- key: value" starts a mapping at the key's column: read
 			// its first line as if it stood there alone.
 			column := line.indent + len(line.text) - len(content)
-			p.lines[p.pos] = blockLine{indent: column, text: content}
+			p.lines[p.pos].indent, p.lines[p.pos].text = column, content
 			if v, ok = p.block(column); !ok {
 				return nil, false
 			}
 		} else {
 			p.pos++
-			if v, ok = scalarValue(content); !ok || p.more(indent) {
+			if v, ok = p.scalar(indent, content); !ok || p.more(indent) {
 				return nil, false
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -75,7 +76,9 @@ func FuzzListItemByItem(f *testing.F) {
 
 // FuzzBlockYAML: whatever the block-YAML fast path decodes, the general
 // decoder decodes to the same value. It is seeded with the documents of
-// the examples and policy library, as written and as kubectl writes them.
+// the examples and policy library, as written and as kubectl writes them,
+// with multiLineCases, and with long and multi-line strings as kubectl
+// writes them (folded plain, quoted, literal).
 func FuzzBlockYAML(f *testing.F) {
 	var files []string
 	for _, pattern := range []string{"../../examples/*/*.yaml", "../../policies/*/*.yaml", "../../policies/*/*/*.yaml", "../schema/testdata/cases/*/*.yaml"} {
@@ -96,6 +99,20 @@ func FuzzBlockYAML(f *testing.F) {
 			}
 			return nil
 		})
+	}
+	for _, c := range multiLineCases {
+		f.Add([]byte(c.in))
+	}
+	long := strings.Repeat("word ", 20)
+	for _, v := range []string{
+		long, long + "\n" + long, "  " + long + "  ", long + "\n\n", "x\n  y\n", "\tx: 'y'\n", long + "\"q\" 'q' # x: y",
+		strings.ReplaceAll(long, " ", "  "), "é " + long + "\u2028", "1\n", "- x\n", long + "\x00",
+	} {
+		out, err := yaml.Marshal(map[string]any{"a": v, "b": []any{v, map[string]any{"c": v}}})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(out)
 	}
 	f.Add([]byte("a:\n- b: 1\n  c: [] # x\n-\n  d: 'e'\n"))
 	f.Add([]byte("k: yes\nl: 012\nm: 1.5\nn: 0x1F\no: ~\np: \"q\"\nr: 12:30\n"))
