@@ -33,7 +33,7 @@ func TestBlockYAMLEqualsGeneralOnRealFiles(t *testing.T) {
 	if len(repoFiles) < 100 {
 		t.Fatalf("git ls-files found %d YAML files: the repository has hundreds", len(repoFiles))
 	}
-	t.Run("repository", func(t *testing.T) { compareFiles(t, repoFiles) })
+	t.Run("repository", func(t *testing.T) { compareFiles(t, repoFiles, false) })
 
 	sets := map[string]corpus.Set{
 		"cert-manager":                 corpus.CertManager,
@@ -56,7 +56,7 @@ func TestBlockYAMLEqualsGeneralOnRealFiles(t *testing.T) {
 			if len(files) == 0 {
 				t.Fatalf("no YAML files in %s", path)
 			}
-			compareFiles(t, files)
+			compareFiles(t, files, true)
 		})
 	}
 }
@@ -78,12 +78,13 @@ func yamlFiles(path string) ([]string, error) {
 
 // compareFiles compares the decoders on every document of files, and on
 // each document as kubectl writes it (sigs.k8s.io/yaml.Marshal of what it
-// decodes to), and logs the share the fast path took. A CRD holds
-// descriptions of several lines, which kubectl writes as block scalars,
-// and long ones, which it folds: the fast path leaves both to the general
-// decoder, so the largest collections in the CRD that it decodes are
-// compared instead, which gives it real schemas, patterns and CEL rules.
-func compareFiles(t *testing.T, files []string) {
+// decodes to), and logs the share the fast path took. Where the fast path
+// leaves a document as kubectl writes it to the general decoder, the
+// collections inside are compared instead. With generatedCRDs, every CRD
+// as written must take the fast path: controller-gen's descriptions are
+// literal block scalars and multi-line plain and quoted scalars, which it
+// decodes.
+func compareFiles(t *testing.T, files []string, generatedCRDs bool) {
 	t.Helper()
 	var docs, fast, written, writtenFast int
 	for _, file := range files {
@@ -93,31 +94,33 @@ func compareFiles(t *testing.T, files []string) {
 		}
 		err = manifest.EachPartText(bytes.NewReader(data), file, func(line int, text []byte) error {
 			docs++
-			if compareDecoders(t, fmt.Sprintf("%s:%d", file, line), text) {
+			where := fmt.Sprintf("%s:%d", file, line)
+			if compareDecoders(t, where, text) {
 				fast++
 			}
 			v, err := manifest.DecodeYAMLGeneral(text)
 			if err != nil {
 				return nil
 			}
+			if _, ok := manifest.DecodeBlockYAML(text); !ok && generatedCRDs && isCRD(v) {
+				t.Errorf("%s: the fast path left a CustomResourceDefinition to the general decoder", where)
+			}
 			var compareWritten func(sub any)
 			compareWritten = func(sub any) {
 				out, err := yaml.Marshal(sub)
 				if err != nil {
-					t.Fatalf("%s:%d: %v", file, line, err)
+					t.Fatalf("%s: %v", where, err)
 				}
 				written++
-				if compareDecoders(t, fmt.Sprintf("%s:%d as kubectl writes\n%s", file, line, out), out) {
+				if compareDecoders(t, fmt.Sprintf("%s as kubectl writes\n%s", where, out), out) {
 					writtenFast++
 					return
 				}
-				// Long strings written on several lines: compare the
-				// collections inside.
 				for _, c := range collections(sub) {
 					compareWritten(c)
 				}
 			}
-			singleLineSubtrees(v, compareWritten)
+			compareWritten(v)
 			return nil
 		})
 		if err != nil {
@@ -130,6 +133,12 @@ func compareFiles(t *testing.T, files []string) {
 		t.Errorf("the fast path decoded none of %d documents in %d files as kubectl writes them", written, len(files))
 	}
 	t.Logf("%d files: the fast path decoded %d of %d documents as written, %d of %d as kubectl writes them", len(files), fast, docs, writtenFast, written)
+}
+
+// isCRD tells a CustomResourceDefinition.
+func isCRD(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && m["kind"] == "CustomResourceDefinition" && m["apiVersion"] == "apiextensions.k8s.io/v1"
 }
 
 // compareDecoders tells whether the fast path decoded text, failing the
@@ -147,49 +156,6 @@ func compareDecoders(t *testing.T, where string, text []byte) bool {
 		t.Errorf("%s: the fast path decoded\n%#v\nthe general decoder\n%#v", where, got, want)
 	}
 	return true
-}
-
-// singleLineSubtrees calls yield with v when no string in it has a line
-// break, else with the largest collections in it of which that is true.
-func singleLineSubtrees(v any, yield func(any)) {
-	if singleLine(v, yield) {
-		yield(v)
-	}
-}
-
-// singleLine tells whether no string in v has a line break, calling
-// yield with the largest collections below v of which that is true when
-// it is not true of v.
-func singleLine(v any, yield func(any)) bool {
-	var children []any
-	clean := true
-	switch v := v.(type) {
-	case string:
-		return !strings.Contains(v, "\n")
-	case map[string]any:
-		for k, c := range v {
-			clean = clean && !strings.Contains(k, "\n")
-			children = append(children, c)
-		}
-	case []any:
-		children = v
-	default:
-		return true
-	}
-	var cleanChildren []any
-	for _, c := range children {
-		if singleLine(c, yield) {
-			cleanChildren = append(cleanChildren, c)
-		} else {
-			clean = false
-		}
-	}
-	if !clean {
-		for _, c := range collections(cleanChildren) {
-			yield(c)
-		}
-	}
-	return clean
 }
 
 // collections are the maps and lists in v, a map or list.
