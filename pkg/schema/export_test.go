@@ -6,6 +6,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -135,4 +136,40 @@ func FastCELAccepts(ctx context.Context, v *Validator, obj, old *unstructured.Un
 // does.
 func CELSchemas(s *structuralschema.Structural) (cached, upstream common.Schema) {
 	return newCELSchema(s), &model.Structural{Structural: s}
+}
+
+// CreateStrategyOutcome is what CreateStrategyErrors reports of one create.
+type CreateStrategyOutcome struct {
+	// Trimmed and Whole are the errors, normalized, of the strategy that
+	// validates creates on the fast paths and of the same strategy on the
+	// whole schema without rules.
+	Trimmed, Whole []string
+	// EmbeddedWalk and ListTypeWalk are the errors of upstream's
+	// embedded-resource and list-type walks on the whole schema.
+	EmbeddedWalk, ListTypeWalk []string
+}
+
+// CreateStrategyErrors decodes and prepares obj for a create as validate
+// does and validates it with v's create strategy and with the strategy it
+// stands in for; ok is false when v has no create strategy or obj cannot
+// be decoded.
+func CreateStrategyErrors(ctx context.Context, v *Validator, obj *unstructured.Unstructured) (outcome CreateStrategyOutcome, ok bool) {
+	if v.createStrategy == nil {
+		return CreateStrategyOutcome{}, false
+	}
+	obj = obj.DeepCopy()
+	if _, err := v.decode(obj); err != nil {
+		return CreateStrategyOutcome{}, false
+	}
+	v.prepareForCreate(ctx, obj, v.strategy)
+	whole := v.strategy // no rules
+	if v.celFreeStrategy != nil {
+		whole = v.celFreeStrategy
+	}
+	return CreateStrategyOutcome{
+		Trimmed:      errorStrings(normalize(validateWith(ctx, obj.DeepCopy(), nil, v.createStrategy))),
+		Whole:        errorStrings(normalize(validateWith(ctx, obj.DeepCopy(), nil, whole))),
+		EmbeddedWalk: errorStrings(schemaobjectmeta.Validate(ctx, nil, obj.Object, v.structural, false)),
+		ListTypeWalk: errorStrings(structurallisttype.ValidateListSetsAndMaps(nil, v.structural, obj.Object)),
+	}, true
 }

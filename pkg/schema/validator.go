@@ -48,6 +48,10 @@ type Validator struct {
 	// upstream.
 	celFreeStrategy strategy
 	fastCEL         *celCheck
+	// createStrategy is the strategy without rules that validates creates
+	// on the fast paths, built from createWalksSchema; nil when the schema
+	// has rules fastCEL leaves to upstream.
+	createStrategy strategy
 	// fastSchema is the schema validator strategy runs.
 	fastSchema *fastSchemaValidator
 	// deprecation is what the server warns of every request to this version.
@@ -123,6 +127,9 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	}
 	if v.fastCEL = compileCELCheck(structural); v.fastCEL != nil {
 		v.celFreeStrategy = newStrategy(withoutRules(structural), fastSchema, fastStatusValidator)
+	}
+	if v.fastCEL != nil || !hasRules(structural) {
+		v.createStrategy = newStrategy(createWalksSchema(withoutRules(structural)), fastSchema, fastStatusValidator)
 	}
 	return v, nil
 }
@@ -262,18 +269,28 @@ func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstruc
 // handler validates once obj is prepared: rest.ValidateCreate or
 // rest.ValidateUpdate with the strategy. With the fast paths, the strategy
 // without CEL runs first, and when it finds nothing and the fast CEL check
-// accepts every rule, that is the answer: the whole strategy would then
-// run every rule (CEL runs only without blocking errors), each true, and
-// add no error and record no warning (upstream's CEL validator warns only
-// of a false rule that ratcheting tolerates); and metadata validation, which
-// runs only when the strategy found nothing, has run already. Anything else
-// is the whole strategy's answer, so the fast paths only ever say "valid".
+// (if the schema has rules) accepts every rule, that is the answer: the
+// whole strategy would then run every rule (CEL runs only without blocking
+// errors), each true, and add no error and record no warning (upstream's
+// CEL validator warns only of a false rule that ratcheting tolerates); and
+// metadata validation, which runs only when the strategy found nothing,
+// has run already. On a create that strategy walks only the schema's
+// subtrees where its embedded-resource and list-type walks can find an
+// error (see createWalksSchema), so it finds nothing exactly when the
+// strategy without CEL on the whole schema finds nothing; an update's
+// ratcheting correlates obj and old along the whole schema, so an update
+// keeps it. Anything else is the whole strategy's answer, so the fast paths
+// only ever say "valid".
 func (v *Validator) validatePrepared(ctx context.Context, obj, old *unstructured.Unstructured, fast bool) field.ErrorList {
 	if !fast {
 		return validateWith(ctx, obj, old, v.upstreamStrategy())
 	}
-	if v.fastCEL != nil {
-		if errs := validateWith(ctx, obj, old, v.celFreeStrategy); len(errs) == 0 && v.fastCEL.accepts(ctx, obj.Object, old != nil) {
+	celFree := v.celFreeStrategy
+	if old == nil {
+		celFree = v.createStrategy
+	}
+	if celFree != nil {
+		if errs := validateWith(ctx, obj, old, celFree); len(errs) == 0 && (v.fastCEL == nil || v.fastCEL.accepts(ctx, obj.Object, old != nil)) {
 			return nil
 		}
 	}

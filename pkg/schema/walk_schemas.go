@@ -31,12 +31,29 @@ func (v *Validator) walkSchemas() *walkSchemas {
 	return &v.walks
 }
 
+// createWalksSchema is the schema for the strategy that validates creates
+// on the fast paths: s trimmed to the nodes where the strategy's
+// embedded-resource walk (schemaobjectmeta.Validate, not at a resource
+// root) and list-type walk (structurallisttype.ValidateListSetsAndMaps)
+// can report an error, nil when neither can report one anywhere. The first
+// reports only at an x-kubernetes-embedded-resource, the second only at an
+// x-kubernetes-list-type set or map (with its list-map keys); both read
+// nothing else of a schema but its properties, additionalProperties and
+// items. Of a strategy's create only CEL reads the schema besides them,
+// and s must have no rules: PrepareForCreate, the schema validator, scale
+// and selectable fields do not read it.
+func createWalksSchema(s *structuralschema.Structural) *structuralschema.Structural {
+	return trimSchema(s, func(s *structuralschema.Structural) bool {
+		return s.XEmbeddedResource || (s.XListType != nil && (*s.XListType == "set" || *s.XListType == "map"))
+	})
+}
+
 // trimSchema returns a copy of s without the subtrees that hold no node
 // acts selects, or nil when s holds none. Each node kept keeps its own
 // fields (type, default, nullable, extensions). A walk that follows
-// properties, additionalProperties and items, and changes nothing in a
-// subtree without such a node, then does on the trimmed schema exactly what
-// it does on s. One more thing keeps it exact: where additionalProperties
+// properties, additionalProperties and items, and changes or reports
+// nothing in a subtree without such a node, then does on the trimmed schema
+// exactly what it does on s. One more thing keeps it exact: where additionalProperties
 // are kept, every property stays (a trimmed one empty), so that a walk
 // never takes a property's value for an additional one.
 func trimSchema(s *structuralschema.Structural, acts func(*structuralschema.Structural) bool) *structuralschema.Structural {
