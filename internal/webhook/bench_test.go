@@ -125,7 +125,7 @@ func processCPU(b *testing.B) time.Duration {
 }
 
 // exampleReview is an AdmissionReview of a CREATE of the example CR.
-func exampleReview(b *testing.B) []byte {
+func exampleReview(b testing.TB) []byte {
 	req := request(admissionv1.Create, bob, mysqlexample.JSON(b, "good.yaml"), nil)
 	review, err := json.Marshal(admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},

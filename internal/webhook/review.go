@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -17,6 +18,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/crdguard/crdguard/pkg/schema"
 )
 
 // maxReviewSize bounds an AdmissionReview body as controller-runtime
@@ -27,7 +30,8 @@ const maxReviewSize = 7 << 20
 // reviewServer is controller-runtime's admission.Webhook (its Handle:
 // panic recovery, the request's logger, a completed response) with a
 // ServeHTTP of its own, for two reasons:
-//   - The body is decoded once, with the API machinery's decoder.
+//   - The body is decoded once, by an exact fast decoder or the API
+//     machinery's (decodeReview).
 //     admission.Webhook decodes it through the universal deserializer,
 //     which first decodes all of it with encoding/json only to learn its
 //     kind: that costs more than evaluating the example GuardPolicy.
@@ -111,6 +115,12 @@ func (s reviewServer) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
+	if errors.Is(err, errFastDecodeMismatch) {
+		// crdguard's fault: a 500, so failurePolicy decides.
+		logf.FromContext(ctx).Error(err, "Cannot read the AdmissionReview")
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	if err != nil {
 		logf.FromContext(ctx).Error(BoundError(err), "Cannot read the AdmissionReview")
 		code := int32(http.StatusBadRequest)
@@ -147,7 +157,7 @@ func readReview(ctx context.Context, w http.ResponseWriter, r *http.Request, raw
 		return nil, nil, err
 	}
 	pace.read()
-	review, err := parseReview(r, body, rawObjects)
+	review, err := parseReview(r, body, rawObjects, schema.VerifiesFastPaths(ctx))
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -164,12 +174,16 @@ func clientAddress(r *http.Request) string {
 	return r.RemoteAddr
 }
 
-// parseReview decodes a body read: JSON, an AdmissionReview.
-func parseReview(r *http.Request, body []byte, rawObjects bool) (*admissionv1.AdmissionReview, error) {
+// parseReview decodes a body read: JSON, an AdmissionReview. verify
+// decodes it with and without the fast path (decodeReview).
+func parseReview(r *http.Request, body []byte, rawObjects, verify bool) (*admissionv1.AdmissionReview, error) {
 	if contentType := r.Header.Get("Content-Type"); contentType != "application/json" {
 		return nil, fmt.Errorf("contentType=%s, expected application/json", contentType)
 	}
-	review, err := decodeReview(body, rawObjects)
+	review, err := decodeReview(body, rawObjects, verify)
+	if errors.Is(err, errFastDecodeMismatch) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("decoding the AdmissionReview: %w", err)
 	}
@@ -185,13 +199,23 @@ func parseReview(r *http.Request, body []byte, rawObjects bool) (*admissionv1.Ad
 }
 
 // decodeReview decodes an AdmissionReview, its objects with it unless
-// rawObjects. A review whose objects do not decode as JSON objects is read
-// again with them raw: the handler then reports each as it reports any
-// object it cannot decode, naming it.
-func decodeReview(body []byte, rawObjects bool) (*admissionv1.AdmissionReview, error) {
+// rawObjects: by fastDecodeReview, or when that leaves the body, by
+// sigs.k8s.io/json. A review whose objects do not decode as JSON objects
+// is read again with them raw: the handler then reports each as it
+// reports any object it cannot decode, naming it. verify decodes with
+// both and returns errFastDecodeMismatch when they differ.
+func decodeReview(body []byte, rawObjects, verify bool) (*admissionv1.AdmissionReview, error) {
 	if !rawObjects {
+		fast, fastErr := fastReviewDecoder(body)
+		if fastErr == nil && !verify {
+			return fast.review(), nil
+		}
 		decoded := &objectsReview{}
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(body, decoded); err == nil {
+		err := kjson.UnmarshalCaseSensitivePreserveInts(body, decoded)
+		if fastErr == nil && (err != nil || !reflect.DeepEqual(fast, decoded)) {
+			return nil, errFastDecodeMismatch
+		}
+		if err == nil {
 			return decoded.review(), nil
 		}
 	}
@@ -201,6 +225,15 @@ func decodeReview(body []byte, rawObjects bool) (*admissionv1.AdmissionReview, e
 	}
 	return review, nil
 }
+
+// fastReviewDecoder is fastDecodeReview; tests replace it to see
+// verification fail.
+var fastReviewDecoder = fastDecodeReview
+
+// errFastDecodeMismatch says that fastDecodeReview and sigs.k8s.io/json
+// decoded a review differently: a bug in crdguard, which then answers no
+// verdict rather than one that may be wrong.
+var errFastDecodeMismatch = errors.New("fast path verification failed: the AdmissionReview decodes differently with and without the fast decoder; please report this bug")
 
 // objectsReview is an AdmissionReview whose objects decode as unstructured
 // content in the same pass as the rest: decoding them from a RawExtension

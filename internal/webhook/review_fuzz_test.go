@@ -53,7 +53,7 @@ func FuzzAdmissionReview(f *testing.F) {
 
 // admissionReviewSeeds are reviews of every example object and policy, as
 // the API server sends them, for each operation.
-func admissionReviewSeeds(f *testing.F) [][]byte {
+func admissionReviewSeeds(f testing.TB) [][]byte {
 	read := func(name string) *unstructured.Unstructured {
 		data, err := os.ReadFile(mysqlexample.Path(name))
 		if err != nil {
