@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -279,9 +280,47 @@ func writeResponse(ctx context.Context, w http.ResponseWriter, version metav1.Ty
 		http.Error(w, resp.Result.Message, http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: version, Response: &resp.AdmissionResponse}); err != nil {
+	body, err := encodeReview(ctx, version, &resp.AdmissionResponse)
+	if errors.Is(err, errFastEncodeMismatch) {
+		logf.FromContext(ctx).Error(err, "Cannot write the admission response")
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if err == nil {
+		w.Header().Set("Content-Type", "application/json")
+		_, err = w.Write(body)
+	}
+	if err != nil {
 		// The review is well formed; only the connection can have failed.
 		logf.FromContext(ctx).Error(err, "Cannot write the admission response")
 	}
 }
+
+// encodeReview is resp in a review of the given version as encoding/json
+// writes it, by appendAllowedReview when resp is a plain allow. Under
+// fast path verification it encodes with both and returns
+// errFastEncodeMismatch when they differ.
+func encodeReview(ctx context.Context, version metav1.TypeMeta, resp *admissionv1.AdmissionResponse) ([]byte, error) {
+	fast, ok := fastReviewEncoder(make([]byte, 0, 192), version, resp)
+	verify := schema.VerifiesFastPaths(ctx)
+	if ok && !verify {
+		return fast, nil
+	}
+	var encoded bytes.Buffer
+	if err := json.NewEncoder(&encoded).Encode(admissionv1.AdmissionReview{TypeMeta: version, Response: resp}); err != nil {
+		return nil, err
+	}
+	if ok && !bytes.Equal(fast, encoded.Bytes()) {
+		return nil, errFastEncodeMismatch
+	}
+	return encoded.Bytes(), nil
+}
+
+// fastReviewEncoder is appendAllowedReview; tests replace it to see
+// verification fail.
+var fastReviewEncoder = appendAllowedReview
+
+// errFastEncodeMismatch says that appendAllowedReview and encoding/json
+// wrote a review differently: a bug in crdguard, which then answers no
+// verdict rather than one that may be wrong.
+var errFastEncodeMismatch = errors.New("fast path verification failed: the admission response encodes differently with and without the fast encoder; please report this bug")
