@@ -186,7 +186,7 @@ func (d *jsonReader) rawInto(out *[]byte) error {
 	}
 	d.space()
 	start := d.pos
-	if _, err := d.value(0); err != nil {
+	if err := d.skip(0); err != nil {
 		return err
 	}
 	*out = append([]byte(nil), d.data[start:d.pos]...)
@@ -254,9 +254,27 @@ func (d *jsonReader) stringInto(out *string) error {
 	if d.null() {
 		return nil
 	}
-	s, err := d.str()
-	*out = s
-	return err
+	raw, escaped, err := d.rawString()
+	if err != nil || escaped {
+		if err == nil {
+			*out, err = unescape(raw)
+		}
+		return err
+	}
+	// A review names its group, version and kind twice (kind and
+	// requestKind, resource and requestResource): the string made for
+	// the first serves the second.
+	for _, seen := range d.seenStrings[:d.nSeen] {
+		if seen == string(raw) {
+			*out = seen
+			return nil
+		}
+	}
+	*out = string(raw)
+	if d.nSeen < len(d.seenStrings) {
+		d.seenStrings[d.nSeen], d.nSeen = *out, d.nSeen+1
+	}
+	return nil
 }
 
 // jsonReader reads JSON from data at pos. Each method reads one value,
@@ -264,6 +282,9 @@ func (d *jsonReader) stringInto(out *string) error {
 type jsonReader struct {
 	data []byte
 	pos  int
+	// seenStrings are the review's own strings read so far (stringInto).
+	seenStrings [8]string
+	nSeen       int
 }
 
 // space skips JSON white space.
@@ -480,7 +501,27 @@ func (d *jsonReader) literal(word string) bool {
 // sigs.k8s.io/json's PreserveInts does: without a '.', an int64 when
 // strconv.ParseInt takes it, otherwise strconv.ParseFloat's float64.
 func (d *jsonReader) number() (any, error) {
-	start, dot := d.pos, false
+	text, dot, err := d.numberText()
+	if err != nil {
+		return nil, err
+	}
+	s := string(text)
+	if !dot {
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i, nil
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, errNotFast
+	}
+	return f, nil
+}
+
+// numberText reads a number with JSON's grammar; dot tells whether it has
+// a fraction.
+func (d *jsonReader) numberText() (text []byte, dot bool, err error) {
+	start := d.pos
 	digits := func() bool {
 		from := d.pos
 		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
@@ -495,12 +536,12 @@ func (d *jsonReader) number() (any, error) {
 	case d.pos < len(d.data) && d.data[d.pos] == '0':
 		d.pos++
 	case !digits():
-		return nil, errNotFast
+		return nil, false, errNotFast
 	}
 	if d.pos < len(d.data) && d.data[d.pos] == '.' {
 		d.pos++
 		if dot = true; !digits() {
-			return nil, errNotFast
+			return nil, false, errNotFast
 		}
 	}
 	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
@@ -509,20 +550,68 @@ func (d *jsonReader) number() (any, error) {
 			d.pos++
 		}
 		if !digits() {
-			return nil, errNotFast
+			return nil, false, errNotFast
 		}
 	}
-	s := string(d.data[start:d.pos])
-	if !dot {
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return i, nil
+	return d.data[start:d.pos], dot, nil
+}
+
+// skip reads a value without building it, checking it as value does.
+func (d *jsonReader) skip(depth int) error {
+	if d.space(); d.pos >= len(d.data) {
+		return errNotFast
+	}
+	var err error
+	switch c := d.data[d.pos]; {
+	case c == '{', c == '[':
+		if depth++; depth > maxFastDepth {
+			return errNotFast
 		}
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		d.pos++
+		if d.next(end) {
+			return nil
+		}
+		for {
+			if c == '{' {
+				if err = d.skipString(); err != nil {
+					return err
+				}
+				if !d.next(':') {
+					return errNotFast
+				}
+			}
+			if err = d.skip(depth); err != nil {
+				return err
+			}
+			if d.next(end) {
+				return nil
+			}
+			if !d.next(',') {
+				return errNotFast
+			}
+		}
+	case c == '"':
+		err = d.skipString()
+	case c == '-' || c >= '0' && c <= '9':
+		_, err = d.number()
+	case d.literal("true"), d.literal("false"), d.literal("null"):
+	default:
+		err = errNotFast
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil, errNotFast
+	return err
+}
+
+// skipString reads a string without building it, checking it as str does.
+func (d *jsonReader) skipString() error {
+	raw, escaped, err := d.rawString()
+	if err == nil && escaped {
+		_, err = unescape(raw)
 	}
-	return f, nil
+	return err
 }
 
 // str reads a string. Valid UTF-8 is kept as it is, as encoding/json
@@ -530,37 +619,58 @@ func (d *jsonReader) number() (any, error) {
 // encoding/json replaces, a control character, which it refuses, and \u
 // are left to sigs.k8s.io/json.
 func (d *jsonReader) str() (string, error) {
-	if !d.next('"') {
-		return "", errNotFast
+	raw, escaped, err := d.rawString()
+	switch {
+	case err != nil:
+		return "", err
+	case escaped:
+		return unescape(raw)
 	}
-	start, escaped, ascii := d.pos, false, true
+	return string(raw), nil
+}
+
+// plainBytes are the bytes a string holds as they are: printable ASCII
+// other than the quote and the backslash.
+var plainBytes = func() (plain [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain[c] = c != '"' && c != '\\'
+	}
+	return plain
+}()
+
+// rawString reads a string and returns its content as written, valid
+// UTF-8 without control characters; escaped tells whether it holds a
+// backslash.
+func (d *jsonReader) rawString() (raw []byte, escaped bool, err error) {
+	if !d.next('"') {
+		return nil, false, errNotFast
+	}
+	start, ascii := d.pos, true
 	for {
-		if d.pos >= len(d.data) {
-			return "", errNotFast
+		for d.pos < len(d.data) && plainBytes[d.data[d.pos]] {
+			d.pos++
 		}
-		c := d.data[d.pos]
-		switch {
+		if d.pos >= len(d.data) {
+			return nil, false, errNotFast
+		}
+		switch c := d.data[d.pos]; {
 		case c == '"':
-			raw := d.data[start:d.pos]
+			raw = d.data[start:d.pos]
 			d.pos++
 			if !ascii && !utf8.Valid(raw) {
-				return "", errNotFast
+				return nil, false, errNotFast
 			}
-			if escaped {
-				return unescape(raw)
-			}
-			return string(raw), nil
+			return raw, escaped, nil
 		case c == '\\':
 			// The escaped byte is skipped: it may be a quote.
 			escaped = true
 			d.pos += 2
-			continue
 		case c < 0x20:
-			return "", errNotFast
-		case c >= utf8.RuneSelf:
+			return nil, false, errNotFast
+		default:
 			ascii = false
+			d.pos++
 		}
-		d.pos++
 	}
 }
 
