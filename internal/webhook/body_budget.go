@@ -208,8 +208,8 @@ func (g *grant) release() {
 // read reads body within the budget; release gives its bytes back once
 // the body is no longer needed. contentLength is -1 when unknown; client
 // is the caller's address. pace, when not nil, is how body arrives: waits
-// for room for the first chunk end when its next bytes are due. A nil
-// budget bounds nothing.
+// for room for the first chunk end when its next bytes are due, and every
+// wait by its limit at the latest. A nil budget bounds nothing.
 func (b *BodyBudget) read(ctx context.Context, body io.Reader, contentLength int64, client string, pace *bodyPace) (data []byte, release func(), err error) {
 	if b == nil {
 		data, err = io.ReadAll(body)
@@ -250,13 +250,15 @@ func (b *BodyBudget) read(ctx context.Context, body io.Reader, contentLength int
 	large := &grant{pool: b.large, share: share.large, orComplete: orComplete}
 	// The wait for a large grant is bounded by the request's deadline
 	// alone: other bodies' reading is what it waits for.
-	err = large.take(ctx, nil, need)
+	largeCtx, cancel := byLimit(ctx, pace)
+	defer cancel()
+	err = large.take(largeCtx, nil, need)
 	if errors.Is(err, errNoRoom) {
 		if complete, release, err := b.readComplete(ctx, body, data, contentLength, pace, small); !errors.Is(err, errNoRoom) {
 			return complete, release, err
 		}
 		large.orComplete = false
-		err = large.take(ctx, nil, need)
+		err = large.take(largeCtx, nil, need)
 	}
 	if err != nil {
 		large.release()
@@ -382,6 +384,16 @@ func atEnd(body io.Reader) error {
 			return err
 		}
 	}
+}
+
+// byLimit is ctx ending at pace's limit, the request's deadline for its
+// body. Every other wait ends by pace's deadline (dueBy), which is never
+// later, so the request's context itself needs no deadline.
+func byLimit(ctx context.Context, pace *bodyPace) (context.Context, context.CancelFunc) {
+	if pace == nil {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, pace.limit)
 }
 
 // dueBy is ctx ending when pace says the body's next bytes are due: a

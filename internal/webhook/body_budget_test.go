@@ -65,6 +65,35 @@ func TestBodyBudget(t *testing.T) {
 	release()
 }
 
+// TestBodyBudgetLargeWaitEndsAtTheLimit: a paced large body waiting for
+// room stops waiting at its pace's limit, the request's deadline, though
+// the request's context has none.
+func TestBodyBudgetLargeWaitEndsAtTheLimit(t *testing.T) {
+	budget := NewBodyBudget(MinBodyBudget)
+	first := newStalling(bodyChunk + 1)
+	defer close(first.stop)
+	go func() { _, _, _ = budget.read(context.Background(), first, maxReviewSize, "192.0.2.1", nil) }()
+	time.Sleep(50 * time.Millisecond) // past its first chunk and its grant
+
+	// Over the size the reserve for complete bodies takes, so it waits.
+	size := 2 * maxCompleteBody
+	body := &deadlined{r: bytes.NewReader(make([]byte, size))}
+	pace := newBodyPace(body, body.setDeadline, time.Now().Add(200*time.Millisecond))
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := budget.read(context.Background(), body, int64(size), "192.0.2.2", pace)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errBodyBudget) {
+			t.Fatalf("a second large body: err = %v, want %v", err, errBodyBudget)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second large body still waits for room 10 s after its 200ms limit")
+	}
+}
+
 // TestBodyBudgetExactBodies: each body is read whole, at every size
 // around the steps of the grants, with its length declared or not, and
 // gives all its room back.

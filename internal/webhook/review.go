@@ -106,10 +106,9 @@ func (s reviewServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// The read deadline is the connection's, moved as the body arrives
 	// (bodyPace); ResponseRecorder has none.
+	// The budget's waits end by it too (BodyBudget.read).
 	deadline := time.Now().Add(cmp.Or(s.readTimeout, bodyReadTimeout))
-	readCtx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	review, release, err := readReview(readCtx, w, r, s.rawObjects, s.budget, deadline)
+	review, release, err := readReview(ctx, w, r, s.rawObjects, s.budget, deadline)
 	if errors.Is(err, errBodyBudget) {
 		// Not the request's fault: a 503, so failurePolicy decides.
 		logf.FromContext(ctx).Error(err, "Cannot read the AdmissionReview")
