@@ -126,6 +126,7 @@ fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/testsuite/ -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/diff/ -run '^$$' -fuzz FuzzCompare -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./internal/webhook/ -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/webhook/ -run '^$$' -fuzz FuzzFastDecodeReview -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # The go test benchmarks go to bench/results/gotest.txt, summarised by
 # benchstat (which needs 6 runs for a confidence interval); then ./bench
