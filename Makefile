@@ -114,6 +114,7 @@ test: tools ## Run every test: unit, corpora, fuzz seeds, race, real kube-apiser
 fuzz: ## Fuzz every fuzz target for FUZZTIME each (default 30s).
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzBlockYAML -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzFieldPositions -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/manifest/ -run '^$$' -fuzz FuzzListItemByItem -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/report/ -run '^$$' -fuzz FuzzJSONObject -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/schema/ -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)

@@ -3,6 +3,8 @@ package manifest
 import (
 	"bytes"
 	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // maxKeyBytes keeps keys well under the 1024 characters that YAML allows
@@ -155,4 +157,26 @@ func emptyCollection(text []byte) (any, bool) {
 		return []any{}, true
 	}
 	return nil, false
+}
+
+// scalarNode is the node at line and column of a value that ends on its
+// line, text, which decoded to v: the empty mapping or sequence, a quoted
+// scalar whose value is v, or a plain one whose value is its text without
+// comment or trailing spaces (v being what YAML 1.1 resolves it to).
+func scalarNode(text []byte, v any, line, column int) *yaml.Node {
+	node := &yaml.Node{Kind: yaml.ScalarNode, Line: line, Column: column}
+	switch {
+	case bytes.HasPrefix(text, []byte("{}")):
+		node.Kind = yaml.MappingNode
+	case bytes.HasPrefix(text, []byte("[]")):
+		node.Kind = yaml.SequenceNode
+	case text[0] == '"' || text[0] == '\'':
+		node.Value, _ = v.(string)
+	default:
+		if i := bytes.Index(text, []byte(" #")); i >= 0 {
+			text = text[:i]
+		}
+		node.Value = string(bytes.TrimRight(text, " "))
+	}
+	return node
 }

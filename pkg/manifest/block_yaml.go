@@ -3,6 +3,8 @@ package manifest
 import (
 	"bytes"
 	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // decodeBlockYAML decodes the block YAML that kubectl writes and that
@@ -30,14 +32,38 @@ func decodeBlockYAML(data []byte) (any, bool) {
 	return v, true
 }
 
+// blockNodes parses what decodeBlockYAML decodes into the nodes
+// go.yaml.in/yaml/v3 gives it, as far as FieldPositions reads them: the
+// kind of every node; the value, line and column of every key; the line
+// and column of every item of a sequence; the value of every scalar. It
+// is ok only when decodeBlockYAML is, and leaves to the YAML parser a
+// block scalar or a scalar over several lines that is not a string.
+func blockNodes(data []byte) (*yaml.Node, bool) {
+	if !plainText(data) {
+		return nil, false
+	}
+	lines, ok := contentLines(data)
+	if !ok || len(lines) == 0 {
+		return nil, false
+	}
+	p := blockParser{data: data, lines: lines, nodes: true}
+	v, ok := p.block(lines[0].indent)
+	if !ok || p.pos != len(lines) {
+		return nil, false
+	}
+	return v.(*yaml.Node), true
+}
+
 // maxBlockDepth bounds the nesting the fast path follows; deeper
 // documents, which no Kubernetes object needs, go to the general decoder.
 const maxBlockDepth = 100
 
-// blockLine is a line with content: its indentation in spaces, the text
-// after it, and the offset in the document of the line after it, where a
-// scalar that goes on over several lines continues.
+// blockLine is a line with content: its 1-based number, its indentation
+// in spaces, the text after it, and the offset in the document of the
+// line after it, where a scalar that goes on over several lines
+// continues.
 type blockLine struct {
+	number int
 	indent int
 	text   []byte
 	next   int
@@ -83,7 +109,7 @@ func printableRune(r rune) bool {
 // starting with "---", "..." or "%") is not for the fast path.
 func contentLines(data []byte) ([]blockLine, bool) {
 	lines := make([]blockLine, 0, bytes.Count(data, []byte("\n"))+1)
-	for offset := 0; offset < len(data); {
+	for offset, number := 0, 1; offset < len(data); number++ {
 		line, next, _ := rawLine(data, offset)
 		offset = next
 		text := bytes.TrimLeft(line, " ")
@@ -94,7 +120,7 @@ func contentLines(data []byte) ([]blockLine, bool) {
 		if indent == 0 && (bytes.HasPrefix(text, []byte("---")) || bytes.HasPrefix(text, []byte("...")) || text[0] == '%') {
 			return nil, false
 		}
-		lines = append(lines, blockLine{indent: indent, text: text, next: next})
+		lines = append(lines, blockLine{number: number, indent: indent, text: text, next: next})
 	}
 	return lines, true
 }
@@ -127,6 +153,9 @@ type blockParser struct {
 	lines []blockLine
 	pos   int
 	depth int
+	// nodes makes the parser return *yaml.Node values (see blockNodes)
+	// in place of the decoded ones.
+	nodes bool
 }
 
 // block reads the mapping or sequence whose first line is at pos, at
@@ -166,8 +195,13 @@ func (p *blockParser) at(indent int) bool {
 
 func (p *blockParser) mapping(indent int) (any, bool) {
 	m := make(map[string]any)
+	var node *yaml.Node
+	if p.nodes {
+		node = &yaml.Node{Kind: yaml.MappingNode, Line: p.lines[p.pos].number, Column: indent + 1}
+	}
 	for p.at(indent) {
-		text := p.lines[p.pos].text
+		line := p.lines[p.pos]
+		text := line.text
 		if sequenceEntry(text) {
 			return nil, false // "- " among keys
 		}
@@ -186,7 +220,8 @@ func (p *blockParser) mapping(indent int) (any, bool) {
 		var v any
 		switch {
 		case !emptyValue(rest):
-			if v, ok = p.scalar(indent, bytes.TrimLeft(rest, " ")); !ok || p.more(indent) {
+			content := bytes.TrimLeft(rest, " ")
+			if v, ok = p.nodeScalar(indent, content, 0, 0); !ok || p.more(indent) {
 				return nil, false
 			}
 		case p.more(indent):
@@ -198,17 +233,47 @@ func (p *blockParser) mapping(indent int) (any, bool) {
 			if v, ok = p.sequence(indent); !ok {
 				return nil, false
 			}
+		case node != nil:
+			v = &yaml.Node{Kind: yaml.ScalarNode}
 		}
 		m[key] = v
+		if node != nil {
+			k := &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: line.number, Column: indent + 1}
+			node.Content = append(node.Content, k, v.(*yaml.Node))
+		}
 	}
 	if p.more(indent) {
 		return nil, false
 	}
+	if node != nil {
+		return node, true
+	}
 	return m, true
+}
+
+// nodeScalar is scalar, or in nodes mode the scalar's node at line and
+// column. The value of a block scalar or of one over several lines is
+// the string it decodes to; one of those that is not a string is left to
+// the YAML parser.
+func (p *blockParser) nodeScalar(indent int, text []byte, line, column int) (any, bool) {
+	next := p.pos
+	v, ok := p.scalar(indent, text)
+	if !ok || !p.nodes {
+		return v, ok
+	}
+	if p.pos != next || text[0] == '|' || text[0] == '>' {
+		s, isString := v.(string)
+		return &yaml.Node{Kind: yaml.ScalarNode, Value: s, Line: line, Column: column}, isString
+	}
+	return scalarNode(text, v, line, column), true
 }
 
 func (p *blockParser) sequence(indent int) (any, bool) {
 	var items []any
+	var node *yaml.Node
+	if p.nodes {
+		node = &yaml.Node{Kind: yaml.SequenceNode, Line: p.lines[p.pos].number, Column: indent + 1}
+	}
 	for p.at(indent) && sequenceEntry(p.lines[p.pos].text) {
 		line := p.lines[p.pos]
 		rest := line.text[1:]
@@ -220,11 +285,16 @@ func (p *blockParser) sequence(indent int) (any, bool) {
 				if v, ok = p.block(p.lines[p.pos].indent); !ok {
 					return nil, false
 				}
+			} else if node != nil {
+				// The parser puts an empty item just after its "-".
+				v = &yaml.Node{Kind: yaml.ScalarNode, Line: line.number, Column: indent + 2}
 			}
 			items = append(items, v)
 			continue
 		}
 		content := bytes.TrimLeft(rest, " ")
+		// The item's column: its text follows "-" and spaces only.
+		column := line.indent + len(line.text) - len(content)
 		if sequenceEntry(content) {
 			return nil, false // "- - x"
 		}
@@ -232,6 +302,9 @@ func (p *blockParser) sequence(indent int) (any, bool) {
 			p.pos++
 			if p.more(indent) {
 				return nil, false
+			}
+			if node != nil {
+				v = scalarNode(content, v, line.number, column+1)
 			}
 			items = append(items, v)
 			continue
@@ -243,14 +316,13 @@ func (p *blockParser) sequence(indent int) (any, bool) {
 		if isKey {
 			// "- key: value" starts a mapping at the key's column: read
 			// its first line as if it stood there alone.
-			column := line.indent + len(line.text) - len(content)
 			p.lines[p.pos].indent, p.lines[p.pos].text = column, content
 			if v, ok = p.block(column); !ok {
 				return nil, false
 			}
 		} else {
 			p.pos++
-			if v, ok = p.scalar(indent, content); !ok || p.more(indent) {
+			if v, ok = p.nodeScalar(indent, content, line.number, column+1); !ok || p.more(indent) {
 				return nil, false
 			}
 		}
@@ -258,6 +330,13 @@ func (p *blockParser) sequence(indent int) (any, bool) {
 	}
 	if p.more(indent) {
 		return nil, false
+	}
+	if node != nil {
+		node.Content = make([]*yaml.Node, len(items))
+		for i, item := range items {
+			node.Content[i] = item.(*yaml.Node)
+		}
+		return node, true
 	}
 	return items, true
 }

@@ -19,7 +19,8 @@ import (
 // TestBlockYAMLEqualsGeneralOnRealFiles decodes every document of every
 // YAML file of the repository and of the real CRD corpora with both
 // decoders: whatever the fast path decodes, the general decoder must
-// decode to the same value.
+// decode to the same value, and the block parser's field positions must
+// be the YAML parser's.
 func TestBlockYAMLEqualsGeneralOnRealFiles(t *testing.T) {
 	root := corpus.RepositoryRoot()
 	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--", "*.yaml", "*.yml").Output()
@@ -86,7 +87,7 @@ func yamlFiles(path string) ([]string, error) {
 // decodes.
 func compareFiles(t *testing.T, files []string, generatedCRDs bool) {
 	t.Helper()
-	var docs, fast, written, writtenFast int
+	var docs, fast, written, writtenFast, positioned int
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -97,6 +98,9 @@ func compareFiles(t *testing.T, files []string, generatedCRDs bool) {
 			where := fmt.Sprintf("%s:%d", file, line)
 			if compareDecoders(t, where, text) {
 				fast++
+			}
+			if manifest.ComparePositions(t, where, text) {
+				positioned++
 			}
 			v, err := manifest.DecodeYAMLGeneral(text)
 			if err != nil {
@@ -112,6 +116,9 @@ func compareFiles(t *testing.T, files []string, generatedCRDs bool) {
 					t.Fatalf("%s: %v", where, err)
 				}
 				written++
+				if manifest.ComparePositions(t, fmt.Sprintf("%s as kubectl writes\n%s", where, out), out) {
+					positioned++
+				}
 				if compareDecoders(t, fmt.Sprintf("%s as kubectl writes\n%s", where, out), out) {
 					writtenFast++
 					return
@@ -129,10 +136,13 @@ func compareFiles(t *testing.T, files []string, generatedCRDs bool) {
 			t.Logf("%s: %v", file, err)
 		}
 	}
+	if positioned == 0 {
+		t.Errorf("the block parser gave the positions of none of %d documents in %d files", docs+written, len(files))
+	}
 	if writtenFast == 0 {
 		t.Errorf("the fast path decoded none of %d documents in %d files as kubectl writes them", written, len(files))
 	}
-	t.Logf("%d files: the fast path decoded %d of %d documents as written, %d of %d as kubectl writes them", len(files), fast, docs, writtenFast, written)
+	t.Logf("%d files: the fast path decoded %d of %d documents as written, %d of %d as kubectl writes them; the block parser gave the positions of %d", len(files), fast, docs, writtenFast, written, positioned)
 }
 
 // isCRD tells a CustomResourceDefinition.

@@ -9,6 +9,7 @@ var (
 	DecodeBlockYAML   = decodeBlockYAML
 	DecodeYAMLGeneral = decodeYAMLGeneral
 	DecodeYAML        = decodeYAML
+	ComparePositions  = comparePositions
 )
 
 // EachPartText hands the text of every part of a source to yield, with

@@ -74,12 +74,41 @@ func FuzzListItemByItem(f *testing.F) {
 	})
 }
 
+// FuzzFieldPositions: for whatever the block parser reads, the field
+// positions it gives are the YAML parser's, for every path. It is seeded
+// as FuzzBlockYAML.
+func FuzzFieldPositions(f *testing.F) {
+	addBlockYAMLSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		comparePositions(t, "fuzzed", data)
+	})
+}
+
 // FuzzBlockYAML: whatever the block-YAML fast path decodes, the general
 // decoder decodes to the same value. It is seeded with the documents of
 // the examples and policy library, as written and as kubectl writes them,
 // with multiLineCases, and with long and multi-line strings as kubectl
 // writes them (folded plain, quoted, literal).
 func FuzzBlockYAML(f *testing.F) {
+	addBlockYAMLSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := decodeBlockYAML(data)
+		if !ok {
+			return
+		}
+		want, err := decodeYAMLGeneral(data)
+		if err != nil {
+			t.Fatalf("the fast path decoded %q, which the general decoder refuses: %v", data, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: fast path\n%#v\ngeneral decoder\n%#v", data, got, want)
+		}
+	})
+}
+
+// addBlockYAMLSeeds adds the documents of the examples, the policy
+// library and the schema cases, as written and as kubectl writes them.
+func addBlockYAMLSeeds(f *testing.F) {
 	var files []string
 	for _, pattern := range []string{"../../examples/*/*.yaml", "../../policies/*/*.yaml", "../../policies/*/*/*.yaml", "../schema/testdata/cases/*/*.yaml"} {
 		more, _ := filepath.Glob(pattern)
@@ -116,17 +145,5 @@ func FuzzBlockYAML(f *testing.F) {
 	}
 	f.Add([]byte("a:\n- b: 1\n  c: [] # x\n-\n  d: 'e'\n"))
 	f.Add([]byte("k: yes\nl: 012\nm: 1.5\nn: 0x1F\no: ~\np: \"q\"\nr: 12:30\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		got, ok := decodeBlockYAML(data)
-		if !ok {
-			return
-		}
-		want, err := decodeYAMLGeneral(data)
-		if err != nil {
-			t.Fatalf("the fast path decoded %q, which the general decoder refuses: %v", data, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: fast path\n%#v\ngeneral decoder\n%#v", data, got, want)
-		}
-	})
+	f.Add([]byte("a:\n-\n- 'x' # y\n- {}\n-\n  - b\n"))
 }

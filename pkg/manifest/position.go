@@ -28,8 +28,17 @@ type FieldPositions struct {
 // positions (JSON is YAML, so JSON documents get them too) rather than
 // searching the text, which would match a key at the wrong depth. A
 // document without Raw (a List item) or whose text does not parse gives a
-// FieldPositions that finds nothing.
+// FieldPositions that finds nothing. Block YAML that the fast decoder
+// reads is parsed by it, into the nodes the YAML parser would give.
 func (d Document) FieldPositions() *FieldPositions {
+	if root, ok := blockNodes(d.Raw); ok {
+		return &FieldPositions{line: d.Line, root: root}
+	}
+	return yamlFieldPositions(d)
+}
+
+// yamlFieldPositions is FieldPositions through go.yaml.in/yaml/v3.
+func yamlFieldPositions(d Document) *FieldPositions {
 	p := &FieldPositions{line: d.Line}
 	if len(d.Raw) == 0 {
 		return p
