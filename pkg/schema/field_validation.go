@@ -49,6 +49,13 @@ type ValidateOptions struct {
 	// they are pruned before the schema validates the rest, so the other
 	// errors are the same.
 	FieldValidation FieldValidation
+	// HandOverObject says the caller gives the new object up: validation
+	// prepares that object itself for storage, and DryRun returns it,
+	// rather than a copy, so it is left changed in ways nobody may rely
+	// on. False (the default) leaves it unmodified. The old object, and a
+	// new object that is also the old one, are never changed; under
+	// WithFastPathVerification both validations get a copy.
+	HandOverObject bool
 }
 
 // unknownFieldWarning words an unknown field as the server's strict

@@ -143,9 +143,11 @@ func (v *Validator) Namespaced() bool { return v.namespaced }
 // Validate returns what kube-apiserver reports for creating obj (old == nil)
 // or for updating old to obj, plus the unknown fields the server rejects
 // under fieldValidation=Strict (where it reports nothing else). Neither
-// argument is modified. Under WithFastPathVerification it returns the errors
-// of kube-apiserver's validators alone on a difference, which only
-// the Registry's Validate, ValidateWithOptions and DryRun report.
+// argument is modified (in ValidateWithOptions and DryRun, unless
+// ValidateOptions.HandOverObject says so). Under WithFastPathVerification
+// it returns the errors of kube-apiserver's validators alone on a
+// difference, which only the Registry's Validate, ValidateWithOptions and
+// DryRun report.
 func (v *Validator) Validate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList {
 	return v.ValidateWithOptions(ctx, obj, old, ValidateOptions{})
 }
@@ -167,7 +169,7 @@ func (v *Validator) ValidateWithOptions(ctx context.Context, obj, old *unstructu
 // left out: resourceVersion and managedFields, and on create uid and
 // creationTimestamp; selfLink, and on create a deletion, are dropped as the
 // server drops them. stored is nil when the server could not decode
-// obj. Neither argument is modified.
+// obj. Neither argument is modified unless opts hands obj over.
 func (v *Validator) DryRun(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions) (stored *unstructured.Unstructured, errs field.ErrorList) {
 	stored, errs, _ = v.dryRun(ctx, obj, old, opts)
 	return stored, errs
@@ -207,6 +209,8 @@ func (v *Validator) verifiedValidate(ctx context.Context, obj, old *unstructured
 		errs, stored := v.validate(ctx, obj, old, opts, true)
 		return errs, stored, nil
 	}
+	// Both runs need the object as given.
+	opts.HandOverObject = false
 	// Both runs see the same generated name, which messages may quote.
 	if old == nil && obj.GetName() == "" && obj.GetGenerateName() != "" {
 		obj = obj.DeepCopy()
@@ -230,16 +234,18 @@ func (v *Validator) verifiedValidate(ctx context.Context, obj, old *unstructured
 	}
 }
 
-// validate validates a copy of obj, with the fast paths or with
-// kube-apiserver's validators alone, and returns it as prepared for
-// storage, nil when it could not be decoded.
+// validate validates a copy of obj (obj itself when opts hands it over),
+// with the fast paths or with kube-apiserver's validators alone, and
+// returns it as prepared for storage, nil when it could not be decoded.
 func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstructured, opts ValidateOptions, fast bool) (field.ErrorList, *unstructured.Unstructured) {
 	strat := v.strategy
 	if !fast {
 		strat = v.upstreamStrategy()
 	}
 	unchanged := obj == old
-	obj = obj.DeepCopy()
+	if !opts.HandOverObject || unchanged {
+		obj = obj.DeepCopy()
+	}
 	unknown, decodeErr := v.decode(obj)
 	if decodeErr != nil {
 		return field.ErrorList{decodeErr}, nil // the server stops here too
