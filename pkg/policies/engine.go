@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/warning"
 
@@ -147,7 +148,13 @@ func (e *Engine) Evaluate(ctx context.Context, req Request) (Result, error) {
 	if e.schemas != nil && !req.Admitted {
 		ctx, recorded = schema.RecordWarnings(ctx)
 	}
-	view, err := e.validateSchema(ctx, req, len(matched) > 0, &res)
+	// An object handed over that no policy guards is validated in place:
+	// nothing reads the rest of it afterwards.
+	var handedOver *unstructured.Unstructured
+	if req.HandsOverObject && req.Object != nil && len(guarding) == 0 && e.schemas != nil && !req.Admitted {
+		handedOver, req.Object = req.Object, kindAndMetadata(req.Object)
+	}
+	view, err := e.validateSchema(ctx, req, handedOver, len(matched) > 0, &res)
 	if err != nil {
 		return res, err
 	}
@@ -183,11 +190,23 @@ func (e *Engine) addStrategyWarnings(ctx context.Context, req Request, res *Resu
 	}
 }
 
+// kindAndMetadata is a copy of obj's apiVersion, kind and metadata.
+func kindAndMetadata(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	kept := make(map[string]any, 3)
+	for _, k := range []string{"apiVersion", "kind", "metadata"} {
+		if v, ok := obj.Object[k]; ok {
+			kept[k] = runtime.DeepCopyJSONValue(v)
+		}
+	}
+	return &unstructured.Unstructured{Object: kept}
+}
+
 // validateSchema validates the object against its CRD, if one is loaded,
 // and returns the request as policies see it: what admission webhooks see,
 // the objects pruned and defaulted by the API server (decoded only when a
-// policy will look).
-func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, res *Result) (Request, error) {
+// policy will look). handedOver, when not nil, is the object to validate
+// in place of req.Object, which then holds its kind and metadata.
+func (e *Engine) validateSchema(ctx context.Context, req Request, handedOver *unstructured.Unstructured, decode bool, res *Result) (Request, error) {
 	view := req
 	if e.schemas == nil || req.Admitted {
 		return view, nil
@@ -202,7 +221,7 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 				warning.AddWarning(ctx, "", w)
 			}
 		}
-		stored, errs, err := e.validateObject(ctx, req)
+		stored, errs, err := e.validateObject(ctx, req, handedOver)
 		var noSchema *schema.NoSchemaError
 		switch {
 		case errors.As(err, &noSchema):
@@ -228,14 +247,18 @@ func (e *Engine) validateSchema(ctx context.Context, req Request, decode bool, r
 	return view, nil
 }
 
-// validateObject validates the request's object against its CRD, and
-// prepares the stored object only when the request asks to see it.
-func (e *Engine) validateObject(ctx context.Context, req Request) (*unstructured.Unstructured, field.ErrorList, error) {
-	opts := schema.ValidateOptions{FieldValidation: req.FieldValidation}
-	if req.ShowStored {
-		return e.schemas.DryRun(ctx, req.Object, req.OldObject, opts)
+// validateObject validates the request's object, or the one handed over,
+// against its CRD, and prepares the stored object only when the request
+// asks to see it.
+func (e *Engine) validateObject(ctx context.Context, req Request, handedOver *unstructured.Unstructured) (*unstructured.Unstructured, field.ErrorList, error) {
+	obj, opts := req.Object, schema.ValidateOptions{FieldValidation: req.FieldValidation}
+	if handedOver != nil {
+		obj, opts.HandOverObject = handedOver, true
 	}
-	errs, err := e.schemas.ValidateWithOptions(ctx, req.Object, req.OldObject, opts)
+	if req.ShowStored {
+		return e.schemas.DryRun(ctx, obj, req.OldObject, opts)
+	}
+	errs, err := e.schemas.ValidateWithOptions(ctx, obj, req.OldObject, opts)
 	return nil, errs, err
 }
 

@@ -36,6 +36,14 @@ type Request struct {
 	// validation makes of unknown fields (see schema.ValidateOptions).
 	// Empty is Strict, kubectl's default.
 	FieldValidation schema.FieldValidation
+	// HandsOverObject says the caller gives Object up. When no policy
+	// guards the object, schema validation then prepares Object itself
+	// rather than a copy (see schema.ValidateOptions.HandOverObject), and
+	// Object is left changed; Result.Stored may be it. The engine reads
+	// no more of it afterwards than its kind and metadata (approvals, the
+	// server's warnings), which it copies first. False (the default)
+	// leaves Object unmodified.
+	HandsOverObject bool
 	// ShowStored asks for Result.Stored. An object the policies mutate is
 	// then validated a second time, patched, as the server does.
 	ShowStored bool
