@@ -603,6 +603,7 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 		return res, nil
 	}
 	obj := doc.Object
+	gvk := obj.GroupVersionKind()
 	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), run.registry.Namespace(obj), obj.GetName()
 	if res.Name == "" {
 		res.Name = obj.GetGenerateName()
@@ -623,6 +624,9 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 		UserInfo:        authenticationv1.UserInfo{Username: o.user, Groups: o.groups},
 		FieldValidation: schema.FieldValidation(o.fieldValidation),
 		ShowStored:      o.showStored,
+		// The document's object is read no more (its findings are
+		// located in its text), so validation needs no copy of it.
+		HandsOverObject: true,
 	}
 	if old != nil {
 		req.Operation, req.OldObject = v1alpha1.Update, old
@@ -648,10 +652,10 @@ func (o *validateOptions) evaluate(ctx context.Context, run *validationRun, i in
 	case noSchema && o.missingSchemas == missingError:
 		res.Violations = append(res.Violations, report.Finding{
 			Field: "kind", Type: "FieldValueNotFound", Policy: policies.SchemaPolicy, Rule: "missing-schema", Enforcement: v1alpha1.Deny,
-			Message: fmt.Sprintf("Not found: no CustomResourceDefinition defines %s; pass the CRD with --crds", obj.GroupVersionKind()),
+			Message: fmt.Sprintf("Not found: no CustomResourceDefinition defines %s; pass the CRD with --crds", gvk),
 		})
 	case noSchema && len(out.Policies) == 0:
-		res.Skipped, res.SkipReason = true, noCRDReason+obj.GroupVersionKind().String()
+		res.Skipped, res.SkipReason = true, noCRDReason+gvk.String()
 		return res, nil
 	}
 	// An object nothing checks is skipped whatever --old holds; one that
