@@ -69,9 +69,18 @@ func keyString(raw []byte) (string, bool) {
 	if raw[0] == '"' || raw[0] == '\'' {
 		return quoted(raw)
 	}
-	v, ok := resolvePlain(string(raw))
-	s, isString := v.(string)
-	return s, ok && isString
+	key := string(raw)
+	switch c := key[0]; {
+	case c == '.' || c == '+' || c == '-' || (c >= '0' && c <= '9'):
+		// What may be a number: resolved as a value is.
+		v, ok := resolvePlain(key)
+		s, isString := v.(string)
+		return s, ok && isString
+	}
+	// Anything else is the string, unless it is one of YAML 1.1's words,
+	// none of which resolves to a string.
+	_, word := yaml11Word(key)
+	return key, !word
 }
 
 // scalar reads the value that starts with text, the rest of the line

@@ -15,7 +15,7 @@ import (
 // integers; octal, hexadecimal and binary; base 60; "_" separators;
 // timestamps, overflows, signs), and the rest is the string.
 func resolvePlain(s string) (any, bool) {
-	if v, known := yaml11Words[s]; known {
+	if v, known := yaml11Word(s); known {
 		return v, v != errUnsure
 	}
 	switch c := s[0]; {
@@ -49,8 +49,39 @@ var yaml11Words = map[string]any{
 	"<<": errUnsure,
 }
 
-// decimalInt is an integer written the one way JSON writes it back.
-var decimalInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// longestYAML11Word is the length of the longest of yaml11Words: a
+// longer scalar need not be looked up.
+var longestYAML11Word = func() int {
+	longest := 0
+	for w := range yaml11Words {
+		longest = max(longest, len(w))
+	}
+	return longest
+}()
+
+// yaml11Word is the value of s if it is one of yaml11Words.
+func yaml11Word(s string) (any, bool) {
+	if len(s) > longestYAML11Word {
+		return nil, false
+	}
+	v, known := yaml11Words[s]
+	return v, known
+}
+
+// decimalInt tells an integer written the one way JSON writes it back:
+// an optional "-", then "0" or digits not starting with "0".
+func decimalInt(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // floatLike is YAML 1.1's float syntax as the parser matches it.
 var floatLike = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
@@ -59,7 +90,7 @@ var floatLike = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?
 // an int64 when it is a plain decimal integer, the string when it can be
 // neither a number nor a timestamp, and unsure otherwise.
 func resolveNumeric(s string) (any, bool) {
-	if decimalInt.MatchString(s) {
+	if decimalInt(s) {
 		n, err := strconv.ParseInt(s, 10, 64)
 		return n, err == nil
 	}
