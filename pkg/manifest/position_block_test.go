@@ -1,10 +1,14 @@
 package manifest
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // comparePositions fails t unless the FieldPositions of text, a document
@@ -93,5 +97,50 @@ func TestFieldPositionsOfBlockYAML(t *testing.T) {
 				t.Fatalf("the block parser left %q to the YAML parser", text)
 			}
 		})
+	}
+}
+
+// BenchmarkFieldPositions finds a field in one object as kubectl writes it
+// (the samples of BenchmarkDecodeYAML) through the block parser
+// (FieldPositions) and through the YAML parser, as validate does for an
+// object with findings. Compare with benchstat -col /parser.
+func BenchmarkFieldPositions(b *testing.B) {
+	for _, name := range []string{"certificate", "httproute", "prometheus"} {
+		data, err := os.ReadFile(filepath.Join("..", "schema", "testdata", "bench", name+".yaml"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var doc []byte
+		if err := Parts(bytes.NewReader(data), name, func(p Part) error {
+			doc = p.data
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		v, err := decodeYAMLGeneral(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kubectl, err := sigsyaml.Marshal(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := blockNodes(kubectl); !ok {
+			b.Fatalf("the block parser leaves %s to the YAML parser", name)
+		}
+		d := Document{Line: 1, Raw: kubectl}
+		for _, parser := range []struct {
+			name      string
+			positions func(Document) *FieldPositions
+		}{{"yaml", yamlFieldPositions}, {"block", Document.FieldPositions}} {
+			b.Run("object="+name+"/parser="+parser.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if parser.positions(d).Of("metadata.name").Line == 0 {
+						b.Fatal("metadata.name not found")
+					}
+				}
+			})
+		}
 	}
 }
