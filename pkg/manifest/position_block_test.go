@@ -91,6 +91,8 @@ func TestFieldPositionsOfBlockYAML(t *testing.T) {
 		"numbers as keys": "spec:\n  \"no\": 2\n  7a: 3\n  -x: 4\n",
 		"non-ASCII":       "ключ: значение\nlist:\n- ключ: x\n  b: y\n",
 		"last item empty": "a:\n- x\n-\n",
+		"block scalars":   "a: |-\n  one\n  two\nb: >\n  three\n\n  four\nc:\n- |\n  five\n- x\n",
+		"multi-line":      "a: one\n  two\nb: 'three\n  four'\nc:\n- five\n  six\nd: 7\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if !comparePositions(t, name, []byte(text)) {
