@@ -79,8 +79,7 @@ func TestCreateWalksDifferential(t *testing.T) {
 // apiVersion, kind or metadata, each of those missing or made invalid.
 func walkMutations(obj map[string]any) func(yield func(mutation) bool) {
 	return func(yield func(mutation) bool) {
-		var walk func(path []any, node any) bool
-		walk = func(path []any, node any) bool {
+		for path, node := range nodes(obj) {
 			var changes map[string]any
 			switch node := node.(type) {
 			case []any:
@@ -97,26 +96,10 @@ func walkMutations(obj map[string]any) func(yield func(mutation) bool) {
 			}
 			for _, what := range slices.Sorted(mapKeys(changes)) {
 				if !yield(mutation{fmt.Sprintf("%v: %s", path, what), replaceAt(obj, path, changes[what])}) {
-					return false
+					return
 				}
 			}
-			switch node := node.(type) {
-			case map[string]any:
-				for _, k := range slices.Sorted(mapKeys(node)) {
-					if !walk(append(slices.Clone(path), k), node[k]) {
-						return false
-					}
-				}
-			case []any:
-				for i, item := range node {
-					if !walk(append(slices.Clone(path), i), item) {
-						return false
-					}
-				}
-			}
-			return true
 		}
-		walk(nil, obj)
 	}
 }
 

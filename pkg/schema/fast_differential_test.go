@@ -214,21 +214,31 @@ func mutations(obj map[string]any) func(yield func(mutation) bool) {
 	return func(yield func(mutation) bool) {
 		stride := max(1, countNodes(obj)/mutatedNodes)
 		seen := 0
-		var walk func(path []any, node any) bool
-		walk = func(path []any, node any) bool {
+		for path, node := range nodes(obj) {
 			seen++
+			if seen%stride != 0 {
+				continue
+			}
 			for what, replacement := range replacements(node) {
-				if seen%stride != 0 {
-					break
-				}
 				if !yield(mutation{fmt.Sprintf("%v: %s", path, what), replaceAt(obj, path, replacement)}) {
-					return false
+					return
 				}
 			}
-			if len(path) > 0 && seen%stride == 0 {
-				if !yield(mutation{fmt.Sprintf("%v: deleted", path), deleteAt(obj, path)}) {
-					return false
-				}
+			if len(path) > 0 && !yield(mutation{fmt.Sprintf("%v: deleted", path), deleteAt(obj, path)}) {
+				return
+			}
+		}
+	}
+}
+
+// nodes yields every node of obj with its path, each node before the
+// nodes below it, and map keys in order.
+func nodes(obj any) func(yield func(path []any, node any) bool) {
+	return func(yield func(path []any, node any) bool) {
+		var walk func(path []any, node any) bool
+		walk = func(path []any, node any) bool {
+			if !yield(path, node) {
+				return false
 			}
 			switch node := node.(type) {
 			case map[string]any:
