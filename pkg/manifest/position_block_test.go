@@ -1,14 +1,10 @@
 package manifest
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // comparePositions fails t unless the FieldPositions of text, a document
@@ -108,25 +104,7 @@ func TestFieldPositionsOfBlockYAML(t *testing.T) {
 // object with findings. Compare with benchstat -col /parser.
 func BenchmarkFieldPositions(b *testing.B) {
 	for _, name := range []string{"certificate", "httproute", "prometheus"} {
-		data, err := os.ReadFile(filepath.Join("..", "schema", "testdata", "bench", name+".yaml"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		var doc []byte
-		if err := Parts(bytes.NewReader(data), name, func(p Part) error {
-			doc = p.data
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-		v, err := decodeYAMLGeneral(doc)
-		if err != nil {
-			b.Fatal(err)
-		}
-		kubectl, err := sigsyaml.Marshal(v)
-		if err != nil {
-			b.Fatal(err)
-		}
+		kubectl := kubectlSample(b, name)
 		if _, ok := blockNodes(kubectl); !ok {
 			b.Fatalf("the block parser leaves %s to the YAML parser", name)
 		}
