@@ -162,13 +162,9 @@ func CreateStrategyErrors(ctx context.Context, v *Validator, obj *unstructured.U
 		return CreateStrategyOutcome{}, false
 	}
 	v.prepareForCreate(ctx, obj, v.strategy)
-	whole := v.strategy // no rules
-	if v.celFreeStrategy != nil {
-		whole = v.celFreeStrategy
-	}
 	return CreateStrategyOutcome{
 		Trimmed:      errorStrings(normalize(validateWith(ctx, obj.DeepCopy(), nil, v.createStrategy))),
-		Whole:        errorStrings(normalize(validateWith(ctx, obj.DeepCopy(), nil, whole))),
+		Whole:        errorStrings(normalize(validateWith(ctx, obj.DeepCopy(), nil, v.celFreeStrategy))),
 		EmbeddedWalk: errorStrings(schemaobjectmeta.Validate(ctx, nil, obj.Object, v.structural, false)),
 		ListTypeWalk: errorStrings(structurallisttype.ValidateListSetsAndMaps(nil, v.structural, obj.Object)),
 	}, true

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"errors"
+
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/validate"
@@ -40,4 +42,33 @@ func (f *fastSchemaValidator) ValidateUpdate(value, old any, options ...apiserve
 		return &validate.Result{}
 	}
 	return f.upstream.ValidateUpdate(value, old, options...)
+}
+
+// acceptOnlyValidator is the schema validator of the strategies that run
+// first on the fast paths (see validatePrepared): any error there runs the
+// whole strategy, whose fastSchemaValidator gives kube-apiserver's errors.
+// So it only tells whether the check certainly accepts, and never runs
+// upstream's validator, which would otherwise run twice on every object
+// the check cannot accept.
+type acceptOnlyValidator struct{ check *check }
+
+var _ apiservervalidation.SchemaValidator = acceptOnlyValidator{}
+
+// errNotCertainlyValid is acceptOnlyValidator's answer for a value the
+// check cannot accept; it never reaches a report.
+var errNotCertainlyValid = errors.New("not certainly valid: left to kube-apiserver's validator")
+
+// Validate has no errors when value is certainly valid, and
+// errNotCertainlyValid otherwise.
+func (a acceptOnlyValidator) Validate(value any, _ ...apiservervalidation.ValidationOption) *validate.Result {
+	if a.check.eval(value) == valid {
+		return &validate.Result{}
+	}
+	return &validate.Result{Errors: []error{errNotCertainlyValid}}
+}
+
+// ValidateUpdate is Validate of the new value: a ratcheted error is left
+// to the whole strategy as well.
+func (a acceptOnlyValidator) ValidateUpdate(value, _ any, _ ...apiservervalidation.ValidationOption) *validate.Result {
+	return a.Validate(value)
 }

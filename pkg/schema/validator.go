@@ -43,15 +43,15 @@ type Validator struct {
 	strategy         strategy
 	upstreamStrategy func() strategy
 	// celFreeStrategy is strategy without x-kubernetes-validations, and
-	// fastCEL the check that stands in for them (see validatePrepared);
-	// both nil when the schema has no rules, or rules fastCEL leaves to
-	// upstream.
+	// createStrategy the same on the schema trimmed to what its walks can
+	// report on a create (createWalksSchema); their schema validator only
+	// tells whether the fast check certainly accepts (acceptOnlyValidator).
+	// fastCEL is the check that stands in for the rules (see
+	// validatePrepared), nil when the schema has none. The strategies are
+	// nil when the schema has rules fastCEL leaves to upstream.
 	celFreeStrategy strategy
+	createStrategy  strategy
 	fastCEL         *celCheck
-	// createStrategy is the strategy without rules that validates creates
-	// on the fast paths, built from createWalksSchema; nil when the schema
-	// has rules fastCEL leaves to upstream.
-	createStrategy strategy
 	// fastSchema is the schema validator strategy runs.
 	fastSchema *fastSchemaValidator
 	// deprecation is what the server warns of every request to this version.
@@ -125,11 +125,10 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 		fastSchema:       fastSchema,
 		deprecation:      versionWarnings(crd, version),
 	}
-	if v.fastCEL = compileCELCheck(structural); v.fastCEL != nil {
-		v.celFreeStrategy = newStrategy(withoutRules(structural), fastSchema, fastStatusValidator)
-	}
-	if v.fastCEL != nil || !hasRules(structural) {
-		v.createStrategy = newStrategy(createWalksSchema(withoutRules(structural)), fastSchema, fastStatusValidator)
+	if v.fastCEL = compileCELCheck(structural); v.fastCEL != nil || !hasRules(structural) {
+		first := acceptOnlyValidator{fastSchema.check}
+		v.celFreeStrategy = newStrategy(withoutRules(structural), first, fastStatusValidator)
+		v.createStrategy = newStrategy(createWalksSchema(withoutRules(structural)), first, fastStatusValidator)
 	}
 	return v, nil
 }
@@ -285,8 +284,10 @@ func (v *Validator) validate(ctx context.Context, obj, old *unstructured.Unstruc
 // error (see createWalksSchema), so it finds nothing exactly when the
 // strategy without CEL on the whole schema finds nothing; an update's
 // ratcheting correlates obj and old along the whole schema, so an update
-// keeps it. Anything else is the whole strategy's answer, so the fast paths
-// only ever say "valid".
+// keeps it. The first strategy's schema validator only tells whether the
+// fast check certainly accepts, so kube-openapi's validator runs once, in
+// the whole strategy. Anything else is the whole strategy's answer, so the
+// fast paths only ever say "valid".
 func (v *Validator) validatePrepared(ctx context.Context, obj, old *unstructured.Unstructured, fast bool) field.ErrorList {
 	if !fast {
 		return validateWith(ctx, obj, old, v.upstreamStrategy())
