@@ -305,18 +305,20 @@ func TestBodyPace(t *testing.T) {
 	}
 }
 
-// deadlined is a body that sends n bytes and then nothing until its read
-// deadline, as a connection does.
+// deadlined is a body that sends r's bytes and then nothing until a read
+// deadline set on it passes, as a connection does.
 type deadlined struct {
 	r        io.Reader
 	mu       sync.Mutex
 	deadline time.Time
+	// setAt is when the deadline was last set.
+	setAt time.Time
 }
 
 func (d *deadlined) setDeadline(t time.Time) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.deadline = t
+	d.deadline, d.setAt = t, time.Now()
 	return nil
 }
 
@@ -324,11 +326,15 @@ func (d *deadlined) Read(p []byte) (int, error) {
 	if n, err := d.r.Read(p); err != io.EOF {
 		return n, err
 	}
-	d.mu.Lock()
-	deadline := d.deadline
-	d.mu.Unlock()
-	time.Sleep(time.Until(deadline))
-	return 0, os.ErrDeadlineExceeded
+	for {
+		d.mu.Lock()
+		deadline := d.deadline
+		d.mu.Unlock()
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return 0, os.ErrDeadlineExceeded
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (d *deadlined) Close() error { return nil }
@@ -437,21 +443,103 @@ func TestBodyPaceEndsWithTheBody(t *testing.T) {
 	}
 }
 
-// TestBodyPaceSetsEachDeadlineOnce: the read that finds the body's end
-// brings no bytes and moves no deadline, so the connection is not asked to
-// set the same one again (over HTTP/2 each is a message to the
+// TestBodyPaceSetsNoDeadlineOnTime: a body that arrives in time never
+// has the connection's deadline set (over HTTP/2 each is a message to the
 // connection's goroutine).
-func TestBodyPaceSetsEachDeadlineOnce(t *testing.T) {
+func TestBodyPaceSetsNoDeadlineOnTime(t *testing.T) {
 	var set []time.Time
 	pace := newBodyPace(io.NopCloser(strings.NewReader("a review")), func(d time.Time) error { set = append(set, d); return nil }, time.Now().Add(time.Minute))
 	if _, err := io.ReadAll(pace); err != nil {
 		t.Fatal(err)
 	}
-	pace.read()
-	// The grace, later for the read that brought the bytes, none for the
-	// read that found the end, and none once read.
-	if len(set) != 3 || !set[1].After(set[0]) || !set[2].IsZero() {
-		t.Errorf("deadlines set: %v, want the grace, a later one and none", set)
+	pace.ended(true)
+	if len(set) != 0 {
+		t.Errorf("deadlines set: %v, want none", set)
+	}
+}
+
+// TestBodyPaceCutsALateBody: a body whose bytes stop gets the connection's
+// deadline once they are due, not before, which ends the read that waits
+// for them; a deadline that moved later meanwhile is waited for.
+func TestBodyPaceCutsALateBody(t *testing.T) {
+	for _, moved := range []bool{false, true} {
+		body := &deadlined{r: strings.NewReader("{")}
+		start := time.Now()
+		pace := newBodyPace(body, body.setDeadline, start.Add(50*time.Millisecond))
+		want := start.Add(50 * time.Millisecond)
+		if moved {
+			want = start.Add(150 * time.Millisecond)
+			pace.mu.Lock()
+			pace.limit = want
+			pace.mu.Unlock()
+		}
+		_, err := io.ReadAll(pace)
+		pace.ended(false)
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("moved %t: err = %v, want %v", moved, err, os.ErrDeadlineExceeded)
+		}
+		body.mu.Lock()
+		deadline, setAt := body.deadline, body.setAt
+		body.mu.Unlock()
+		if !deadline.Equal(want) || setAt.Before(want) {
+			t.Errorf("moved %t: deadline %s after the start, set %s after it; want %s for both", moved, deadline.Sub(start), setAt.Sub(start), want.Sub(start))
+		}
+	}
+}
+
+// TestBodyPaceResumesAfterItsDeadline: a body whose deadline passed while
+// it waited for budget is on time again once it resumes: the deadline the
+// timer set is lifted, and the new one watched.
+func TestBodyPaceResumesAfterItsDeadline(t *testing.T) {
+	body := &deadlined{r: strings.NewReader("{}")}
+	pace := newBodyPace(body, body.setDeadline, time.Now().Add(time.Minute))
+	pace.mu.Lock()
+	pace.due = time.Now().Add(10 * time.Millisecond)
+	pace.timer.Reset(10 * time.Millisecond)
+	pace.mu.Unlock()
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		body.mu.Lock()
+		set := !body.deadline.IsZero()
+		body.mu.Unlock()
+		if set {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the timer set no deadline 10 s after the body was due")
+		}
+	}
+	pace.resume()
+	body.mu.Lock()
+	deadline := body.deadline
+	body.mu.Unlock()
+	if !deadline.IsZero() {
+		t.Fatalf("resumed: the connection's deadline is still %v", deadline)
+	}
+	buf := make([]byte, 2)
+	if n, err := pace.Read(buf); n != 2 || err != nil {
+		t.Errorf("resumed: read %d bytes, %v; want the body's 2", n, err)
+	}
+	pace.ended(true)
+}
+
+// TestBodyPaceLiftsTheDeadlineOfAWholeBody: a deadline set as a body's
+// last bytes were read is lifted when it turns out whole, and kept when
+// reading it failed.
+func TestBodyPaceLiftsTheDeadlineOfAWholeBody(t *testing.T) {
+	for _, whole := range []bool{true, false} {
+		expired := make(chan struct{})
+		var last time.Time
+		pace := newBodyPace(io.NopCloser(strings.NewReader("")), func(d time.Time) error {
+			if last = d; !d.IsZero() {
+				close(expired)
+			}
+			return nil
+		}, time.Now().Add(time.Millisecond))
+		<-expired
+		pace.ended(whole)
+		if last.IsZero() != whole {
+			t.Errorf("whole %t: the deadline last set is %v", whole, last)
+		}
 	}
 }
 

@@ -104,7 +104,7 @@ func (s reviewServer) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "only POST is served", http.StatusMethodNotAllowed)
 		return
 	}
-	// The read deadline is the connection's, moved as the body arrives
+	// A body late for its pace gets the connection's read deadline
 	// (bodyPace); ResponseRecorder has none.
 	// The budget's waits end by it too (BodyBudget.read).
 	deadline := time.Now().Add(cmp.Or(s.readTimeout, bodyReadTimeout))
@@ -153,10 +153,10 @@ func readReview(ctx context.Context, w http.ResponseWriter, r *http.Request, raw
 	}
 	pace := newBodyPace(r.Body, http.NewResponseController(w).SetReadDeadline, deadline)
 	body, release, err := budget.read(ctx, http.MaxBytesReader(w, pace, maxReviewSize), r.ContentLength, clientAddress(r), pace)
+	pace.ended(err == nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	pace.read()
 	review, err := parseReview(r, body, rawObjects, schema.VerifiesFastPaths(ctx))
 	if err != nil {
 		release()
