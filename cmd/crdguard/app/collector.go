@@ -3,10 +3,11 @@ package app
 import (
 	"math"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/crdguard/crdguard/internal/gcpace"
 )
 
 // The collector's paces. crdguard allocates heavily and keeps little
@@ -99,23 +100,17 @@ func (p *loadPacer) adjust(m memoryUse) {
 	}
 }
 
-// cycleMarker is an object whose cleanup tells that a collection ran.
-// It holds a pointer so that the allocator never packs it with others.
-type cycleMarker struct{ _ *byte }
-
-// watch adjusts the limit after each collection: the runtime runs an
-// unreachable marker's cleanup once a cycle has found it so.
+// watch adjusts the limit after each collection.
 func (p *loadPacer) watch() {
-	runtime.AddCleanup(new(cycleMarker), func(p *loadPacer) {
+	gcpace.EachCycle(func() bool {
 		p.mu.Lock()
 		stopped := p.stopped
 		p.mu.Unlock()
-		if stopped {
-			return
+		if !stopped {
+			p.adjust(readMemory())
 		}
-		p.adjust(readMemory())
-		p.watch()
-	}, p)
+		return !stopped
+	})
 }
 
 // stop restores the pace from before paceFromLoad.
