@@ -25,8 +25,8 @@ func EachCycle(f func() bool) {
 	}, f)
 }
 
-// LiveHeap is the heap the last collection marked, in bytes.
-func LiveHeap() uint64 {
+// liveHeap is the heap the last collection marked, in bytes.
+func liveHeap() uint64 {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(sample)
 	if sample[0].Value.Kind() != metrics.KindUint64 {
@@ -49,7 +49,7 @@ func KeepHeadroom(headroom uint64) (stop func()) {
 		return func() {}
 	}
 	k := &headroomPacer{headroom: headroom}
-	k.previous = debug.SetGCPercent(k.percentFor(LiveHeap()))
+	k.previous = debug.SetGCPercent(k.percentFor(liveHeap()))
 	EachCycle(k.adjust)
 	return k.stop
 }
@@ -74,7 +74,7 @@ func (k *headroomPacer) adjust() bool {
 	if k.stopped {
 		return false
 	}
-	debug.SetGCPercent(k.percentFor(LiveHeap()))
+	debug.SetGCPercent(k.percentFor(liveHeap()))
 	return true
 }
 

@@ -34,16 +34,16 @@ func TestKeepHeadroom(t *testing.T) {
 	before := gcPercent()
 	stop := KeepHeadroom(headroom)
 	defer stop()
-	collectUntil(t, "a small live heap", func() int { return int(headroom * 100 / LiveHeap()) })
+	collectUntil(t, "a small live heap", func() int { return int(headroom * 100 / liveHeap()) })
 	if gcPercent() <= 400 {
-		t.Errorf("a live heap of %d bytes: GOGC %d, want the headroom's %d MiB", LiveHeap(), gcPercent(), headroom>>20)
+		t.Errorf("a live heap of %d bytes: GOGC %d, want the headroom's %d MiB", liveHeap(), gcPercent(), headroom>>20)
 	}
 
 	ballast := make([]byte, 2*headroom)
 	collectUntil(t, "a live heap twice the headroom", func() int { return 100 })
 	runtime.KeepAlive(ballast)
 
-	collectUntil(t, "the large live heap gone", func() int { return int(headroom * 100 / LiveHeap()) })
+	collectUntil(t, "the large live heap gone", func() int { return int(headroom * 100 / liveHeap()) })
 	stop()
 	if gcPercent() != before {
 		t.Errorf("stopped: GOGC %d, want %d as before", gcPercent(), before)
