@@ -26,9 +26,9 @@ const completeWithin = 500 * time.Millisecond
 // never later than limit. A timer watches the deadline; once it passes
 // with the body still arriving, the connection's read deadline is set to
 // it, which ends the read that waits. Moving the connection's deadline as
-// the bytes arrive instead cost an HTTP/2 connection a message to its
-// serving goroutine for each move, a twentieth of a small review's CPU;
-// the timer costs nothing until a body is late.
+// the bytes arrive would cost an HTTP/2 connection a message to its
+// serving goroutine for each move; the timer costs one time.AfterFunc per
+// body and touches the connection only once the body is late.
 type bodyPace struct {
 	r io.ReadCloser
 	// setDeadline sets the connection's read deadline.

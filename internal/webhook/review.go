@@ -285,10 +285,10 @@ func writeResponse(ctx context.Context, w http.ResponseWriter, version metav1.Ty
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	// No header is set: net/http's HTTP/2 server holds a handler that set
-	// one until the headers are written, alone, before the body. Without,
-	// both go out in one write, and the API server reads the review
-	// whatever its sniffed Content-Type, as it reads controller-runtime's.
+	// The answer sets no header: net/http's HTTP/2 server writes the
+	// headers of a handler that set one on their own, before the body, and
+	// holds the handler meanwhile. The API server reads the review whatever
+	// its sniffed Content-Type, as it reads controller-runtime's.
 	if err == nil {
 		_, err = w.Write(body)
 	}
