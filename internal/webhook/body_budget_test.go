@@ -79,6 +79,7 @@ func TestBodyBudgetLargeWaitEndsAtTheLimit(t *testing.T) {
 	size := 2 * maxCompleteBody
 	body := &deadlined{r: bytes.NewReader(make([]byte, size))}
 	pace := newBodyPace(body, body.setDeadline, time.Now().Add(200*time.Millisecond))
+	defer pace.ended(false)
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := budget.read(context.Background(), body, int64(size), "192.0.2.2", pace)
@@ -339,13 +340,16 @@ func (d *deadlined) Read(p []byte) (int, error) {
 
 func (d *deadlined) Close() error { return nil }
 
-// paced is body paced as a connection's, with nothing due before limit.
-func paced(body io.Reader) *bodyPace {
+// paced is body paced as a connection's, with nothing due before limit,
+// until the test ends.
+func paced(t *testing.T, body io.Reader) *bodyPace {
 	d, ok := body.(*deadlined)
 	if !ok {
 		d = &deadlined{r: body}
 	}
-	return newBodyPace(d, d.setDeadline, time.Now().Add(time.Minute))
+	p := newBodyPace(d, d.setDeadline, time.Now().Add(time.Minute))
+	t.Cleanup(func() { p.ended(false) })
+	return p
 }
 
 // TestCompleteBodiesReserve: slow senders from 16 addresses hold the whole
@@ -386,7 +390,7 @@ func TestCompleteBodiesReserve(t *testing.T) {
 	defer cancel()
 	for _, size := range []int{60 << 10, 1 << 20} {
 		body := bytes.Repeat([]byte{'x'}, size)
-		data, release, err := budget.read(ctx, bytes.NewReader(body), int64(size), "192.0.2.1", paced(bytes.NewReader(body)))
+		data, release, err := budget.read(ctx, bytes.NewReader(body), int64(size), "192.0.2.1", paced(t, bytes.NewReader(body)))
 		if err != nil || !bytes.Equal(data, body) {
 			t.Fatalf("a complete body of %d bytes beside the slow senders: %d bytes read, %v", size, len(data), err)
 		}
@@ -395,7 +399,7 @@ func TestCompleteBodiesReserve(t *testing.T) {
 
 	slowest := &deadlined{r: strings.NewReader("{")}
 	start := time.Now()
-	if _, _, err := budget.read(ctx, slowest, bodyChunk, "192.0.2.2", paced(slowest)); !errors.Is(err, errBodyBudget) {
+	if _, _, err := budget.read(ctx, slowest, bodyChunk, "192.0.2.2", paced(t, slowest)); !errors.Is(err, errBodyBudget) {
 		t.Fatalf("a slow body in the reserve: err = %v, want %v", err, errBodyBudget)
 	}
 	if cutAt := slowest.deadline.Sub(start); cutAt >= bodyGrace {
@@ -488,14 +492,13 @@ func TestBodyPaceCutsALateBody(t *testing.T) {
 }
 
 // TestBodyPaceResumesAfterItsDeadline: a body whose deadline passed while
-// it waited for budget is on time again once it resumes: the deadline the
-// timer set is lifted, and the new one watched.
+// it waited for budget is on time again once it resumes: the deadline a
+// check set is lifted, and the new one watched.
 func TestBodyPaceResumesAfterItsDeadline(t *testing.T) {
 	body := &deadlined{r: strings.NewReader("{}")}
 	pace := newBodyPace(body, body.setDeadline, time.Now().Add(time.Minute))
 	pace.mu.Lock()
 	pace.due = time.Now().Add(10 * time.Millisecond)
-	pace.timer.Reset(10 * time.Millisecond)
 	pace.mu.Unlock()
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		body.mu.Lock()
@@ -505,7 +508,7 @@ func TestBodyPaceResumesAfterItsDeadline(t *testing.T) {
 			break
 		}
 		if time.Now().After(end) {
-			t.Fatal("the timer set no deadline 10 s after the body was due")
+			t.Fatal("no deadline was set 10 s after the body was due")
 		}
 	}
 	pace.resume()
@@ -551,7 +554,7 @@ func TestBodyBudgetTakesRoomWithoutWaiting(t *testing.T) {
 	share, done := budget.client("192.0.2.1")
 	defer done()
 	g := &grant{pool: budget.small, share: share.small}
-	if err := g.take(t.Context(), paced(strings.NewReader("")), firstStep); err != nil || g.n != firstStep || g.shared != firstStep {
+	if err := g.take(t.Context(), paced(t, strings.NewReader("")), firstStep); err != nil || g.n != firstStep || g.shared != firstStep {
 		t.Fatalf("take: %v, holding %d (%d shared), want %d", err, g.n, g.shared, firstStep)
 	}
 	g.release()
@@ -560,9 +563,39 @@ func TestBodyBudgetTakesRoomWithoutWaiting(t *testing.T) {
 	if err := g.take(canceled, nil, firstStep); !errors.Is(err, errBodyBudget) || g.n != 0 || g.shared != 0 {
 		t.Errorf("take with a done context: %v, holding %d (%d shared), want errBodyBudget and nothing", err, g.n, g.shared)
 	}
-	due := paced(strings.NewReader(""))
+	due := paced(t, strings.NewReader(""))
 	due.limit = time.Now().Add(-time.Second)
 	if err := g.take(t.Context(), due, firstStep); !errors.Is(err, errBodyBudget) || g.n != 0 || g.shared != 0 {
 		t.Errorf("take for a body already due: %v, holding %d (%d shared), want errBodyBudget and nothing", err, g.n, g.shared)
+	}
+}
+
+// TestPaceChecksEndWithTheBodies: a body is checked while it is read and
+// forgotten once it ends, and the ticker stops when no body is left, so
+// an idle server wakes up for none.
+func TestPaceChecksEndWithTheBodies(t *testing.T) {
+	pace := newBodyPace(io.NopCloser(strings.NewReader("")), func(time.Time) error { return nil }, time.Now().Add(time.Minute))
+	paces.mu.Lock()
+	_, watched := paces.watched[pace]
+	ticking := paces.ticking
+	paces.mu.Unlock()
+	if !watched || !ticking {
+		t.Fatalf("a body being read: watched %t, ticking %t; want both", watched, ticking)
+	}
+	pace.ended(true)
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(paceTick / 10) {
+		paces.mu.Lock()
+		_, watched = paces.watched[pace]
+		ticking = paces.ticking
+		paces.mu.Unlock()
+		if watched {
+			t.Fatal("a body read is still watched")
+		}
+		if !ticking {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatal("the ticker still runs 10 s after the last body ended")
+		}
 	}
 }

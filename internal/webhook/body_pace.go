@@ -2,6 +2,8 @@ package webhook
 
 import (
 	"io"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -23,12 +25,12 @@ const completeWithin = 500 * time.Millisecond
 
 // bodyPace reads a body within a deadline that grows with the bytes
 // received: bodyGrace, then the time minBodyRate needs for each byte, and
-// never later than limit. A timer watches the deadline; once it passes
-// with the body still arriving, the connection's read deadline is set to
-// it, which ends the read that waits. Moving the connection's deadline as
-// the bytes arrive would cost an HTTP/2 connection a message to its
-// serving goroutine for each move; the timer costs one time.AfterFunc per
-// body and touches the connection only once the body is late.
+// never later than limit. paces checks the deadline; once it passes with
+// the body still arriving, the connection's read deadline is set to it,
+// which ends the read that waits. Moving the connection's deadline as the
+// bytes arrive would cost an HTTP/2 connection a message to its serving
+// goroutine for each move; the check touches the connection only once the
+// body is late.
 type bodyPace struct {
 	r io.ReadCloser
 	// setDeadline sets the connection's read deadline.
@@ -36,20 +38,16 @@ type bodyPace struct {
 
 	mu         sync.Mutex
 	due, limit time.Time
-	timer      *time.Timer
-	// stopped is set once the body is read: the timer then sets nothing.
+	// stopped is set once the body is read: checks then set nothing.
 	stopped bool
-	// expired tells that the timer set the connection's deadline.
+	// expired tells that a check set the connection's deadline.
 	expired bool
 }
 
 // newBodyPace paces r from now.
 func newBodyPace(r io.ReadCloser, setDeadline func(time.Time) error, limit time.Time) *bodyPace {
 	p := &bodyPace{r: r, setDeadline: setDeadline, limit: limit, due: time.Now().Add(bodyGrace)}
-	// Held until p.timer is set, which a timer already due reads.
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.timer = time.AfterFunc(time.Until(p.deadlineLocked()), p.expire)
+	paces.add(p)
 	return p
 }
 
@@ -78,17 +76,15 @@ func (p *bodyPace) deadlineLocked() time.Time {
 	return p.due
 }
 
-// expire runs when the timer fires: a deadline that moved on since it was
-// set is waited for again; one that passed is the connection's.
-func (p *bodyPace) expire() {
+// check sets the connection's deadline once the body's has passed.
+func (p *bodyPace) check() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.stopped {
+	if p.stopped || p.expired {
 		return
 	}
 	deadline := p.deadlineLocked()
-	if wait := time.Until(deadline); wait > 0 {
-		p.timer.Reset(wait)
+	if time.Now().Before(deadline) {
 		return
 	}
 	p.expired = true
@@ -106,18 +102,13 @@ func (p *bodyPace) resume() {
 	p.movedLocked()
 }
 
-// movedLocked lifts a deadline the timer set once the pace's has moved
-// past now, and has the timer watch the new one: a body that waited for
-// budget after its deadline passed, or whose last read brought bytes as
-// the timer fired, is on time again.
+// movedLocked lifts a deadline a check set once the pace's has moved past
+// now: a body that waited for budget after its deadline passed, or whose
+// last read brought bytes as the check ran, is on time again.
 func (p *bodyPace) movedLocked() {
-	if !p.expired {
-		return
-	}
-	if wait := time.Until(p.deadlineLocked()); wait > 0 {
+	if p.expired && time.Now().Before(p.deadlineLocked()) {
 		p.expired = false
-		_ = p.setDeadline(time.Time{}) // as in expire
-		p.timer.Reset(wait)
+		_ = p.setDeadline(time.Time{}) // as in check
 	}
 }
 
@@ -127,21 +118,78 @@ func (p *bodyPace) hurry() {
 	defer p.mu.Unlock()
 	if soon := time.Now().Add(completeWithin); soon.Before(p.limit) {
 		p.limit = soon
-		p.timer.Reset(time.Until(p.deadlineLocked()))
 	}
 }
 
-// ended stops the timer: the body is read, whole or not. A deadline it
-// set is lifted from a body read whole: net/http reads the connection on
-// while the request is handled, to see the client hang up, and a deadline
-// left there would cancel the request. One that failed keeps it, as the
-// connection read too slowly.
+// ended stops the checks: the body is read, whole or not. A deadline a
+// check set is lifted from a body read whole: net/http reads the
+// connection on while the request is handled, to see the client hang up,
+// and a deadline left there would cancel the request. One that failed
+// keeps it, as the connection read too slowly.
 func (p *bodyPace) ended(whole bool) {
+	paces.remove(p)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stopped = true
-	p.timer.Stop()
 	if whole && p.expired {
-		_ = p.setDeadline(time.Time{}) // as in expire
+		_ = p.setDeadline(time.Time{}) // as in check
+	}
+}
+
+// paceTick is how often the bodies being read have their deadlines
+// checked: a late body is cut off at most this long after its bytes were
+// due.
+const paceTick = 100 * time.Millisecond
+
+// paces checks every body being read, each paceTick while there are any.
+// One ticker serves them all: arming a timer for each body would wake the
+// runtime's network poller on every request, for a deadline that almost
+// never passes.
+var paces = &paceChecks{watched: map[*bodyPace]struct{}{}}
+
+// paceChecks are the bodies whose deadlines a ticker checks.
+type paceChecks struct {
+	mu      sync.Mutex
+	watched map[*bodyPace]struct{}
+	// ticking tells that run is checking; it returns once nothing is
+	// watched.
+	ticking bool
+}
+
+func (c *paceChecks) add(p *bodyPace) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watched[p] = struct{}{}
+	if !c.ticking {
+		c.ticking = true
+		go c.run()
+	}
+}
+
+func (c *paceChecks) remove(p *bodyPace) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.watched, p)
+}
+
+// run checks the watched bodies each paceTick, outside the lock their
+// reads take to start and end.
+func (c *paceChecks) run() {
+	ticker := time.NewTicker(paceTick)
+	defer ticker.Stop()
+	var due []*bodyPace
+	for range ticker.C {
+		c.mu.Lock()
+		if len(c.watched) == 0 {
+			c.ticking = false
+			c.mu.Unlock()
+			return
+		}
+		due = slices.AppendSeq(due[:0], maps.Keys(c.watched))
+		c.mu.Unlock()
+		for _, p := range due {
+			p.check()
+		}
+		clear(due) // a body read since is not held on to
 	}
 }
