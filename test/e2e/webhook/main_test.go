@@ -228,9 +228,10 @@ func kubectl(ctx context.Context, user string, args ...string) *exec.Cmd {
 }
 
 // startSecondWebhook runs cluster.webhookBinary on ports (server, health
-// probe, metrics) as the admin with flags, until the test ends, and waits
-// until it is ready. what names it in failures: "the status webhook".
-func startSecondWebhook(t *testing.T, what string, ports []int, flags ...string) {
+// probe, metrics) as the admin with flags and env added to the test's
+// environment, until the test ends, waits until it is ready, and returns
+// its log. what names it in failures: "the status webhook".
+func startSecondWebhook(t *testing.T, what string, ports []int, env []string, flags ...string) *localcluster.Output {
 	t.Helper()
 	probe := "127.0.0.1:" + strconv.Itoa(ports[1])
 	args := append([]string{
@@ -239,6 +240,7 @@ func startSecondWebhook(t *testing.T, what string, ports []int, flags ...string)
 		"--kubeconfig=" + cluster.configs["admin"], "--source-debounce=200ms",
 	}, flags...)
 	cmd := exec.Command(cluster.webhookBinary, args...)
+	cmd.Env = append(os.Environ(), env...)
 	logs := &localcluster.Output{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	p, err := localcluster.StartProcess(cmd)
@@ -256,4 +258,5 @@ func startSecondWebhook(t *testing.T, what string, ports []int, flags ...string)
 	if err := p.WaitReady(t.Context(), probe); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
+	return logs
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -19,14 +20,19 @@ import (
 
 const managedConfiguration = "crdguard-managed"
 
-const gadgetCRD = `
+// sizedCRD is a namespaced CRD of e2e.example.io whose kind has a
+// spec.size.
+func sizedCRD(t *testing.T, kind string) *unstructured.Unstructured {
+	t.Helper()
+	singular := strings.ToLower(kind)
+	return fromYAML(t, fmt.Sprintf(`
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: gadgets.e2e.example.io}
+metadata: {name: %[2]ss.e2e.example.io}
 spec:
   group: e2e.example.io
   scope: Namespaced
-  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
+  names: {kind: %[1]s, plural: %[2]ss, singular: %[2]s, listKind: %[1]sList}
   versions:
   - name: v1
     served: true
@@ -39,23 +45,29 @@ spec:
             type: object
             properties:
               size: {type: integer}
-`
+`, kind, singular))
+}
 
-const gadgetPolicy = `
+// smallPolicy is the GuardPolicy small-KINDs, whose rule small denies a
+// sized kind's spec.size over 3, followed by moreRules.
+func smallPolicy(t *testing.T, kind, moreRules string) *unstructured.Unstructured {
+	t.Helper()
+	return fromYAML(t, fmt.Sprintf(`
 apiVersion: crdguard.dev/v1alpha1
 kind: GuardPolicy
-metadata: {name: small-gadgets}
+metadata: {name: small-%[2]ss}
 spec:
   match:
     resources:
-    - {group: e2e.example.io, kinds: [Gadget]}
+    - {group: e2e.example.io, kinds: [%[1]s]}
   rules:
   - name: small
     cel:
       expression: "request.operation == 'DELETE' || object.spec.size <= 3"
-      message: gadgets are at most 3 big
+      message: %[2]ss are at most 3 big
       fieldPath: spec.size
-`
+%[3]s`, kind, strings.ToLower(kind), moreRules))
+}
 
 func fromYAML(t *testing.T, doc string) *unstructured.Unstructured {
 	t.Helper()
@@ -89,14 +101,14 @@ func TestManagedRules(t *testing.T) {
 			}
 		}
 	})
-	startSecondWebhook(t, "the managing webhook", ports,
+	startSecondWebhook(t, "the managing webhook", ports, nil,
 		"--manage-webhook-rules", "--webhook-configuration="+managedConfiguration, "--leader-election-namespace=default")
 	// Ready means written: the shared policies' kind is routed already.
 	if rules := managedValidateRules(t); !routesResource(rules, "db.example.io", "mysqlclusters") {
 		t.Fatalf("ready before the rules were written: %+v", rules)
 	}
 
-	crd := fromYAML(t, gadgetCRD)
+	crd := sizedCRD(t, "Gadget")
 	if err := cluster.client.Create(ctx, crd); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +122,7 @@ func TestManagedRules(t *testing.T) {
 		return err == nil, errString(err)
 	})
 
-	policy := fromYAML(t, gadgetPolicy)
+	policy := smallPolicy(t, "Gadget", "")
 	if err := cluster.client.Create(ctx, policy); err != nil {
 		t.Fatal(err)
 	}

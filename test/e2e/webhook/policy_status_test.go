@@ -193,7 +193,7 @@ func startStatusWebhook(t *testing.T, leaseNamespace string, extra ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startSecondWebhook(t, "the status webhook", ports, append([]string{
+	startSecondWebhook(t, "the status webhook", ports, nil, append([]string{
 		"--policy-status", "--validating-configurations=crdguard", "--leader-election-namespace=" + leaseNamespace,
 	}, extra...)...)
 }
