@@ -29,15 +29,9 @@ const notEmpty = `  - name: not-empty
 func TestReviewsOverHTTP2(t *testing.T) {
 	ctx := t.Context()
 	crd := sizedCRD(t, "Cog")
-	if err := cluster.client.Create(ctx, crd); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), crd) })
+	createForTest(t, crd)
 	policy := smallPolicy(t, "Cog", notEmpty)
-	if err := cluster.client.Create(ctx, policy); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), policy) })
+	createForTest(t, policy)
 
 	ports, err := localcluster.FreePorts(3)
 	if err != nil {
@@ -53,10 +47,7 @@ func TestReviewsOverHTTP2(t *testing.T) {
 			Rules: []admissionregistrationv1.RuleWithOperations{localcluster.Rule("e2e.example.io", "cogs", admissionregistrationv1.NamespacedScope, create)},
 		}.Validating()},
 	}
-	if err := cluster.client.Create(ctx, configuration); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), configuration) })
+	createForTest(t, configuration)
 	if err := localcluster.EnsureNamespace(ctx, cluster.client, "http2-reviews", nil); err != nil {
 		t.Fatal(err)
 	}

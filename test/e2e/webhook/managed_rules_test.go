@@ -109,10 +109,7 @@ func TestManagedRules(t *testing.T) {
 	}
 
 	crd := sizedCRD(t, "Gadget")
-	if err := cluster.client.Create(ctx, crd); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), crd) })
+	createForTest(t, crd)
 	if err := localcluster.EnsureNamespace(ctx, cluster.client, "managed-rules", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -123,10 +120,7 @@ func TestManagedRules(t *testing.T) {
 	})
 
 	policy := smallPolicy(t, "Gadget", "")
-	if err := cluster.client.Create(ctx, policy); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), policy) })
+	createForTest(t, policy)
 	eventually(t, "a big Gadget is denied", func(ctx context.Context) (bool, string) {
 		err := dryRunCreate(ctx, big)
 		return apierrors.IsInvalid(err), errString(err)

@@ -70,6 +70,16 @@ func createExample(t *testing.T, name, ns string) *unstructured.Unstructured {
 	return obj
 }
 
+// createForTest creates obj as the admin and deletes it when the test
+// ends.
+func createForTest(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := cluster.client.Create(t.Context(), obj); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), obj) })
+}
+
 // writeObject writes obj to a file for kubectl and the CLI.
 func writeObject(t *testing.T, obj *unstructured.Unstructured) string {
 	t.Helper()

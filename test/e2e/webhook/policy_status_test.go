@@ -137,10 +137,7 @@ func TestPolicyStatusCompiled(t *testing.T) {
 		t.Fatal(err)
 	}
 	policy := statusPolicy("status-compiled", "", "ConfigMap")
-	if err := cluster.client.Create(ctx, policy); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), policy) })
+	createForTest(t, policy)
 	startStatusWebhook(t, leases, "--enforcement=vap")
 	waitConditions(t, "status-compiled", map[string]metav1.Condition{
 		v1alpha1.ConditionEnforced: {Status: metav1.ConditionFalse, Reason: "CompiledPoliciesMissing", ObservedGeneration: 1,
@@ -169,10 +166,7 @@ func TestPolicyStatusCompiled(t *testing.T) {
 		objs = append(objs, compiled.Policies[i], compiled.Bindings[i])
 	}
 	for _, obj := range objs {
-		if err := cluster.client.Create(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), obj) })
+		createForTest(t, obj)
 	}
 	if err := cluster.client.Update(ctx, next); err != nil {
 		t.Fatal(err)
