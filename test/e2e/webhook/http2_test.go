@@ -39,12 +39,11 @@ func TestReviewsOverHTTP2(t *testing.T) {
 	}
 	// http2debug=1 logs each HTTP/2 connection the server accepts.
 	logs := startSecondWebhook(t, "the HTTP/2 webhook", ports, []string{"GODEBUG=http2debug=1"}, "--enable-http2")
-	create := admissionregistrationv1.Create
 	configuration := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "crdguard-http2"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{localcluster.Webhook{
 			Name: "validate-http2.crdguard.dev", URL: fmt.Sprintf("https://%s:%d/validate", localhost, ports[0]), CABundle: cluster.ca.PEM,
-			Rules: []admissionregistrationv1.RuleWithOperations{localcluster.Rule("e2e.example.io", "cogs", admissionregistrationv1.NamespacedScope, create)},
+			Rules: []admissionregistrationv1.RuleWithOperations{localcluster.Rule("e2e.example.io", "cogs", admissionregistrationv1.NamespacedScope, admissionregistrationv1.Create)},
 		}.Validating()},
 	}
 	createForTest(t, configuration)

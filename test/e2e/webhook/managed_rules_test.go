@@ -24,7 +24,6 @@ const managedConfiguration = "crdguard-managed"
 // spec.size.
 func sizedCRD(t *testing.T, kind string) *unstructured.Unstructured {
 	t.Helper()
-	singular := strings.ToLower(kind)
 	return fromYAML(t, fmt.Sprintf(`
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -45,7 +44,7 @@ spec:
             type: object
             properties:
               size: {type: integer}
-`, kind, singular))
+`, kind, strings.ToLower(kind)))
 }
 
 // smallPolicy is the GuardPolicy small-KINDs, whose rule small denies a
