@@ -82,6 +82,12 @@ func ratio(a, b float64) string {
 // less than the ratio of the medians: both cases ran under the same load.
 // Rounds are paired by index; every case runs once per round.
 func roundRatios(a, b *row, value func(sample) float64) string {
+	return "rounds " + pairedRatios(a, b, value)
+}
+
+// pairedRatios is the median and range of a's value over b's, sample by
+// sample ("1.08×, 1.03–1.12×"), or "n/a" when no pair has a value in b.
+func pairedRatios(a, b *row, value func(sample) float64) string {
 	var ratios []sample
 	for i := range min(len(a.samples), len(b.samples)) {
 		if d := value(b.samples[i]); d != 0 {
@@ -89,10 +95,10 @@ func roundRatios(a, b *row, value func(sample) float64) string {
 		}
 	}
 	if len(ratios) == 0 {
-		return "rounds n/a"
+		return "n/a"
 	}
 	slices.SortFunc(ratios, func(x, y sample) int { return cmp.Compare(x.rate, y.rate) })
-	return fmt.Sprintf("rounds %.2f×, %.2f–%.2f×", medianOf(ratios, rate), ratios[0].rate, ratios[len(ratios)-1].rate)
+	return fmt.Sprintf("%.2f×, %.2f–%.2f×", medianOf(ratios, rate), ratios[0].rate, ratios[len(ratios)-1].rate)
 }
 
 // p50, rate and cpu are the sample values roundRatios compares.
