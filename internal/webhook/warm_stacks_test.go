@@ -104,3 +104,25 @@ func TestReviewServerDecidesHTTP2OnWarmStacks(t *testing.T) {
 		}
 	}
 }
+
+// Functions handed over one after the other all run on the worker that
+// went idle last, whose stack is the likeliest to be in the caches still,
+// rather than on each worker in turn.
+func TestWarmStacksHandOverToTheLastIdleWorker(t *testing.T) {
+	TestWarmStacksRunOnWorkers(t)
+	goroutine := func() string {
+		buf := make([]byte, 64)
+		return strings.Fields(string(buf[:runtime.Stack(buf, false)]))[1]
+	}
+	var first string
+	for range 2 * workersPerProc * runtime.GOMAXPROCS(0) {
+		var this string
+		warmStacks.do(func() { this = goroutine() })
+		if first == "" {
+			first = this
+		}
+		if this != first {
+			t.Fatalf("ran on goroutine %s after %s, want the worker that went idle last", this, first)
+		}
+	}
+}
