@@ -34,7 +34,10 @@ import (
 type cliFamily struct {
 	env *environment
 
+	// tools run in this order and in reverse, every other round: validate,
+	// which both others are compared with, in the middle.
 	tools            []tool
+	validate         tool
 	corpusDir        string
 	objects          []object
 	startupDir       string
@@ -121,7 +124,8 @@ func (f *cliFamily) setup(ctx context.Context, env *environment) error {
 		}
 	}
 	fmt.Fprintf(env.log, "corpus: %d objects in %d files (scale corpus: %d); %d JSON schemas for kubeconform\n", len(f.objects), f.files, len(f.scale), nSchemas)
-	f.tools = []tool{crdguard(crdguardBin, crdDirs), kubeconform(kubeconformBin, schemaDir, runtime.GOMAXPROCS(0)), crdguardTool(crdguardStored, crdguardBin, crdDirs)}
+	f.validate = crdguard(crdguardBin, crdDirs)
+	f.tools = []tool{kubeconform(kubeconformBin, schemaDir, runtime.GOMAXPROCS(0)), f.validate, crdguardTool(crdguardStored, crdguardBin, crdDirs)}
 	f.full, f.start = map[string][]run{}, map[string][]run{}
 	return nil
 }
@@ -147,11 +151,11 @@ func (f *cliFamily) round(_ context.Context, i int) error {
 		fmt.Fprintf(f.env.log, "cli round %d: %s %d objects in %v\n", i+1, t.name, len(f.objects), f.full[t.name][len(f.full[t.name])-1].wall.Round(time.Millisecond))
 	}
 	if f.scaleDir != "" {
-		r, err := execute(f.tools[0], f.scaleDir)
+		r, err := execute(f.validate, f.scaleDir)
 		if err != nil {
 			return err
 		}
-		if err := check(f.tools[0], r, f.scale); err != nil {
+		if err := check(f.validate, r, f.scale); err != nil {
 			return err
 		}
 		f.scaled = append(f.scaled, r)
@@ -168,7 +172,7 @@ func (f *cliFamily) round(_ context.Context, i int) error {
 // runDiff runs crdguard diff on prometheus-operator's CRDs: it must find
 // the breaking changes between the releases (exit code 1) in all 10.
 func (f *cliFamily) runDiff() (run, error) {
-	r, stdout, stderr, err := measure("crdguard diff", exec.Command(f.tools[0].path, "diff", f.diffOld, f.diffNew))
+	r, stdout, stderr, err := measure("crdguard diff", exec.Command(f.validate.path, "diff", f.diffOld, f.diffNew))
 	if err != nil {
 		return run{}, err
 	}
